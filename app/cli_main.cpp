@@ -1,0 +1,249 @@
+// meshscope-cli: the cost core, headless. Every subcommand prints a human table by default and a
+// stable JSON document with --json (docs/cli.md). Bad input: a message on stderr, exit code 2.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/catalogue.hpp"
+#include "core/flops.hpp"
+#include "core/memory.hpp"
+#include "core/options.hpp"
+#include "core/report.hpp"
+
+namespace {
+
+using namespace meshscope;
+using nlohmann::json;
+
+constexpr int kExitBadInput = 2;
+
+const char* const kUsage = R"(meshscope-cli — analytical cost model for LLM parallel layouts
+
+Usage:
+  meshscope-cli params  --model M [--json]
+  meshscope-cli flops   --model M [--seq N] [--recompute none|selective|full] [--full-attention] [--json]
+  meshscope-cli memory  --model M --gpu G (--train k=v,... | --serve k=v,...) --layout k=v,...
+                        [--world N] [--json]
+  meshscope-cli presets [--json]
+  meshscope-cli --help | --version
+
+M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.
+G: a GPU id from the catalogue (see `presets`).
+Keys of --train, --serve and --layout are listed in docs/cli.md.
+Exit codes: 0 success, 2 bad input (message on stderr), 1 internal error.
+)";
+
+struct Args {
+  std::string command;
+  std::map<std::string, std::string> options;  // --name value
+  bool json = false;
+  bool full_attention = false;
+};
+
+int fail(const std::string& message) {
+  std::cerr << "meshscope-cli: " << message << "\n";
+  return kExitBadInput;
+}
+
+int fail(const Error& error) {
+  return fail(error.to_string());
+}
+
+Result<Args> parse_args(int argc, char** argv) {
+  Args args;
+  static const std::vector<std::string> kValued = {"--model",  "--gpu", "--train", "--serve",
+                                                   "--layout", "--seq", "--world", "--recompute"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json") {
+      args.json = true;
+    } else if (arg == "--full-attention") {
+      args.full_attention = true;
+    } else if (std::find(kValued.begin(), kValued.end(), arg) != kValued.end()) {
+      if (i + 1 >= argc) return make_error(ErrorCode::invalid_argument, arg + " needs a value");
+      args.options[arg] = argv[++i];
+    } else if (arg.starts_with("--")) {
+      return make_error(ErrorCode::invalid_argument, "unknown option " + arg + " (see --help)");
+    } else if (args.command.empty()) {
+      args.command = arg;
+    } else {
+      return make_error(ErrorCode::invalid_argument, "unexpected argument \"" + arg + "\" (see --help)");
+    }
+  }
+  return args;
+}
+
+Result<ModelSpec> model_arg(const Args& args) {
+  const auto it = args.options.find("--model");
+  if (it == args.options.end()) return make_error(ErrorCode::invalid_argument, "--model is required");
+  return resolve_model(it->second);
+}
+
+std::string gib(double bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return buffer;
+}
+
+std::string billions(double params) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f B", params / 1e9);
+  return buffer;
+}
+
+int cmd_params(const Args& args) {
+  auto model = model_arg(args);
+  if (!model) return fail(model.error());
+  const json report = params_report(*model);
+  if (args.json) {
+    std::cout << report.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Model " << model->name << "\n";
+  std::cout << "  total                       " << billions(report["total"].get<double>()) << "\n";
+  std::cout << "  active per token            " << billions(report["active"].get<double>()) << "\n";
+  std::cout << "  active excluding embedding  " << billions(report["active_excluding_embedding"].get<double>()) << "\n";
+  for (const auto& [part, value] : report["split"].items())
+    std::cout << "    " << part << std::string(24 - part.size(), ' ') << billions(value.get<double>()) << "\n";
+  return 0;
+}
+
+int cmd_flops(const Args& args) {
+  auto model = model_arg(args);
+  if (!model) return fail(model.error());
+  int64_t seq = model->max_position_embeddings > 0 ? std::min<int64_t>(model->max_position_embeddings, 4096) : 4096;
+  KeyValues keys;
+  if (args.options.count("--seq")) keys.emplace_back("seq", args.options.at("--seq"));
+  if (args.options.count("--recompute")) keys.emplace_back("recompute", args.options.at("--recompute"));
+  TrainingWorkload base;
+  base.seq_len = seq;
+  auto workload = training_from_keys(keys, base);
+  if (!workload) return fail(workload.error());
+  const bool causal = !args.full_attention;
+  const FlopsPerToken flops = flops_per_token(*model, workload->seq_len, causal, workload->recompute);
+  const json report = flops_report(flops, workload->seq_len, causal);
+  if (args.json) {
+    std::cout << report.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("FLOPs per token of %s at sequence %lld (%s attention)\n", model->name.c_str(),
+              static_cast<long long>(workload->seq_len), causal ? "causal" : "full");
+  std::printf("  forward                 %.4g\n  model (fwd+bwd)         %.4g\n  hardware (+recompute)   %.4g\n",
+              flops.forward(), flops.model_training(), flops.hardware_training());
+  return 0;
+}
+
+int cmd_memory(const Args& args) {
+  auto model = model_arg(args);
+  if (!model) return fail(model.error());
+  if (!args.options.count("--gpu")) return fail("--gpu is required (see `meshscope-cli presets`)");
+  auto gpu = find_gpu(args.options.at("--gpu"));
+  if (!gpu) return fail(gpu.error());
+  const bool training = args.options.count("--train") > 0;
+  const bool serving = args.options.count("--serve") > 0;
+  if (training == serving) return fail("give exactly one of --train k=v,... or --serve k=v,...");
+  auto layout_keys = split_key_values(args.options.count("--layout") ? args.options.at("--layout") : "", "--layout");
+  if (!layout_keys) return fail(layout_keys.error());
+  auto layout = layout_from_keys(*layout_keys);
+  if (!layout) return fail(layout.error());
+  int64_t world = 0;
+  if (args.options.count("--world")) {
+    try {
+      world = std::stoll(args.options.at("--world"));
+    } catch (...) {
+      return fail("--world must be an integer");
+    }
+  }
+  MemoryBudget budget;
+  std::vector<LayoutProblem> problems;
+  if (training) {
+    auto keys = split_key_values(args.options.at("--train"), "--train");
+    if (!keys) return fail(keys.error());
+    auto workload = training_from_keys(*keys);
+    if (!workload) return fail(workload.error());
+    // micro_batch may be given with the workload too; the layout carries it.
+    problems = validate_training_layout(*model, *workload, *layout, world);
+    if (problems.empty()) budget = training_memory(*model, *workload, *layout, *gpu);
+  } else {
+    auto keys = split_key_values(args.options.at("--serve"), "--serve");
+    if (!keys) return fail(keys.error());
+    auto workload = serving_from_keys(*keys);
+    if (!workload) return fail(workload.error());
+    problems = validate_serving_layout(*model, *layout, world);
+    if (problems.empty()) budget = serving_memory(*model, *workload, *layout, *gpu);
+  }
+  if (!problems.empty()) {
+    std::string message = "the layout is not valid for " + model->name + ":";
+    for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
+    return fail(message);
+  }
+  if (args.json) {
+    std::cout << memory_report(budget).dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Memory per rank: " << model->name << " on " << gpu->name << "\n";
+  std::cout << "Convention: " << budget.convention << "\n\n";
+  std::printf("%-22s", "category");
+  for (const auto& rank : budget.ranks)
+    std::printf("%18s", (rank.role + " " + std::to_string(rank.pp_stages.front())).c_str());
+  std::printf("\n");
+  for (int c = 0; c < kMemoryCategoryCount; ++c) {
+    const auto category = static_cast<MemoryCategory>(c);
+    std::printf("%-22s", std::string(category_name(category)).c_str());
+    for (const auto& rank : budget.ranks) std::printf("%18s", gib(rank.bytes(category)).c_str());
+    std::printf("\n");
+  }
+  std::printf("%-22s", "total");
+  for (const auto& rank : budget.ranks) std::printf("%18s", gib(rank.total_bytes()).c_str());
+  std::printf("\n\npeak %s of %s: %s\n", gib(budget.peak_total_bytes()).c_str(), gib(budget.capacity_bytes).c_str(),
+              budget.fits() ? "fits" : "DOES NOT FIT");
+  if (serving) std::printf("largest concurrency that fits: %lld\n", static_cast<long long>(budget.max_concurrency));
+  return 0;
+}
+
+int cmd_presets(const Args& args) {
+  json doc = {{"models", model_preset_names()}, {"gpus", json::array()}};
+  for (const auto& gpu : gpu_catalogue())
+    doc["gpus"].push_back({{"id", gpu.id}, {"name", gpu.name}, {"memory_bytes", gpu.memory_bytes}});
+  if (args.json) {
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Models:\n";
+  for (const auto& name : model_preset_names()) std::cout << "  " << name << "\n";
+  std::cout << "GPUs:\n";
+  for (const auto& gpu : gpu_catalogue())
+    std::cout << "  " << gpu.id << std::string(18 - std::min<size_t>(gpu.id.size(), 17), ' ') << gpu.name << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (arg == "--version") {
+      std::cout << "meshscope-cli " MESHSCOPE_VERSION "\n";
+      return 0;
+    }
+  }
+  auto args = parse_args(argc, argv);
+  if (!args) return fail(args.error());
+  if (args->command.empty()) {
+    std::cerr << kUsage;
+    return kExitBadInput;
+  }
+  if (args->command == "params") return cmd_params(*args);
+  if (args->command == "flops") return cmd_flops(*args);
+  if (args->command == "memory") return cmd_memory(*args);
+  if (args->command == "presets") return cmd_presets(*args);
+  return fail("unknown command \"" + args->command + "\" (see --help)");
+}

@@ -1,0 +1,194 @@
+#include "core/activations.hpp"
+
+#include <algorithm>
+
+namespace meshscope {
+
+ActivationConfig ActivationConfig::from(const TrainingWorkload& w, const ModelSpec& m, const Layout& l) {
+  ActivationConfig c;
+  c.seq_len = w.seq_len;
+  c.micro_batch = l.micro_batch;
+  c.element_bytes = dtype_bytes(w.activation_dtype);
+  c.dropout = w.dropout.value_or(m.dropout);
+  c.flash_attention = w.flash_attention;
+  c.tp = l.tp;
+  c.cp = l.cp;
+  c.etp = l.etp;
+  c.sp = l.sp;
+  return c;
+}
+
+namespace {
+
+constexpr double kMaskBytes = 1.0;  // dropout masks are stored as bytes (Korthikanti §4.1)
+constexpr double kFp32Bytes = 4.0;
+
+void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const ActivationConfig& c) {
+  const double e = c.element_bytes;
+  const auto h = static_cast<double>(m.hidden_size);
+  const auto heads = static_cast<double>(m.num_heads);
+  out.push_back({"attention: norm input", e * h, TensorSplit::tp_replicated});
+  out.push_back({"attention: QKV projection input", e * h, TensorSplit::tp_replicated});
+  double q_width = static_cast<double>(m.q_width());
+  double k_width = static_cast<double>(m.kv_width());
+  double v_width = static_cast<double>(m.kv_width());
+  double context_width = q_width;  // attention output = input of the output projection
+  if (m.mla.enabled()) {
+    // MLA: latent down-projections are duplicated over TP (Megatron-Core MLA), up-projections split.
+    const auto& a = m.mla;
+    if (a.q_lora_rank > 0) {
+      out.push_back(
+          {"attention: q latent (norm input)", e * static_cast<double>(a.q_lora_rank), TensorSplit::tp_replicated});
+      out.push_back(
+          {"attention: q up-projection input", e * static_cast<double>(a.q_lora_rank), TensorSplit::tp_replicated});
+    }
+    out.push_back({"attention: kv latent (norm input)", e * static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim),
+                   TensorSplit::tp_replicated});
+    out.push_back(
+        {"attention: kv up-projection input", e * static_cast<double>(a.kv_lora_rank), TensorSplit::tp_replicated});
+    k_width = heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    v_width = heads * static_cast<double>(a.v_head_dim);
+    context_width = v_width;
+  }
+  out.push_back({"attention: Q", e * q_width, TensorSplit::tp_split});
+  out.push_back({"attention: K", e * k_width, TensorSplit::tp_split});
+  out.push_back({"attention: V", e * v_width, TensorSplit::tp_split});
+  if (c.flash_attention) {
+    out.push_back({"attention: softmax log-sum-exp (fp32)", kFp32Bytes * heads, TensorSplit::tp_split});
+  } else {
+    const auto keys = static_cast<double>(c.seq_len);
+    out.push_back({"attention: softmax output", e * heads * keys, TensorSplit::scores, true});
+    if (c.dropout) {
+      out.push_back({"attention: softmax dropout mask", kMaskBytes * heads * keys, TensorSplit::scores, true});
+      out.push_back({"attention: dropout output", e * heads * keys, TensorSplit::scores, true});
+    }
+  }
+  out.push_back({"attention: output projection input", e * context_width, TensorSplit::tp_split});
+  if (c.dropout) out.push_back({"attention: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
+}
+
+void mlp_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const ActivationConfig& c, int64_t ffn,
+                 const std::string& prefix, TensorSplit width_split) {
+  const double e = c.element_bytes;
+  const auto f = static_cast<double>(ffn);
+  if (m.mlp == MlpKind::gated) {
+    // SwiGLU: the fused gate/up output (2f) for the activation's backward, and the down input (f).
+    out.push_back({prefix + "gate and up outputs", e * 2 * f, width_split});
+    out.push_back({prefix + "down projection input", e * f, width_split});
+  } else {
+    out.push_back({prefix + "activation input", e * f, width_split});
+    out.push_back({prefix + "second linear input", e * f, width_split});
+  }
+}
+
+void dense_mlp_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const ActivationConfig& c) {
+  const double e = c.element_bytes;
+  const auto h = static_cast<double>(m.hidden_size);
+  out.push_back({"mlp: norm input", e * h, TensorSplit::tp_replicated});
+  out.push_back({"mlp: first linear input", e * h, TensorSplit::tp_replicated});
+  mlp_tensors(out, m, c, m.ffn_hidden_size, "mlp: ", TensorSplit::tp_split);
+  if (c.dropout) out.push_back({"mlp: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
+}
+
+void moe_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const ActivationConfig& c) {
+  const double e = c.element_bytes;
+  const auto h = static_cast<double>(m.hidden_size);
+  const auto k = static_cast<double>(m.moe.top_k);
+  out.push_back({"moe: norm input", e * h, TensorSplit::tp_replicated});
+  out.push_back({"moe: router input", e * h, TensorSplit::tp_replicated});
+  out.push_back({"moe: router probabilities (fp32)", kFp32Bytes * static_cast<double>(m.moe.num_experts),
+                 TensorSplit::tp_replicated});
+  // Routed tokens: each token reaches top_k experts; with balanced routing a rank processes as
+  // many token-expert pairs as it sends, gathered over the expert-TP group (Megatron-Core MoE).
+  out.push_back({"moe: dispatched expert inputs", e * k * h, TensorSplit::expert_routed});
+  const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(c.etp);
+  if (m.mlp == MlpKind::gated) {
+    out.push_back({"moe: expert gate and up outputs", e * k * 2 * f_local, TensorSplit::expert_routed});
+    out.push_back({"moe: expert down projection input", e * k * f_local, TensorSplit::expert_routed});
+  } else {
+    out.push_back({"moe: expert activation input", e * k * f_local, TensorSplit::expert_routed});
+    out.push_back({"moe: expert second linear input", e * k * f_local, TensorSplit::expert_routed});
+  }
+  out.push_back({"moe: expert outputs before combine", e * k * h, TensorSplit::expert_routed});
+  if (m.moe.num_shared_experts > 0)
+    mlp_tensors(out, m, c, m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size, "moe: shared experts ",
+                TensorSplit::tp_split);
+  if (c.dropout) out.push_back({"moe: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
+}
+
+}  // namespace
+
+std::vector<SavedTensor> layer_saved_tensors(const ModelSpec& m, int64_t layer, const ActivationConfig& c) {
+  std::vector<SavedTensor> tensors;
+  attention_tensors(tensors, m, c);
+  if (m.is_moe_layer(layer)) {
+    moe_tensors(tensors, m, c);
+  } else {
+    dense_mlp_tensors(tensors, m, c);
+  }
+  return tensors;
+}
+
+double tensor_bytes_on_rank(const SavedTensor& t, const ActivationConfig& c) {
+  const double tokens = static_cast<double>(c.seq_len) * static_cast<double>(c.micro_batch) / static_cast<double>(c.cp);
+  const auto tp = static_cast<double>(c.tp);
+  const double sp_divisor = c.sp ? tp : 1.0;
+  switch (t.split) {
+    case TensorSplit::tp_replicated:
+      return tokens * t.bytes_per_token / sp_divisor;
+    case TensorSplit::tp_split:
+      return tokens * t.bytes_per_token / tp;
+    case TensorSplit::scores:
+      return tokens * t.bytes_per_token / tp;
+    case TensorSplit::expert_routed:
+      return tokens / sp_divisor * static_cast<double>(c.etp) * t.bytes_per_token;
+  }
+  return 0.0;
+}
+
+double layer_activation_bytes(const ModelSpec& m, int64_t layer, const ActivationConfig& c, RecomputeMode mode) {
+  if (mode == RecomputeMode::full) {
+    // Only the layer input is checkpointed (Korthikanti Table 2: 2sbh per layer; split by SP).
+    return tensor_bytes_on_rank(
+        {"layer input", c.element_bytes * static_cast<double>(m.hidden_size), TensorSplit::tp_replicated}, c);
+  }
+  double bytes = 0;
+  for (const auto& t : layer_saved_tensors(m, layer, c)) {
+    if (mode == RecomputeMode::selective && t.recomputed_by_selective) continue;
+    bytes += tensor_bytes_on_rank(t, c);
+  }
+  return bytes;
+}
+
+double embedding_activation_bytes(const ModelSpec& m, const ActivationConfig& c) {
+  if (!c.dropout) return 0.0;
+  return tensor_bytes_on_rank(
+      {"embedding dropout mask", kMaskBytes * static_cast<double>(m.hidden_size), TensorSplit::tp_replicated}, c);
+}
+
+double output_activation_bytes(const ModelSpec& m, const ActivationConfig& c, bool fp32_logits) {
+  const double e = c.element_bytes;
+  const auto h = static_cast<double>(m.hidden_size);
+  const double logit_bytes = fp32_logits ? kFp32Bytes : e;
+  return tensor_bytes_on_rank({"final norm input", e * h, TensorSplit::tp_replicated}, c) +
+         tensor_bytes_on_rank({"output projection input", e * h, TensorSplit::tp_replicated}, c) +
+         tensor_bytes_on_rank({"logits", logit_bytes * static_cast<double>(m.vocab_size), TensorSplit::tp_split}, c);
+}
+
+double in_flight_micro_batches(Schedule schedule, int64_t stage, int64_t pp, int64_t vpp, int64_t micro_batches) {
+  const auto m = static_cast<double>(micro_batches);
+  switch (schedule) {
+    case Schedule::gpipe:
+      return m;
+    case Schedule::one_f_one_b:
+      return std::min(m, static_cast<double>(pp - stage));
+    case Schedule::interleaved: {
+      const auto v = static_cast<double>(vpp);
+      const double chunks = 2.0 * static_cast<double>(pp - stage - 1) + (v - 1.0) * static_cast<double>(pp) + 1.0;
+      return std::min(m * v, chunks) / v;
+    }
+  }
+  return m;
+}
+
+}  // namespace meshscope

@@ -1,0 +1,65 @@
+#pragma once
+// The tensors one transformer layer saves for its backward pass, as an inventory: each entry
+// names the tensor, its size per token and how tensor/sequence parallelism split it. Summing the
+// inventory reproduces Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+// Transformer Models", arXiv:2205.05198) Eq. 1–6 exactly under their assumptions (16-bit
+// activations, 1-byte dropout masks, 4h GeLU MLP, stored attention scores); the same inventory
+// covers GQA, SwiGLU, FlashAttention, MoE and MLA, where the closed forms do not apply.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/layout.hpp"
+#include "core/model.hpp"
+#include "core/workload.hpp"
+
+namespace meshscope {
+
+enum class TensorSplit {
+  tp_replicated,  // replicated over TP ranks, split by sequence parallelism (Korthikanti's "10sbh")
+  tp_split,       // split over TP ranks (column/row-parallel GEMM inputs and outputs)
+  scores,         // per-head s×s attention scores: bytes_per_token already counts the key length
+  expert_routed,  // tokens dispatched to experts: top_k copies, gathered over expert-TP
+};
+
+struct SavedTensor {
+  std::string name;            // "attention: softmax output"
+  double bytes_per_token = 0;  // for one token of the rank's sequence shard, before the TP split
+  TensorSplit split = TensorSplit::tp_split;
+  bool recomputed_by_selective = false;  // dropped by selective recompute (Korthikanti §4.3)
+};
+
+struct ActivationConfig {
+  int64_t seq_len = 0;  // full sequence length (key length for scores)
+  int64_t micro_batch = 1;
+  double element_bytes = 2;     // activation dtype
+  bool dropout = false;         // 1-byte masks after attention probabilities, attention and MLP
+  bool flash_attention = true;  // no score tensors; the softmax log-sum-exp (fp32) instead
+  int64_t tp = 1, cp = 1, etp = 1;
+  bool sp = false;
+
+  [[nodiscard]] static ActivationConfig from(const TrainingWorkload& w, const ModelSpec& m, const Layout& l);
+};
+
+// Saved tensors of layer `layer` (dense or MoE; MHA/GQA or MLA).
+[[nodiscard]] std::vector<SavedTensor> layer_saved_tensors(const ModelSpec& model, int64_t layer,
+                                                           const ActivationConfig& config);
+
+// Bytes one rank holds for one micro-batch of one tensor / one layer.
+[[nodiscard]] double tensor_bytes_on_rank(const SavedTensor& tensor, const ActivationConfig& config);
+[[nodiscard]] double layer_activation_bytes(const ModelSpec& model, int64_t layer, const ActivationConfig& config,
+                                            RecomputeMode mode);
+
+// Extra activations outside the layers (Korthikanti §4.3, Eq. 8 terms): the embedding-dropout
+// mask on the first stage, and final-norm input, head input and logits on the last stage.
+[[nodiscard]] double embedding_activation_bytes(const ModelSpec& model, const ActivationConfig& config);
+[[nodiscard]] double output_activation_bytes(const ModelSpec& model, const ActivationConfig& config, bool fp32_logits);
+
+// Micro-batches (in units of a whole stage's layers) whose activations stage `stage` holds at
+// its peak. GPipe: all m. 1F1B: min(m, p − i) (PipeDream-Flush; Narayanan et al. SC21 §2.2.1).
+// Interleaved: Megatron-LM's warm-up count, (2(p − i − 1) + (v − 1)p + 1) chunks of 1/v of the
+// stage, which for i = 0 is Korthikanti's factor p·(1 + (p − 1)/(p·v)).
+[[nodiscard]] double in_flight_micro_batches(Schedule schedule, int64_t stage, int64_t pp, int64_t vpp,
+                                             int64_t micro_batches);
+
+}  // namespace meshscope

@@ -1,0 +1,118 @@
+#include "core/catalogue.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/model_io.hpp"
+#include "resources/embedded.hpp"
+
+namespace meshscope {
+
+using nlohmann::json;
+
+namespace {
+constexpr std::string_view kModelPrefix = "models/";
+constexpr std::string_view kJsonSuffix = ".json";
+}  // namespace
+
+std::optional<double> GpuSpec::peak_flops_per_s(DType type) const {
+  const auto it = peak_dense_flops_per_s.find(std::string(dtype_name(type)));
+  if (it == peak_dense_flops_per_s.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& file : embedded_files()) {
+    const std::string_view path = file.path;
+    if (path.starts_with(kModelPrefix) && path.ends_with(kJsonSuffix))
+      names.emplace_back(path.substr(kModelPrefix.size(), path.size() - kModelPrefix.size() - kJsonSuffix.size()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<ModelSpec> model_preset(std::string_view name) {
+  const std::string path = std::string(kModelPrefix) + std::string(name) + std::string(kJsonSuffix);
+  for (const auto& file : embedded_files()) {
+    if (file.path != path) continue;
+    MS_TRY(doc, parse_json_text(file.content, "resources/" + path));
+    return model_from_json(doc, "resources/" + path);
+  }
+  std::string known;
+  for (const auto& preset : model_preset_names()) known += (known.empty() ? "" : ", ") + preset;
+  return make_error(ErrorCode::invalid_argument,
+                    "\"" + std::string(name) + "\" is neither a model preset nor a readable file; presets: " + known,
+                    "--model");
+}
+
+Result<ModelSpec> resolve_model(const std::string& name_or_path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(name_or_path, ec)) return load_model_file(name_or_path);
+  return model_preset(name_or_path);
+}
+
+Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& origin) {
+  if (!doc.is_object() || doc.value("format", "") != "meshscope-gpu-catalogue")
+    return make_error(ErrorCode::invalid_argument, "not a meshscope GPU catalogue (\"format\")", origin);
+  if (!doc.contains("gpus") || !doc.at("gpus").is_array())
+    return make_error(ErrorCode::missing_field, "\"gpus\" must be an array", origin + ": gpus");
+  std::vector<GpuSpec> gpus;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  for (size_t i = 0; i < doc.at("gpus").size(); ++i) {
+    const json& g = doc.at("gpus").at(i);
+    const std::string where = origin + ": gpus[" + std::to_string(i) + "]";
+    try {
+      GpuSpec gpu;
+      gpu.id = g.at("id").get<std::string>();
+      gpu.name = g.at("name").get<std::string>();
+      gpu.vendor = g.value("vendor", "");
+      gpu.architecture = g.value("architecture", "");
+      gpu.memory_bytes = g.at("memory_gib").get<double>() * kGiB;
+      gpu.memory_bandwidth_bytes_per_s = g.at("memory_bandwidth_gb_per_s").get<double>() * 1e9;
+      for (const auto& [key, value] : g.at("peak_dense_tflops").items())
+        gpu.peak_dense_flops_per_s[key] = value.get<double>() * 1e12;
+      gpu.nvlink_bytes_per_s = g.value("nvlink_gb_per_s", 0.0) * 1e9;
+      gpu.tdp_watts = g.value("tdp_w", 0.0);
+      gpu.source = g.value("source", "");
+      gpu.notes = g.value("notes", "");
+      if (gpu.memory_bytes <= 0 || gpu.memory_bandwidth_bytes_per_s <= 0)
+        return make_error(ErrorCode::invalid_argument, "memory and bandwidth must be positive", where);
+      gpus.push_back(std::move(gpu));
+    } catch (const json::exception& e) {
+      return make_error(ErrorCode::wrong_type, std::string("bad GPU entry: ") + e.what(), where);
+    }
+  }
+  return gpus;
+}
+
+const std::vector<GpuSpec>& gpu_catalogue() {
+  static const std::vector<GpuSpec> catalogue = [] {
+    for (const auto& file : embedded_files()) {
+      if (file.path != "gpus.json") continue;
+      auto doc = parse_json_text(file.content, "resources/gpus.json");
+      if (!doc) break;
+      auto gpus = gpus_from_json(*doc, "resources/gpus.json");
+      if (gpus) return *gpus;
+    }
+    return std::vector<GpuSpec>{};  // a broken embedded catalogue fails the catalogue tests
+  }();
+  return catalogue;
+}
+
+Result<GpuSpec> find_gpu(std::string_view id) {
+  for (const auto& gpu : gpu_catalogue())
+    if (gpu.id == id) return gpu;
+  std::string known;
+  for (const auto& gpu : gpu_catalogue()) known += (known.empty() ? "" : ", ") + gpu.id;
+  return make_error(ErrorCode::invalid_argument, "unknown GPU \"" + std::string(id) + "\"; known: " + known, "--gpu");
+}
+
+std::string_view default_project_text() {
+  for (const auto& file : embedded_files())
+    if (file.path == "default_project.json") return file.content;
+  return {};
+}
+
+}  // namespace meshscope

@@ -1,0 +1,153 @@
+#include "core/layout.hpp"
+
+#include <numeric>
+#include <string>
+
+namespace meshscope {
+namespace {
+
+std::string num(int64_t value) {
+  return std::to_string(value);
+}
+
+void check_positive(std::vector<LayoutProblem>& problems, const Layout& l) {
+  const std::pair<const char*, int64_t> degrees[] = {
+      {"dp", l.dp}, {"tp", l.tp}, {"pp", l.pp},   {"vpp", l.vpp},
+      {"cp", l.cp}, {"ep", l.ep}, {"etp", l.etp}, {"micro_batch", l.micro_batch}};
+  for (const auto& [name, value] : degrees)
+    if (value < 1) problems.push_back({name, std::string(name) + " must be at least 1, got " + num(value) + "."});
+  if (l.fsdp < 0) problems.push_back({"fsdp", "fsdp (shard-group size) must be 0 (whole DP group) or positive."});
+}
+
+bool degrees_positive(const Layout& l) {
+  return l.dp >= 1 && l.tp >= 1 && l.pp >= 1 && l.vpp >= 1 && l.cp >= 1 && l.ep >= 1 && l.etp >= 1 &&
+         l.micro_batch >= 1 && l.fsdp >= 0;
+}
+
+// Constraints common to training and serving: head split, stage split, expert split.
+void check_model_split(std::vector<LayoutProblem>& problems, const ModelSpec& m, const Layout& l,
+                       bool allow_kv_replication) {
+  if (m.num_heads % l.tp != 0)
+    problems.push_back(
+        {"tp", "The " + num(m.num_heads) + " attention heads cannot be split evenly over TP=" + num(l.tp) + "."});
+  if (!m.mla.enabled() && m.num_kv_heads % l.tp != 0) {
+    const bool replicable = allow_kv_replication && l.tp % m.num_kv_heads == 0;
+    if (!replicable)
+      problems.push_back({"tp", "The " + num(m.num_kv_heads) + " KV heads cannot be split evenly over TP=" + num(l.tp) +
+                                    (allow_kv_replication ? " (nor replicated: TP is not a multiple of them)."
+                                                          : " (Megatron requires num_query_groups % TP == 0).")});
+  }
+  if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % l.tp != 0)
+    problems.push_back(
+        {"tp", "The FFN width " + num(m.ffn_hidden_size) + " is not divisible by TP=" + num(l.tp) + "."});
+  if (l.stage_layers.empty()) {
+    if (m.num_layers % (l.pp * l.vpp) != 0)
+      problems.push_back({"pp", "The " + num(m.num_layers) + " layers cannot be split evenly into PP=" + num(l.pp) +
+                                    (l.vpp > 1 ? " × virtual stages " + num(l.vpp) : std::string()) +
+                                    " stages; give stage_layers explicitly for an uneven split."});
+  } else {
+    if (static_cast<int64_t>(l.stage_layers.size()) != l.pp)
+      problems.push_back({"stage_layers", "stage_layers lists " + num(static_cast<int64_t>(l.stage_layers.size())) +
+                                              " stages but PP=" + num(l.pp) + "."});
+    const int64_t sum = std::accumulate(l.stage_layers.begin(), l.stage_layers.end(), int64_t{0});
+    if (sum != m.num_layers)
+      problems.push_back({"stage_layers", "stage_layers add up to " + num(sum) + " layers but the model has " +
+                                              num(m.num_layers) + "."});
+    for (const int64_t layers : l.stage_layers)
+      if (layers < 0) problems.push_back({"stage_layers", "A pipeline stage cannot have a negative layer count."});
+    if (l.vpp > 1)
+      for (const int64_t layers : l.stage_layers)
+        if (layers % l.vpp != 0) {
+          problems.push_back(
+              {"stage_layers", "Each stage's layer count must be divisible by the " + num(l.vpp) + " virtual stages."});
+          break;
+        }
+  }
+  if (l.vpp > 1 && l.pp == 1) problems.push_back({"vpp", "Virtual pipeline stages need PP > 1."});
+  if (m.is_moe()) {
+    if (m.moe.num_experts % l.ep != 0)
+      problems.push_back(
+          {"ep", "The " + num(m.moe.num_experts) + " experts cannot be split evenly over EP=" + num(l.ep) + "."});
+    if (m.moe.expert_ffn_hidden_size % l.etp != 0)
+      problems.push_back({"etp", "The expert FFN width " + num(m.moe.expert_ffn_hidden_size) +
+                                     " is not divisible by expert-TP=" + num(l.etp) + "."});
+    if ((l.tp * l.cp * l.dp) % (l.ep * l.etp) != 0)
+      problems.push_back({"ep", "EP×expert-TP=" + num(l.ep * l.etp) + " must divide TP×CP×DP=" +
+                                    num(l.tp * l.cp * l.dp) + " (the ranks of one pipeline stage)."});
+  } else {
+    if (l.ep > 1)
+      problems.push_back({"ep", "EP=" + num(l.ep) + " needs a mixture-of-experts model; this one is dense."});
+    if (l.etp > 1) problems.push_back({"etp", "Expert-TP needs a mixture-of-experts model."});
+  }
+  if (l.fsdp > 0 && l.dp % l.fsdp != 0)
+    problems.push_back({"fsdp", "The FSDP shard-group size " + num(l.fsdp) + " must divide DP=" + num(l.dp) + "."});
+}
+
+void check_world(std::vector<LayoutProblem>& problems, const Layout& l, int64_t world_size) {
+  if (world_size > 0 && l.world_size() != world_size)
+    problems.push_back({"dp", "DP×TP×PP×CP = " + num(l.dp) + "×" + num(l.tp) + "×" + num(l.pp) + "×" + num(l.cp) +
+                                  " = " + num(l.world_size()) + " ranks, but the cluster has " + num(world_size) +
+                                  " GPUs."});
+}
+
+}  // namespace
+
+std::vector<LayoutProblem> validate_training_layout(const ModelSpec& m, const TrainingWorkload& w, const Layout& l,
+                                                    int64_t world_size) {
+  std::vector<LayoutProblem> problems;
+  check_positive(problems, l);
+  if (!degrees_positive(l)) return problems;
+  check_model_split(problems, m, l, /*allow_kv_replication=*/false);
+  check_world(problems, l, world_size);
+  if (l.cp > 1 && w.seq_len % (2 * l.cp) != 0)
+    problems.push_back({"cp", "Sequence length " + num(w.seq_len) + " is not divisible by 2×CP=" + num(2 * l.cp) +
+                                  " (load-balanced causal context parallelism splits it into 2·CP chunks)."});
+  if (l.sp && w.seq_len % (l.tp * l.cp) != 0)
+    problems.push_back({"sp", "Sequence parallelism splits the sequence over TP: " + num(w.seq_len) +
+                                  " is not divisible by TP×CP=" + num(l.tp * l.cp) + "."});
+  if (w.global_batch % (l.dp * l.micro_batch) != 0)
+    problems.push_back({"global_batch", "Global batch " + num(w.global_batch) +
+                                            " is not divisible by DP×micro-batch=" + num(l.dp) + "×" +
+                                            num(l.micro_batch) + "=" + num(l.dp * l.micro_batch) + "."});
+  else if (l.vpp > 1 && num_micro_batches(w, l) % l.pp != 0)
+    problems.push_back({"vpp", "The interleaved schedule needs the number of micro-batches (" +
+                                   num(num_micro_batches(w, l)) + ") to be a multiple of PP=" + num(l.pp) + "."});
+  if (l.fsdp > 0 && w.zero_stage == 0)
+    problems.push_back({"fsdp", "An FSDP shard-group size is set but ZeRO stage is 0; set zero=3 for FSDP."});
+  if (w.zero_stage < 0 || w.zero_stage > 3) problems.push_back({"zero", "ZeRO stage must be 0, 1, 2 or 3."});
+  if (w.recompute == RecomputeMode::layers && w.recompute_layers < 0)
+    problems.push_back({"recompute", "The number of recomputed layers cannot be negative."});
+  if (w.seq_len < 1) problems.push_back({"seq", "Sequence length must be positive."});
+  return problems;
+}
+
+std::vector<LayoutProblem> validate_serving_layout(const ModelSpec& m, const Layout& l, int64_t world_size) {
+  std::vector<LayoutProblem> problems;
+  check_positive(problems, l);
+  if (!degrees_positive(l)) return problems;
+  check_model_split(problems, m, l, /*allow_kv_replication=*/true);
+  check_world(problems, l, world_size);
+  return problems;
+}
+
+std::vector<int64_t> layers_per_stage(const ModelSpec& m, const Layout& l) {
+  if (!l.stage_layers.empty()) return l.stage_layers;
+  const int64_t pp = l.pp > 0 ? l.pp : 1;
+  std::vector<int64_t> layers(static_cast<size_t>(pp), m.num_layers / pp);
+  for (int64_t i = 0; i < m.num_layers % pp; ++i) layers[static_cast<size_t>(i)] += 1;  // only for invalid splits
+  return layers;
+}
+
+std::vector<int64_t> first_layer_of_stage(const ModelSpec& m, const Layout& l) {
+  const auto layers = layers_per_stage(m, l);
+  std::vector<int64_t> first(layers.size(), 0);
+  for (size_t i = 1; i < layers.size(); ++i) first[i] = first[i - 1] + layers[i - 1];
+  return first;
+}
+
+int64_t num_micro_batches(const TrainingWorkload& w, const Layout& l) {
+  const int64_t per_step = l.dp * l.micro_batch;
+  return per_step > 0 ? w.global_batch / per_step : 0;
+}
+
+}  // namespace meshscope

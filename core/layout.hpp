@@ -1,0 +1,50 @@
+#pragma once
+// The parallel layout: degrees of every mesh axis, micro-batch, pipeline stage split.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/workload.hpp"
+
+namespace meshscope {
+
+struct Layout {
+  int64_t dp = 1;                     // data-parallel replicas (all of them, including FSDP shards)
+  int64_t fsdp = 0;                   // ZeRO/FSDP shard-group size (HSDP); 0: the whole DP group
+  int64_t tp = 1;                     // tensor parallel
+  int64_t pp = 1;                     // pipeline stages
+  int64_t vpp = 1;                    // virtual stages (model chunks) per pipeline rank, interleaved 1F1B
+  int64_t cp = 1;                     // context parallel
+  int64_t ep = 1;                     // expert parallel
+  int64_t etp = 1;                    // expert tensor parallel
+  bool sp = false;                    // sequence parallel (Korthikanti et al. §4.2.2)
+  int64_t micro_batch = 1;            // sequences per micro-batch
+  std::vector<int64_t> stage_layers;  // layers per pipeline stage (pp entries); empty: even split
+
+  [[nodiscard]] int64_t world_size() const { return dp * tp * pp * cp; }
+  [[nodiscard]] int64_t shard_group() const { return fsdp > 0 ? fsdp : dp; }
+  // Megatron-Core's expert mesh: tp·cp·dp ranks of a stage = etp · ep · expert-dp.
+  [[nodiscard]] int64_t expert_dp() const { return (tp * cp * dp) / (etp * ep); }
+};
+
+struct LayoutProblem {
+  std::string field;    // the layout or workload key at fault ("tp", "pp", "global_batch", ...)
+  std::string message;  // a sentence a user understands
+};
+
+// Every violated constraint, not just the first. world_size <= 0: not checked.
+[[nodiscard]] std::vector<LayoutProblem> validate_training_layout(const ModelSpec& model,
+                                                                  const TrainingWorkload& workload,
+                                                                  const Layout& layout, int64_t world_size = 0);
+[[nodiscard]] std::vector<LayoutProblem> validate_serving_layout(const ModelSpec& model, const Layout& layout,
+                                                                 int64_t world_size = 0);
+
+// Layers of each pipeline stage (explicit split, or the even split L / pp).
+[[nodiscard]] std::vector<int64_t> layers_per_stage(const ModelSpec& model, const Layout& layout);
+// Index of the first layer of each stage.
+[[nodiscard]] std::vector<int64_t> first_layer_of_stage(const ModelSpec& model, const Layout& layout);
+
+[[nodiscard]] int64_t num_micro_batches(const TrainingWorkload& workload, const Layout& layout);
+
+}  // namespace meshscope

@@ -1,0 +1,368 @@
+#include "core/memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "core/activations.hpp"
+
+namespace meshscope {
+
+std::string_view category_name(MemoryCategory category) {
+  switch (category) {
+    case MemoryCategory::parameters:
+      return "parameters";
+    case MemoryCategory::gradients:
+      return "gradients";
+    case MemoryCategory::optimizer_state:
+      return "optimizer_state";
+    case MemoryCategory::activations:
+      return "activations";
+    case MemoryCategory::kv_cache:
+      return "kv_cache";
+    case MemoryCategory::temporary:
+      return "temporary";
+    case MemoryCategory::communication:
+      return "communication";
+    case MemoryCategory::runtime:
+      return "runtime";
+    case MemoryCategory::allocator:
+      return "allocator_headroom";
+  }
+  return "?";
+}
+
+double RankMemory::total_bytes() const {
+  return std::accumulate(items.begin(), items.end(), 0.0,
+                         [](double sum, const MemoryItem& i) { return sum + i.bytes; });
+}
+
+double RankMemory::bytes(MemoryCategory category) const {
+  for (const auto& item : items)
+    if (item.category == category) return item.bytes;
+  return 0.0;
+}
+
+double MemoryBudget::peak_total_bytes() const {
+  double peak = 0;
+  for (const auto& rank : ranks) peak = std::max(peak, rank.total_bytes());
+  return peak;
+}
+
+ModelStateBytes model_state_bytes_per_param(const TrainingWorkload& w, int64_t shard) {
+  // ZeRO (Rajbhandari et al. SC20) §3.1/§5: stage 1 shards optimizer state (incl. fp32 master
+  // weights), stage 2 also gradients, stage 3 also parameters, each over the N_d shard ranks.
+  const auto n = static_cast<double>(std::max<int64_t>(shard, 1));
+  ModelStateBytes b;
+  b.parameters = dtype_bytes(w.param_dtype) / (w.zero_stage >= 3 ? n : 1.0);
+  b.gradients = dtype_bytes(w.grad_dtype) / (w.zero_stage >= 2 ? n : 1.0);
+  const double master = w.master_dtype ? dtype_bytes(*w.master_dtype) : 0.0;
+  b.optimizer_state =
+      (master + w.optimizer_states_per_param() * dtype_bytes(w.optimizer_state_dtype)) / (w.zero_stage >= 1 ? n : 1.0);
+  return b;
+}
+
+double kv_cache_bytes_per_token(const ModelSpec& m, DType kv_dtype) {
+  const double e = dtype_bytes(kv_dtype);
+  const auto layers = static_cast<double>(m.num_layers);
+  if (m.mla.enabled()) return layers * static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * e;
+  return 2.0 * layers * static_cast<double>(m.num_kv_heads) * static_cast<double>(m.head_dim) * e;
+}
+
+namespace {
+
+std::string fmt(const char* format, double a, double b = 0, double c = 0, double d = 0) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, format, a, b, c, d);
+  return buffer;
+}
+
+// Parameters one rank of pipeline stage `stage` holds before any ZeRO sharding.
+struct StageParams {
+  double dense = 0;          // replicated over DP: attention, dense MLP, shared experts (÷TP), norms, router
+  double experts = 0;        // routed experts on this rank (÷ EP·expert-TP)
+  double largest_layer = 0;  // one layer's parameters on this rank (for FSDP gathers)
+  int64_t layers = 0;
+  int64_t first_layer = 0;
+  [[nodiscard]] double total() const { return dense + experts; }
+};
+
+StageParams stage_params(const ModelSpec& m, const Layout& l, int64_t stage) {
+  const auto layers = layers_per_stage(m, l);
+  const auto firsts = first_layer_of_stage(m, l);
+  const auto tp = static_cast<double>(l.tp);
+  StageParams p;
+  p.layers = layers[static_cast<size_t>(stage)];
+  p.first_layer = firsts[static_cast<size_t>(stage)];
+  for (int64_t i = 0; i < p.layers; ++i) {
+    const LayerParams lp = layer_params(m, p.first_layer + i);
+    const double dense = (lp.attention + lp.mlp + lp.shared_experts) / tp + lp.norms + lp.router;
+    const double experts = lp.routed_experts / static_cast<double>(l.ep * l.etp);
+    p.dense += dense;
+    p.experts += experts;
+    p.largest_layer = std::max(p.largest_layer, dense + experts);
+  }
+  const double vocab_table = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / tp;
+  if (stage == 0) {  // vocab-parallel embedding; a learned position table is replicated
+    p.dense += vocab_table + (embedding_params(m) - vocab_table * tp);
+  }
+  if (stage == l.pp - 1) {
+    p.dense += final_norm_params(m);
+    // Untied head, or (Megatron, PP > 1) the last stage's copy of the tied embedding.
+    if (!m.tied_embeddings || l.pp > 1) p.dense += vocab_table;
+  }
+  return p;
+}
+
+std::string stage_role(int64_t stage, int64_t pp) {
+  if (pp == 1) return "only stage";
+  if (stage == 0) return "first stage";
+  if (stage == pp - 1) return "last stage";
+  return "middle stage";
+}
+
+// Collapse stages whose budgets are identical into one entry.
+std::vector<RankMemory> merge_identical(std::vector<RankMemory> stages) {
+  std::vector<RankMemory> merged;
+  for (auto& rank : stages) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const RankMemory& other) {
+      if (other.role != rank.role || other.items.size() != rank.items.size()) return false;
+      for (size_t i = 0; i < rank.items.size(); ++i)
+        if (std::abs(other.items[i].bytes - rank.items[i].bytes) > 1e-6 * std::max(1.0, rank.items[i].bytes))
+          return false;
+      return true;
+    });
+    if (same != merged.end()) {
+      same->pp_stages.push_back(rank.pp_stages.front());
+    } else {
+      merged.push_back(std::move(rank));
+    }
+  }
+  return merged;
+}
+
+double nccl_buffers(const RuntimeAssumptions& r, int64_t communicators) {
+  return static_cast<double>(communicators) * static_cast<double>(r.nccl_channels) * 2.0 * r.nccl_buffer_bytes;
+}
+
+int64_t communicators(const Layout& l, bool training) {
+  int64_t count = 0;
+  if (training && l.dp * l.cp > 1) count += 1;  // gradient reduction over DP×CP
+  if (l.tp > 1) count += 1;
+  if (l.pp > 1) count += 1;
+  if (l.cp > 1) count += 1;
+  if (l.ep > 1) count += 1;
+  return count;
+}
+
+bool is_recomputed_fully(const TrainingWorkload& w, int64_t index_in_chunk) {
+  if (w.recompute == RecomputeMode::full) return true;
+  return w.recompute == RecomputeMode::layers && index_in_chunk < w.recompute_layers;
+}
+
+}  // namespace
+
+MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, const Layout& l, const GpuSpec& gpu) {
+  MemoryBudget budget;
+  budget.capacity_bytes = gpu.memory_bytes;
+  budget.usable_bytes = gpu.memory_bytes;
+  const ActivationConfig act = ActivationConfig::from(w, m, l);
+  const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
+  const int64_t dense_shard = l.shard_group() * l.cp;
+  const int64_t expert_shard = std::max<int64_t>(l.expert_dp() * l.shard_group() / std::max<int64_t>(l.dp, 1), 1);
+  const ModelStateBytes dense_bytes = model_state_bytes_per_param(w, dense_shard);
+  const ModelStateBytes expert_bytes = model_state_bytes_per_param(w, expert_shard);
+  const ModelStateBytes unsharded = model_state_bytes_per_param(w, 1);
+  const double e = dtype_bytes(w.activation_dtype);
+  const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
+  const double sp_divisor = l.sp ? static_cast<double>(l.tp) : 1.0;
+
+  {
+    char text[256];
+    std::snprintf(
+        text, sizeof text,
+        "%s: %.0f B params + %.0f B grads + %.0f B optimizer state per parameter, ZeRO stage %d over %lld ranks",
+        w.convention.c_str(), unsharded.parameters, unsharded.gradients, unsharded.optimizer_state, w.zero_stage,
+        static_cast<long long>(dense_shard));
+    budget.convention = text;
+  }
+
+  std::vector<RankMemory> stages;
+  const Schedule schedule = l.vpp > 1 ? Schedule::interleaved : w.schedule;
+  for (int64_t stage = 0; stage < l.pp; ++stage) {
+    const StageParams sp = stage_params(m, l, stage);
+    RankMemory rank;
+    rank.role = stage_role(stage, l.pp);
+    rank.pp_stages = {stage};
+    rank.layers = sp.layers;
+    rank.params_on_rank = sp.total();
+    const double in_flight = in_flight_micro_batches(schedule, stage, l.pp, l.vpp, micro_batches);
+    rank.in_flight_micro_batches = in_flight;
+
+    auto states = [&](double ModelStateBytes::*field) {
+      return sp.dense * (dense_bytes.*field) + sp.experts * (expert_bytes.*field);
+    };
+    rank.items.push_back({MemoryCategory::parameters, states(&ModelStateBytes::parameters),
+                          fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense,
+                              dense_bytes.parameters, sp.experts, expert_bytes.parameters)});
+    rank.items.push_back({MemoryCategory::gradients, states(&ModelStateBytes::gradients),
+                          fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense,
+                              dense_bytes.gradients, sp.experts, expert_bytes.gradients)});
+    rank.items.push_back({MemoryCategory::optimizer_state, states(&ModelStateBytes::optimizer_state),
+                          fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B (master + moments)", sp.dense,
+                              dense_bytes.optimizer_state, sp.experts, expert_bytes.optimizer_state)});
+
+    // Activations: the per-layer inventory × micro-batches in flight (Korthikanti Eq. 5).
+    const int64_t chunk_layers = std::max<int64_t>(sp.layers / std::max<int64_t>(l.vpp, 1), 1);
+    double per_micro_batch = 0;
+    double largest_recompute = 0;
+    for (int64_t i = 0; i < sp.layers; ++i) {
+      const int64_t layer = sp.first_layer + i;
+      if (is_recomputed_fully(w, i % chunk_layers)) {
+        per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
+        largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
+      } else {
+        const RecomputeMode mode =
+            w.recompute == RecomputeMode::selective ? RecomputeMode::selective : RecomputeMode::none;
+        per_micro_batch += layer_activation_bytes(m, layer, act, mode);
+        if (mode == RecomputeMode::selective)
+          largest_recompute =
+              std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none) -
+                                              layer_activation_bytes(m, layer, act, RecomputeMode::selective));
+      }
+    }
+    double extra = 0;
+    if (stage == 0) extra += embedding_activation_bytes(m, act);
+    const bool last = stage == l.pp - 1;
+    if (last && w.output_layer_activations) extra += output_activation_bytes(m, act, w.fp32_logits);
+    rank.items.push_back({MemoryCategory::activations, (per_micro_batch + extra) * in_flight,
+                          fmt("(%.3g B per micro-batch in %.0f layers + %.3g B embedding/output) × %.3g in flight",
+                              per_micro_batch, static_cast<double>(sp.layers), extra, in_flight)});
+
+    // Temporary buffers: logits gradient (fp32, one micro-batch), a recomputed layer, FSDP gathers.
+    double temporary = largest_recompute;
+    std::string temp_formula = fmt("%.3g B recompute", largest_recompute);
+    if (last && w.output_layer_activations) {
+      const double logits_grad = tokens * 4.0 * static_cast<double>(m.vocab_size) / static_cast<double>(l.tp);
+      temporary += logits_grad;
+      temp_formula += fmt(" + %.3g B fp32 logits gradient", logits_grad);
+    }
+    if (w.zero_stage >= 3) {
+      const double gathered = sp.largest_layer * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
+      temporary += gathered;
+      temp_formula += fmt(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
+    }
+    rank.items.push_back({MemoryCategory::temporary, temporary, temp_formula});
+
+    // Communication buffers.
+    const int64_t comms = communicators(l, true);
+    double communication = nccl_buffers(w.runtime, comms);
+    std::string comm_formula = fmt("%.0f communicators × %.0f channels × 2 peers × %.3g B", static_cast<double>(comms),
+                                   static_cast<double>(w.runtime.nccl_channels), w.runtime.nccl_buffer_bytes);
+    if (l.pp > 1) {
+      const double p2p = 2.0 * tokens * static_cast<double>(m.hidden_size) * e / sp_divisor;
+      communication += p2p;
+      comm_formula += fmt(" + %.3g B pipeline send/recv", p2p);
+    }
+    if (m.is_moe() && l.ep > 1) {
+      const double a2a =
+          2.0 * tokens / sp_divisor * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden_size) * e;
+      communication += a2a;
+      comm_formula += fmt(" + %.3g B all-to-all dispatch/combine", a2a);
+    }
+    rank.items.push_back({MemoryCategory::communication, communication, comm_formula});
+    rank.items.push_back(
+        {MemoryCategory::runtime, w.runtime.runtime_bytes, "CUDA context and library workspaces (assumption)"});
+    const double dynamic = rank.bytes(MemoryCategory::activations) + temporary + communication;
+    rank.items.push_back({MemoryCategory::allocator, dynamic * w.runtime.allocator_fraction,
+                          fmt("%.3g × (activations + temporary + communication)", w.runtime.allocator_fraction)});
+    stages.push_back(std::move(rank));
+  }
+  budget.ranks = merge_identical(std::move(stages));
+  return budget;
+}
+
+MemoryBudget serving_memory(const ModelSpec& m, const ServingWorkload& w, const Layout& l, const GpuSpec& gpu) {
+  MemoryBudget budget;
+  budget.capacity_bytes = gpu.memory_bytes;
+  budget.usable_bytes = gpu.memory_bytes;
+  budget.kv_bytes_per_token = kv_cache_bytes_per_token(m, w.kv_dtype);
+  const double e = dtype_bytes(w.activation_dtype);
+  const double weight_bytes = w.weight_bytes_per_param();
+  const auto tp = static_cast<double>(l.tp);
+  {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "serving: %s weights (%.3g B/param incl. scales), %s KV cache, memory fraction %.2f",
+                  std::string(dtype_name(w.weight_dtype)).c_str(), weight_bytes,
+                  std::string(dtype_name(w.kv_dtype)).c_str(), w.memory_fraction);
+    budget.convention = text;
+  }
+  int64_t max_concurrency = -1;
+  std::vector<RankMemory> stages;
+  for (int64_t stage = 0; stage < l.pp; ++stage) {
+    const StageParams sp = stage_params(m, l, stage);
+    RankMemory rank;
+    rank.role = stage_role(stage, l.pp);
+    rank.pp_stages = {stage};
+    rank.layers = sp.layers;
+    rank.params_on_rank = sp.total();
+    // Quantised checkpoints (ModelOpt FP8, AWQ/GPTQ) keep embedding, head and norms in 16 bit.
+    const double vocab_table = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / tp;
+    double unquantised = 0;
+    if (stage == 0) unquantised += vocab_table;
+    if (stage == l.pp - 1 && (!m.tied_embeddings || l.pp > 1)) unquantised += vocab_table;
+    const double weights = (sp.total() - unquantised) * weight_bytes + unquantised * e;
+    rank.items.push_back({MemoryCategory::parameters, weights,
+                          fmt("%.3g params × %.3g B + %.3g embedding/head params × %.3g B", sp.total() - unquantised,
+                              weight_bytes, unquantised, e)});
+
+    // KV cache of this rank's layers. KV heads split over TP, replicated when TP exceeds them;
+    // MLA's latent is shared by all heads and so replicated on every TP rank.
+    const double per_layer_token =
+        m.mla.enabled() ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * dtype_bytes(w.kv_dtype)
+                        : 2.0 * std::ceil(static_cast<double>(m.num_kv_heads) / tp) * static_cast<double>(m.head_dim) *
+                              dtype_bytes(w.kv_dtype);
+    const double kv_per_sequence =
+        per_layer_token * static_cast<double>(sp.layers) * static_cast<double>(w.context_len());
+    rank.items.push_back(
+        {MemoryCategory::kv_cache, kv_per_sequence * static_cast<double>(w.concurrency),
+         fmt("%.3g sequences × %.3g tokens × %.3g B/token/layer × %.0f layers", static_cast<double>(w.concurrency),
+             static_cast<double>(w.context_len()), per_layer_token, static_cast<double>(sp.layers))});
+
+    // Workspace: the engine profiles one forward pass of max_batched_tokens (vLLM's profile run);
+    // we size its largest live intermediates, and the fp32 logits of one decode batch.
+    const double f_width =
+        m.is_moe() ? static_cast<double>(m.moe.top_k * m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp)
+                   : static_cast<double>(m.ffn_hidden_size) / tp;
+    const double per_token = e * (4.0 * static_cast<double>(m.hidden_size) +
+                                  static_cast<double>(m.q_width() + 2 * m.kv_width()) / tp + 3.0 * f_width);
+    double workspace = static_cast<double>(w.max_batched_tokens) * per_token;
+    if (stage == l.pp - 1)
+      workspace += static_cast<double>(w.concurrency) * 4.0 * static_cast<double>(m.vocab_size) / tp;
+    rank.items.push_back({MemoryCategory::temporary, workspace,
+                          fmt("%.3g batched tokens × %.3g B + fp32 logits of the decode batch",
+                              static_cast<double>(w.max_batched_tokens), per_token)});
+    const int64_t comms = communicators(l, false);
+    rank.items.push_back({MemoryCategory::communication, nccl_buffers(w.runtime, comms),
+                          fmt("%.0f communicators × %.0f channels × 2 peers × %.3g B", static_cast<double>(comms),
+                              static_cast<double>(w.runtime.nccl_channels), w.runtime.nccl_buffer_bytes)});
+    rank.items.push_back(
+        {MemoryCategory::runtime, w.runtime.runtime_bytes, "CUDA context and library workspaces (assumption)"});
+    rank.items.push_back({MemoryCategory::allocator, gpu.memory_bytes * (1.0 - w.memory_fraction),
+                          fmt("(1 − %.2f) × capacity, not given to the engine", w.memory_fraction)});
+
+    const double fixed = weights + workspace + rank.bytes(MemoryCategory::communication) + w.runtime.runtime_bytes;
+    const double room = gpu.memory_bytes * w.memory_fraction - fixed;
+    const int64_t fit =
+        kv_per_sequence > 0 ? static_cast<int64_t>(std::floor(std::max(room, 0.0) / kv_per_sequence)) : 0;
+    max_concurrency = max_concurrency < 0 ? fit : std::min(max_concurrency, fit);
+    stages.push_back(std::move(rank));
+  }
+  budget.max_concurrency = std::max<int64_t>(max_concurrency, 0);
+  budget.ranks = merge_identical(std::move(stages));
+  return budget;
+}
+
+}  // namespace meshscope

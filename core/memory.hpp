@@ -1,0 +1,76 @@
+#pragma once
+// Memory budgets: what every distinct rank holds, by category, for training and for serving.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/hardware.hpp"
+#include "core/layout.hpp"
+#include "core/model.hpp"
+#include "core/workload.hpp"
+
+namespace meshscope {
+
+enum class MemoryCategory {
+  parameters,
+  gradients,
+  optimizer_state,  // master weights + optimizer moments
+  activations,      // saved for backward (training) / — (serving)
+  kv_cache,         // serving only
+  temporary,        // logits gradient, unsharded FSDP layers, recompute buffers, serving workspace
+  communication,    // NCCL staging buffers, pipeline send/recv, all-to-all buffers
+  runtime,          // CUDA context and library workspaces (assumption)
+  allocator,        // caching-allocator fragmentation headroom (training) / reserved share (serving)
+};
+inline constexpr int kMemoryCategoryCount = 9;
+
+[[nodiscard]] std::string_view category_name(MemoryCategory category);
+
+// One category of one rank, with the formula and inputs that produced it (shown on hover).
+struct MemoryItem {
+  MemoryCategory category = MemoryCategory::parameters;
+  double bytes = 0;
+  std::string formula;  // "18 B/param × 1.10e9 params / 8 (ZeRO-1 over DP×CP)"
+};
+
+struct RankMemory {
+  std::string role;                // "first stage", "middle stage", "last stage", "only stage"
+  std::vector<int64_t> pp_stages;  // the pipeline stages with exactly this budget
+  int64_t layers = 0;
+  double params_on_rank = 0;           // before ZeRO sharding
+  double in_flight_micro_batches = 0;  // training only
+  std::vector<MemoryItem> items;       // one per category, in MemoryCategory order
+  [[nodiscard]] double total_bytes() const;
+  [[nodiscard]] double bytes(MemoryCategory category) const;
+};
+
+struct MemoryBudget {
+  std::vector<RankMemory> ranks;  // every distinct rank
+  double capacity_bytes = 0;
+  double usable_bytes = 0;  // serving: capacity × memory_fraction; training: capacity
+  std::string convention;   // "megatron-distopt: 2 B params + 4 B grads + 12 B/d optimizer ..."
+  // Serving only: KV bytes per token (whole model, one replica) and the largest concurrency.
+  double kv_bytes_per_token = 0;
+  int64_t max_concurrency = 0;
+  [[nodiscard]] double peak_total_bytes() const;
+  [[nodiscard]] bool fits() const { return peak_total_bytes() <= usable_bytes; }
+};
+
+// Bytes per parameter of the model states (ZeRO §3: params, grads, optimizer incl. master)
+// under a workload's dtypes and ZeRO stage, for a shard group of `shard` ranks.
+struct ModelStateBytes {
+  double parameters = 0, gradients = 0, optimizer_state = 0;
+  [[nodiscard]] double total() const { return parameters + gradients + optimizer_state; }
+};
+[[nodiscard]] ModelStateBytes model_state_bytes_per_param(const TrainingWorkload& workload, int64_t shard);
+
+[[nodiscard]] MemoryBudget training_memory(const ModelSpec& model, const TrainingWorkload& workload,
+                                           const Layout& layout, const GpuSpec& gpu);
+[[nodiscard]] MemoryBudget serving_memory(const ModelSpec& model, const ServingWorkload& workload, const Layout& layout,
+                                          const GpuSpec& gpu);
+
+// KV-cache bytes per token for the whole model: 2 (K, V) × layers × kv_heads × head_dim × bytes;
+// MLA caches only the latent and the RoPE key: layers × (d_c + d_h^R) × bytes (DeepSeek-V3 §2.1.1).
+[[nodiscard]] double kv_cache_bytes_per_token(const ModelSpec& model, DType kv_dtype);
+
+}  // namespace meshscope

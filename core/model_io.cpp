@@ -1,0 +1,390 @@
+#include "core/model_io.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace meshscope {
+
+using nlohmann::json;
+
+namespace {
+
+// Typed field access with errors that name the file and the field.
+class Fields {
+ public:
+  Fields(const json& doc, std::string origin) : doc_(doc), origin_(std::move(origin)) {}
+
+  Result<int64_t> integer(const char* key) const {
+    const auto it = doc_.find(key);
+    if (it == doc_.end() || it->is_null())
+      return make_error(ErrorCode::missing_field, std::string("required field \"") + key + "\" is missing", where(key));
+    if (!it->is_number_integer() &&
+        !(it->is_number_float() && it->get<double>() == static_cast<double>(static_cast<int64_t>(it->get<double>()))))
+      return make_error(ErrorCode::wrong_type,
+                        std::string("field \"") + key + "\" must be an integer, got " + it->dump(), where(key));
+    const auto value = it->is_number_integer() ? it->get<int64_t>() : static_cast<int64_t>(it->get<double>());
+    if (value < 0)
+      return make_error(ErrorCode::wrong_type, std::string("field \"") + key + "\" must not be negative", where(key));
+    return value;
+  }
+
+  Result<int64_t> integer_or(const char* key, int64_t fallback) const {
+    const auto it = doc_.find(key);
+    if (it == doc_.end() || it->is_null()) return fallback;
+    return integer(key);
+  }
+
+  Result<bool> boolean_or(const char* key, bool fallback) const {
+    const auto it = doc_.find(key);
+    if (it == doc_.end() || it->is_null()) return fallback;
+    if (!it->is_boolean())
+      return make_error(ErrorCode::wrong_type,
+                        std::string("field \"") + key + "\" must be true or false, got " + it->dump(), where(key));
+    return it->get<bool>();
+  }
+
+  Result<double> number_or(const char* key, double fallback) const {
+    const auto it = doc_.find(key);
+    if (it == doc_.end() || it->is_null()) return fallback;
+    if (!it->is_number())
+      return make_error(ErrorCode::wrong_type, std::string("field \"") + key + "\" must be a number, got " + it->dump(),
+                        where(key));
+    return it->get<double>();
+  }
+
+  Result<std::string> string_or(const char* key, const std::string& fallback) const {
+    const auto it = doc_.find(key);
+    if (it == doc_.end() || it->is_null()) return fallback;
+    if (!it->is_string())
+      return make_error(ErrorCode::wrong_type, std::string("field \"") + key + "\" must be a string, got " + it->dump(),
+                        where(key));
+    return it->get<std::string>();
+  }
+
+  [[nodiscard]] bool has(const char* key) const { return doc_.contains(key) && !doc_.at(key).is_null(); }
+  [[nodiscard]] std::string where(const char* key) const { return origin_ + ": " + key; }
+  [[nodiscard]] const std::string& origin() const { return origin_; }
+
+ private:
+  const json& doc_;
+  std::string origin_;
+};
+
+Result<ModelSpec> check_model(ModelSpec m, const std::string& origin) {
+  auto bad = [&](const char* field, const std::string& why) {
+    return make_error(ErrorCode::invalid_argument, why, origin + ": " + field);
+  };
+  if (m.hidden_size <= 0) return bad("hidden_size", "hidden size must be positive");
+  if (m.num_layers <= 0) return bad("num_layers", "the model needs at least one layer");
+  if (m.num_heads <= 0) return bad("num_heads", "the number of attention heads must be positive");
+  if (m.vocab_size <= 0) return bad("vocab_size", "vocabulary size must be positive");
+  if (!m.mla.enabled()) {
+    if (m.num_kv_heads <= 0 || m.num_heads % m.num_kv_heads != 0)
+      return bad("num_kv_heads", "KV heads must be positive and divide the attention heads (" +
+                                     std::to_string(m.num_heads) + "), got " + std::to_string(m.num_kv_heads));
+    if (m.head_dim <= 0) return bad("head_dim", "head dimension must be positive");
+  }
+  if (m.is_moe()) {
+    if (m.moe.top_k <= 0 || m.moe.top_k > m.moe.num_experts)
+      return bad("top_k", "experts per token must be between 1 and the number of experts");
+    if (m.moe.expert_ffn_hidden_size <= 0) return bad("expert_ffn_hidden_size", "expert FFN width must be positive");
+  }
+  if (m.num_moe_layers() < m.num_layers && m.ffn_hidden_size <= 0)
+    return bad("ffn_hidden_size", "dense layers need a positive FFN width");
+  if (m.position == PositionKind::learned && m.max_position_embeddings <= 0)
+    return bad("max_position_embeddings", "learned position embeddings need a positive table size");
+  return m;
+}
+
+}  // namespace
+
+Result<json> parse_json_text(std::string_view text, const std::string& origin) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte is the 1-based offset of the offending byte; count lines up to it for the message.
+    const size_t offset = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+    return make_error(ErrorCode::parse_error, std::string("not valid JSON: ") + e.what(),
+                      origin + ":" + std::to_string(line) + " (byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+Result<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(ErrorCode::io_error, "cannot open the file", path);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return make_error(ErrorCode::io_error, "error while reading the file", path);
+  return buffer.str();
+}
+
+Result<ModelSpec> model_from_json(const json& doc, const std::string& origin) {
+  if (!doc.is_object()) return make_error(ErrorCode::wrong_type, "a model file must be a JSON object", origin);
+  const Fields f(doc, origin);
+  MS_TRY(format, f.string_or("format", ""));
+  if (format != "meshscope-model")
+    return make_error(ErrorCode::invalid_argument, "\"format\" must be \"meshscope-model\"", f.where("format"));
+  MS_TRY(version, f.integer("version"));
+  if (version != 1)
+    return make_error(ErrorCode::unsupported,
+                      "model file version " + std::to_string(version) + " is not supported (1 is)", f.where("version"));
+  ModelSpec m;
+  MS_TRY(name, f.string_or("name", "unnamed"));
+  MS_TRY(source, f.string_or("source", ""));
+  m.name = name;
+  m.source = source;
+  MS_TRY(vocab, f.integer("vocab_size"));
+  MS_TRY(hidden, f.integer("hidden_size"));
+  MS_TRY(layers, f.integer("num_layers"));
+  MS_TRY(heads, f.integer("num_heads"));
+  MS_TRY(kv_heads, f.integer_or("num_kv_heads", heads));
+  MS_TRY(head_dim, f.integer_or("head_dim", heads > 0 ? hidden / heads : 0));
+  MS_TRY(ffn, f.integer_or("ffn_hidden_size", 0));
+  m.vocab_size = vocab;
+  m.hidden_size = hidden;
+  m.num_layers = layers;
+  m.num_heads = heads;
+  m.num_kv_heads = kv_heads;
+  m.head_dim = head_dim;
+  m.ffn_hidden_size = ffn;
+  MS_TRY(mlp, f.string_or("mlp", "gated"));
+  if (mlp != "gated" && mlp != "plain")
+    return make_error(ErrorCode::invalid_argument, "\"mlp\" must be \"gated\" or \"plain\"", f.where("mlp"));
+  m.mlp = mlp == "gated" ? MlpKind::gated : MlpKind::plain;
+  MS_TRY(norm, f.string_or("norm", "rmsnorm"));
+  if (norm != "rmsnorm" && norm != "layernorm")
+    return make_error(ErrorCode::invalid_argument, "\"norm\" must be \"rmsnorm\" or \"layernorm\"", f.where("norm"));
+  m.norm = norm == "rmsnorm" ? NormKind::rmsnorm : NormKind::layernorm;
+  MS_TRY(position, f.string_or("position_embedding", "rotary"));
+  if (position != "rotary" && position != "learned")
+    return make_error(ErrorCode::invalid_argument, "\"position_embedding\" must be \"rotary\" or \"learned\"",
+                      f.where("position_embedding"));
+  m.position = position == "rotary" ? PositionKind::rotary : PositionKind::learned;
+  MS_TRY(max_pos, f.integer_or("max_position_embeddings", 0));
+  m.max_position_embeddings = max_pos;
+  MS_TRY(tied, f.boolean_or("tied_embeddings", false));
+  MS_TRY(qkv_bias, f.boolean_or("qkv_bias", false));
+  MS_TRY(out_bias, f.boolean_or("attn_out_bias", false));
+  MS_TRY(mlp_bias, f.boolean_or("mlp_bias", false));
+  MS_TRY(qk_norm, f.boolean_or("qk_norm", false));
+  MS_TRY(dropout, f.boolean_or("dropout", false));
+  m.tied_embeddings = tied;
+  m.qkv_bias = qkv_bias;
+  m.attn_out_bias = out_bias;
+  m.mlp_bias = mlp_bias;
+  m.qk_norm = qk_norm;
+  m.dropout = dropout;
+  if (doc.contains("moe")) {
+    const auto& moe_doc = doc.at("moe");
+    if (!moe_doc.is_object()) return make_error(ErrorCode::wrong_type, "\"moe\" must be an object", f.where("moe"));
+    const Fields g(moe_doc, origin + ": moe");
+    MS_TRY(experts, g.integer("num_experts"));
+    MS_TRY(top_k, g.integer("top_k"));
+    MS_TRY(expert_ffn, g.integer("expert_ffn_hidden_size"));
+    MS_TRY(shared, g.integer_or("num_shared_experts", 0));
+    MS_TRY(shared_ffn, g.integer_or("shared_expert_ffn_hidden_size", expert_ffn));
+    MS_TRY(first_dense, g.integer_or("first_dense_layers", 0));
+    MS_TRY(freq, g.integer_or("layer_frequency", 1));
+    MS_TRY(phase, g.integer_or("layer_phase", 0));
+    MS_TRY(router_bias, g.boolean_or("router_bias", false));
+    m.moe = {experts, top_k, expert_ffn, shared, shared_ffn, first_dense, freq == 0 ? 1 : freq, phase, router_bias};
+  }
+  if (doc.contains("mla")) {
+    const auto& mla_doc = doc.at("mla");
+    if (!mla_doc.is_object()) return make_error(ErrorCode::wrong_type, "\"mla\" must be an object", f.where("mla"));
+    const Fields g(mla_doc, origin + ": mla");
+    MS_TRY(q_lora, g.integer_or("q_lora_rank", 0));
+    MS_TRY(kv_lora, g.integer("kv_lora_rank"));
+    MS_TRY(rope, g.integer("qk_rope_head_dim"));
+    MS_TRY(nope, g.integer("qk_nope_head_dim"));
+    MS_TRY(v_dim, g.integer("v_head_dim"));
+    m.mla = {q_lora, kv_lora, rope, nope, v_dim};
+  }
+  return check_model(std::move(m), origin);
+}
+
+json model_to_json(const ModelSpec& m) {
+  json doc = {{"format", "meshscope-model"},
+              {"version", 1},
+              {"name", m.name},
+              {"source", m.source},
+              {"vocab_size", m.vocab_size},
+              {"hidden_size", m.hidden_size},
+              {"num_layers", m.num_layers},
+              {"num_heads", m.num_heads},
+              {"num_kv_heads", m.num_kv_heads},
+              {"head_dim", m.head_dim},
+              {"ffn_hidden_size", m.ffn_hidden_size},
+              {"mlp", m.mlp == MlpKind::gated ? "gated" : "plain"},
+              {"norm", m.norm == NormKind::rmsnorm ? "rmsnorm" : "layernorm"},
+              {"position_embedding", m.position == PositionKind::rotary ? "rotary" : "learned"},
+              {"max_position_embeddings", m.max_position_embeddings},
+              {"tied_embeddings", m.tied_embeddings},
+              {"qkv_bias", m.qkv_bias},
+              {"attn_out_bias", m.attn_out_bias},
+              {"mlp_bias", m.mlp_bias},
+              {"qk_norm", m.qk_norm},
+              {"dropout", m.dropout}};
+  if (m.is_moe())
+    doc["moe"] = {{"num_experts", m.moe.num_experts},
+                  {"top_k", m.moe.top_k},
+                  {"expert_ffn_hidden_size", m.moe.expert_ffn_hidden_size},
+                  {"num_shared_experts", m.moe.num_shared_experts},
+                  {"shared_expert_ffn_hidden_size", m.moe.shared_expert_ffn_hidden_size},
+                  {"first_dense_layers", m.moe.first_dense_layers},
+                  {"layer_frequency", m.moe.layer_frequency},
+                  {"layer_phase", m.moe.layer_phase},
+                  {"router_bias", m.moe.router_bias}};
+  if (m.mla.enabled())
+    doc["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
+                  {"kv_lora_rank", m.mla.kv_lora_rank},
+                  {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                  {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+                  {"v_head_dim", m.mla.v_head_dim}};
+  return doc;
+}
+
+Result<ModelSpec> model_from_hf_config(const json& config, const std::string& origin) {
+  if (!config.is_object()) return make_error(ErrorCode::wrong_type, "config.json must be a JSON object", origin);
+  const Fields f(config, origin);
+  if (!f.has("model_type"))
+    return make_error(ErrorCode::missing_field, "required field \"model_type\" is missing", f.where("model_type"));
+  MS_TRY(type, f.string_or("model_type", ""));
+  ModelSpec m;
+  m.source = "Hugging Face config.json (" + origin + ")";
+  MS_TRY(name, f.string_or("_name_or_path", type));
+  m.name = name;
+
+  if (type == "gpt2") {
+    // GPT-2 (modeling_gpt2.py): Conv1D layers with biases, LayerNorm, learned positions, GeLU 4h
+    // MLP (n_inner), tied LM head, dropout.
+    MS_TRY(vocab, f.integer("vocab_size"));
+    MS_TRY(hidden, f.integer("n_embd"));
+    MS_TRY(layers, f.integer("n_layer"));
+    MS_TRY(heads, f.integer("n_head"));
+    MS_TRY(positions, f.integer("n_positions"));
+    MS_TRY(inner, f.integer_or("n_inner", 4 * hidden));
+    m.vocab_size = vocab;
+    m.hidden_size = hidden;
+    m.num_layers = layers;
+    m.num_heads = heads;
+    m.num_kv_heads = heads;
+    m.head_dim = heads > 0 ? hidden / heads : 0;
+    m.ffn_hidden_size = inner;
+    m.mlp = MlpKind::plain;
+    m.norm = NormKind::layernorm;
+    m.position = PositionKind::learned;
+    m.max_position_embeddings = positions;
+    m.tied_embeddings = true;
+    m.qkv_bias = m.attn_out_bias = m.mlp_bias = true;
+    MS_TRY(dropout, f.number_or("resid_pdrop", 0.1));
+    m.dropout = dropout > 0;
+    return check_model(std::move(m), origin);
+  }
+
+  static const char* const kKnown[] = {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3"};
+  if (std::find(std::begin(kKnown), std::end(kKnown), type) == std::end(kKnown))
+    return make_error(
+        ErrorCode::unsupported,
+        "model_type \"" + type +
+            "\" is not supported (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt2 are)",
+        f.where("model_type"));
+
+  MS_TRY(vocab, f.integer("vocab_size"));
+  MS_TRY(hidden, f.integer("hidden_size"));
+  MS_TRY(layers, f.integer("num_hidden_layers"));
+  MS_TRY(heads, f.integer("num_attention_heads"));
+  MS_TRY(kv_heads, f.integer_or("num_key_value_heads", heads));
+  MS_TRY(head_dim, f.integer_or("head_dim", heads > 0 ? hidden / heads : 0));
+  MS_TRY(tied, f.boolean_or("tie_word_embeddings", false));
+  MS_TRY(max_pos, f.integer_or("max_position_embeddings", 0));
+  m.vocab_size = vocab;
+  m.hidden_size = hidden;
+  m.num_layers = layers;
+  m.num_heads = heads;
+  m.num_kv_heads = kv_heads;
+  m.head_dim = head_dim;
+  m.tied_embeddings = tied;
+  m.max_position_embeddings = max_pos;
+  m.mlp = MlpKind::gated;
+  m.norm = NormKind::rmsnorm;
+  m.position = PositionKind::rotary;
+  MS_TRY(act, f.string_or("hidden_act", "silu"));
+  (void)act;  // all supported families use a gated MLP (SiLU/GeLU gating)
+
+  if (type == "llama" || type == "mistral") {
+    MS_TRY(ffn, f.integer("intermediate_size"));
+    MS_TRY(bias, f.boolean_or("attention_bias", false));
+    MS_TRY(mlp_bias, f.boolean_or("mlp_bias", false));
+    m.ffn_hidden_size = ffn;
+    m.qkv_bias = m.attn_out_bias = bias;
+    m.mlp_bias = mlp_bias;
+  } else if (type == "qwen2") {
+    MS_TRY(ffn, f.integer("intermediate_size"));
+    m.ffn_hidden_size = ffn;
+    m.qkv_bias = true;  // Qwen2Attention: bias on q_proj, k_proj, v_proj only
+  } else if (type == "qwen3" || type == "qwen3_moe") {
+    MS_TRY(ffn, f.integer_or("intermediate_size", 0));
+    MS_TRY(bias, f.boolean_or("attention_bias", false));
+    m.ffn_hidden_size = ffn;
+    m.qkv_bias = m.attn_out_bias = bias;
+    m.qk_norm = true;  // Qwen3Attention: q_norm and k_norm over head_dim
+    if (type == "qwen3_moe") {
+      MS_TRY(experts, f.integer("num_experts"));
+      MS_TRY(top_k, f.integer("num_experts_per_tok"));
+      MS_TRY(expert_ffn, f.integer("moe_intermediate_size"));
+      MS_TRY(step, f.integer_or("decoder_sparse_step", 1));
+      if (config.contains("mlp_only_layers") && config.at("mlp_only_layers").is_array() &&
+          !config.at("mlp_only_layers").empty())
+        return make_error(ErrorCode::unsupported,
+                          "mlp_only_layers (dense layers at arbitrary positions) is not supported",
+                          f.where("mlp_only_layers"));
+      // Qwen3MoeDecoderLayer: MoE when (layer_idx + 1) % decoder_sparse_step == 0.
+      const int64_t s = step > 0 ? step : 1;
+      m.moe = {experts, top_k, expert_ffn, 0, 0, 0, s, s - 1, false};
+    }
+  } else if (type == "mixtral") {
+    MS_TRY(ffn, f.integer("intermediate_size"));
+    MS_TRY(experts, f.integer("num_local_experts"));
+    MS_TRY(top_k, f.integer("num_experts_per_tok"));
+    m.ffn_hidden_size = ffn;
+    m.moe = {experts, top_k, ffn, 0, 0, 0, 1, 0, false};
+  } else if (type == "deepseek_v3") {
+    MS_TRY(ffn, f.integer("intermediate_size"));
+    MS_TRY(experts, f.integer("n_routed_experts"));
+    MS_TRY(top_k, f.integer("num_experts_per_tok"));
+    MS_TRY(expert_ffn, f.integer("moe_intermediate_size"));
+    MS_TRY(shared, f.integer_or("n_shared_experts", 0));
+    MS_TRY(first_dense, f.integer_or("first_k_dense_replace", 0));
+    MS_TRY(freq, f.integer_or("moe_layer_freq", 1));
+    MS_TRY(q_lora, f.integer_or("q_lora_rank", 0));
+    MS_TRY(kv_lora, f.integer("kv_lora_rank"));
+    MS_TRY(rope, f.integer("qk_rope_head_dim"));
+    MS_TRY(nope, f.integer("qk_nope_head_dim"));
+    MS_TRY(v_dim, f.integer("v_head_dim"));
+    MS_TRY(bias, f.boolean_or("attention_bias", false));
+    m.ffn_hidden_size = ffn;
+    // DeepseekV3MoE: shared experts are one MLP of width n_shared_experts × moe_intermediate_size.
+    m.moe = {experts, top_k, expert_ffn, shared, expert_ffn, first_dense, freq > 0 ? freq : 1, 0, true};
+    m.mla = {q_lora, kv_lora, rope, nope, v_dim};
+    m.head_dim = nope + rope;
+    m.qkv_bias = m.attn_out_bias = bias;
+    // The multi-token-prediction module (num_nextn_predict_layers) is not part of the main model.
+  }
+  return check_model(std::move(m), origin);
+}
+
+Result<ModelSpec> load_model_file(const std::string& path) {
+  MS_TRY(text, read_text_file(path));
+  MS_TRY(doc, parse_json_text(text, path));
+  if (doc.is_object() && doc.contains("model_type")) return model_from_hf_config(doc, path);
+  if (doc.is_object() && doc.contains("format")) return model_from_json(doc, path);
+  return make_error(ErrorCode::invalid_argument,
+                    "neither a Hugging Face config.json (no \"model_type\") nor a meshscope model file (no \"format\")",
+                    path);
+}
+
+}  // namespace meshscope

@@ -1,0 +1,115 @@
+#include "core/project.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/catalogue.hpp"
+#include "core/model_io.hpp"
+#include "core/options.hpp"
+
+namespace meshscope {
+
+using nlohmann::json;
+
+namespace {
+
+// A {"key": value} object as key=value pairs (numbers and booleans written as text).
+Result<KeyValues> object_keys(const json& doc, const char* field, const std::string& origin) {
+  KeyValues keys;
+  if (!doc.contains(field)) return keys;
+  const json& object = doc.at(field);
+  if (!object.is_object())
+    return make_error(ErrorCode::wrong_type, std::string("\"") + field + "\" must be an object", origin + ": " + field);
+  for (const auto& [key, value] : object.items()) {
+    if (value.is_string()) {
+      keys.emplace_back(key, value.get<std::string>());
+    } else if (value.is_boolean()) {
+      keys.emplace_back(key, value.get<bool>() ? "true" : "false");
+    } else if (value.is_number_integer()) {
+      keys.emplace_back(key, std::to_string(value.get<int64_t>()));
+    } else if (value.is_number()) {
+      keys.emplace_back(key, value.dump());
+    } else if (value.is_array()) {
+      std::string joined;
+      for (const auto& item : value) joined += (joined.empty() ? "" : ":") + item.dump();
+      keys.emplace_back(key, joined);
+    } else {
+      return make_error(ErrorCode::wrong_type, "must be a string, number or boolean",
+                        origin + ": " + field + "." + key);
+    }
+  }
+  return keys;
+}
+
+json keys_to_object(const KeyValues& keys) {
+  json object = json::object();
+  for (const auto& [key, value] : keys) object[key] = value;
+  return object;
+}
+
+Result<TrainingWorkload> with_origin(Result<TrainingWorkload> r, const std::string& origin) {
+  if (!r) r.error().location = origin + ": training (" + r.error().location + ")";
+  return r;
+}
+
+}  // namespace
+
+Result<Project> project_from_json(const json& doc, const std::string& origin) {
+  if (!doc.is_object() || doc.value("format", "") != "meshscope-project")
+    return make_error(ErrorCode::invalid_argument, "not a meshscope project (\"format\" must be \"meshscope-project\")",
+                      origin);
+  if (doc.value("version", 0) != 1)
+    return make_error(ErrorCode::unsupported, "project version must be 1", origin + ": version");
+  Project p;
+  p.name = doc.value("name", "untitled");
+  if (!doc.contains("model")) return make_error(ErrorCode::missing_field, "\"model\" is missing", origin + ": model");
+  if (doc.at("model").is_string()) {
+    p.model_ref = doc.at("model").get<std::string>();
+    MS_TRY(model, model_preset(p.model_ref));
+    p.model = model;
+  } else {
+    MS_TRY(model, model_from_json(doc.at("model"), origin + ": model"));
+    p.model = model;
+  }
+  if (!doc.contains("gpu") || !doc.at("gpu").is_string())
+    return make_error(ErrorCode::missing_field, "\"gpu\" (a catalogue id) is missing", origin + ": gpu");
+  MS_TRY(gpu, find_gpu(doc.at("gpu").get<std::string>()));
+  p.gpu = gpu;
+  p.cluster = doc.value("cluster", "");
+  p.gpu_count = doc.value("gpu_count", int64_t{0});
+  const std::string mode = doc.value("mode", "training");
+  if (mode != "training" && mode != "serving")
+    return make_error(ErrorCode::invalid_argument, "\"mode\" must be \"training\" or \"serving\"", origin + ": mode");
+  p.mode = mode == "training" ? Mode::training : Mode::serving;
+  MS_TRY(training_keys, object_keys(doc, "training", origin));
+  MS_TRY(training, with_origin(training_from_keys(training_keys), origin));
+  p.training = training;
+  MS_TRY(serving_keys, object_keys(doc, "serving", origin));
+  MS_TRY(serving, serving_from_keys(serving_keys));
+  p.serving = serving;
+  MS_TRY(layout_keys, object_keys(doc, "layout", origin));
+  MS_TRY(layout, layout_from_keys(layout_keys));
+  p.layout = layout;
+  return p;
+}
+
+json project_to_json(const Project& p) {
+  json doc = {{"format", "meshscope-project"},
+              {"version", 1},
+              {"name", p.name},
+              {"gpu", p.gpu.id},
+              {"cluster", p.cluster},
+              {"gpu_count", p.gpu_count},
+              {"mode", p.mode == Mode::training ? "training" : "serving"},
+              {"training", keys_to_object(training_to_keys(p.training))},
+              {"serving", keys_to_object(serving_to_keys(p.serving))},
+              {"layout", keys_to_object(layout_to_keys(p.layout))}};
+  doc["model"] = p.model_ref.empty() ? model_to_json(p.model) : json(p.model_ref);
+  return doc;
+}
+
+Result<Project> default_project() {
+  MS_TRY(doc, parse_json_text(default_project_text(), "resources/default_project.json"));
+  return project_from_json(doc, "resources/default_project.json");
+}
+
+}  // namespace meshscope

@@ -1,0 +1,85 @@
+#pragma once
+// Training and serving workloads: what is run, in which precision, with which memory-saving
+// techniques. Conventions the literature disagrees on are explicit fields (see docs/conventions.md).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/dtype.hpp"
+
+namespace meshscope {
+
+enum class Optimizer { adam, sgd_momentum };
+enum class RecomputeMode { none, selective, full, layers };
+enum class Schedule { gpipe, one_f_one_b, interleaved };
+
+// Assumptions about the runtime that no formula gives; every one is overridable.
+struct RuntimeAssumptions {
+  // CUDA context, cuBLAS/cuDNN workspaces and kernel images per process. An assumption (not a
+  // measurement): override with runtime_gib= for your stack.
+  double runtime_bytes = 1.0 * 1024 * 1024 * 1024;
+  // NCCL keeps per-channel, per-peer staging buffers of NCCL_BUFFSIZE (default 4 MiB, NCCL
+  // environment-variable documentation); a ring communicator has 2 peers per channel.
+  double nccl_buffer_bytes = 4.0 * 1024 * 1024;
+  int64_t nccl_channels = 16;
+  // Caching-allocator fragmentation and reserved-but-unallocated blocks, as a fraction of the
+  // dynamic (activation + temporary) memory. An assumption; override with allocator_fraction=.
+  double allocator_fraction = 0.05;
+};
+
+struct TrainingWorkload {
+  int64_t seq_len = 4096;
+  int64_t global_batch = 512;                       // sequences per optimizer step
+  DType compute_dtype = DType::bf16;                // precision of GEMM inputs: bf16, fp16, or fp8 (mixed)
+  DType activation_dtype = DType::bf16;             // stored activations (16-bit also under fp8 recipes)
+  DType param_dtype = DType::bf16;                  // the weights the model computes with
+  DType grad_dtype = DType::fp32;                   // gradient accumulation buffer (Megatron main grads: fp32)
+  std::optional<DType> master_dtype = DType::fp32;  // fp32 master copy; nullopt: none kept
+  DType optimizer_state_dtype = DType::fp32;
+  Optimizer optimizer = Optimizer::adam;
+  int zero_stage = 1;  // 0: replicate; 1: optimizer; 2: + grads; 3: + params (FSDP)
+  RecomputeMode recompute = RecomputeMode::selective;
+  int64_t recompute_layers = 0;          // RecomputeMode::layers: fully recomputed layers per stage
+  bool flash_attention = true;           // no s×s score tensors are stored
+  std::optional<bool> dropout;           // default: the model's own setting
+  bool output_layer_activations = true;  // count final-norm/head inputs and logits (Korthikanti §4.3)
+  bool fp32_logits = true;               // logits kept in fp32 for the cross-entropy
+  bool causal = true;                    // causal attention: half the score FLOPs (FlashAttention convention)
+  Schedule schedule = Schedule::one_f_one_b;
+  std::string convention = "megatron-distopt";  // the preset that set the dtypes above
+  RuntimeAssumptions runtime;
+
+  // Optimizer state elements per parameter: Adam m and v; SGD momentum.
+  [[nodiscard]] int optimizer_states_per_param() const { return optimizer == Optimizer::adam ? 2 : 1; }
+};
+
+struct ServingWorkload {
+  DType weight_dtype = DType::bf16;  // bf16, fp8, int8, int4
+  int64_t weight_group_size = 128;   // int4/int8 group-wise quantisation: one fp16 scale per group
+  DType kv_dtype = DType::bf16;
+  DType activation_dtype = DType::bf16;
+  int64_t prompt_len = 1024;
+  int64_t output_len = 256;
+  int64_t concurrency = 64;           // sequences resident at once
+  int64_t max_batched_tokens = 8192;  // prefill chunk / scheduler token budget (workspace)
+  double memory_fraction = 0.9;       // share of GPU memory the engine may use (vLLM default 0.9)
+  RuntimeAssumptions runtime;
+
+  [[nodiscard]] int64_t context_len() const { return prompt_len + output_len; }
+  // Stored bytes per weight, including group-wise scales (an fp16 scale per group).
+  [[nodiscard]] double weight_bytes_per_param() const;
+};
+
+// The named conventions for bytes per parameter (docs/conventions.md):
+//   zero             16-bit params and grads, fp32 master + Adam: 2+2+12 = 16 B/param (ZeRO §3)
+//   megatron         16-bit params, fp32 main grads, fp32 master + Adam: 18 B/param (Megatron-LM)
+//   megatron-distopt as megatron, master + Adam sharded over DP: 6 + 12/d (distributed optimizer)
+//   playbook-fp32    fp32 params and grads, Adam 8 B, no master: 16 B (Ultra-Scale Playbook)
+//   playbook-bf16    bf16 params and grads, Adam 8 B, no master: 12 B (Ultra-Scale Playbook charts)
+[[nodiscard]] bool apply_training_convention(TrainingWorkload& workload, const std::string& name);
+
+[[nodiscard]] std::string_view recompute_name(RecomputeMode mode);
+[[nodiscard]] std::string_view schedule_name(Schedule schedule);
+[[nodiscard]] std::string_view optimizer_name(Optimizer optimizer);
+
+}  // namespace meshscope

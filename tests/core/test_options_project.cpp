@@ -1,0 +1,97 @@
+// key=value options and project files.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/catalogue.hpp"
+#include "core/memory.hpp"
+#include "core/model_io.hpp"
+#include "core/options.hpp"
+#include "core/project.hpp"
+
+using namespace meshscope;
+using Catch::Matchers::Contains;
+
+TEST_CASE("options: key=value lists parse in order and explicit keys override the convention") {
+  auto keys = split_key_values("grad_dtype=bf16,convention=megatron,seq=8192", "--train");
+  REQUIRE(keys);
+  auto w = training_from_keys(*keys);
+  REQUIRE(w);
+  CHECK(w->seq_len == 8192);
+  CHECK(w->convention == "megatron");
+  CHECK(w->grad_dtype == DType::bf16);  // applied after the convention
+}
+
+TEST_CASE("options: unknown keys and bad values are errors naming the key") {
+  auto w = training_from_keys({{"sequence", "8192"}});
+  REQUIRE_FALSE(w);
+  CHECK_THAT(w.error().to_string(), Contains("sequence") && Contains("known keys"));
+  w = training_from_keys({{"zero", "4"}});
+  REQUIRE_FALSE(w);
+  CHECK_THAT(w.error().to_string(), Contains("zero"));
+  auto l = layout_from_keys({{"tp", "eight"}});
+  REQUIRE_FALSE(l);
+  CHECK_THAT(l.error().to_string(), Contains("tp") && Contains("eight"));
+  CHECK_FALSE(split_key_values("tp=8,pp", "--layout"));
+  CHECK_FALSE(serving_from_keys({{"memory_fraction", "1.5"}}));
+}
+
+TEST_CASE("options: recompute takes none, selective, full or a number of layers") {
+  CHECK(training_from_keys({{"recompute", "full"}})->recompute == RecomputeMode::full);
+  auto w = training_from_keys({{"recompute", "4"}});
+  REQUIRE(w);
+  CHECK(w->recompute == RecomputeMode::layers);
+  CHECK(w->recompute_layers == 4);
+  CHECK_FALSE(training_from_keys({{"recompute", "some"}}));
+}
+
+TEST_CASE("options: uneven stages are written with ':' or '/'") {
+  auto l = layout_from_keys({{"pp", "4"}, {"stages", "7/9:9/7"}});
+  REQUIRE(l);
+  CHECK(l->stage_layers == std::vector<int64_t>{7, 9, 9, 7});
+}
+
+TEST_CASE("project: the embedded default project is Llama-3.1-70B on 64 H100s and fits") {
+  auto p = default_project();
+  REQUIRE(p);
+  CHECK(p->model.name == "Llama-3.1-70B");
+  CHECK(p->gpu.id == "h100-sxm");
+  CHECK(p->training.seq_len == 8192);
+  CHECK(p->training.global_batch == 512);
+  CHECK(p->training.recompute == RecomputeMode::selective);
+  CHECK(p->layout.world_size() == p->gpu_count);
+  CHECK(validate_training_layout(p->model, p->training, p->layout, p->gpu_count).empty());
+  CHECK(training_memory(p->model, p->training, p->layout, p->gpu).fits());
+}
+
+TEST_CASE("project: writing and reading a project gives the same budget") {
+  auto p = default_project();
+  REQUIRE(p);
+  auto again = project_from_json(project_to_json(*p), "roundtrip.json");
+  REQUIRE(again);
+  const auto a = training_memory(p->model, p->training, p->layout, p->gpu);
+  const auto b = training_memory(again->model, again->training, again->layout, again->gpu);
+  CHECK(a.peak_total_bytes() == b.peak_total_bytes());
+  // An inline model survives the round trip too.
+  p->model_ref.clear();
+  again = project_from_json(project_to_json(*p), "inline.json");
+  REQUIRE(again);
+  CHECK(count_params(again->model).total_params() == count_params(p->model).total_params());
+}
+
+TEST_CASE("project: a broken project file names the field") {
+  auto doc = parse_json_text(default_project_text(), "default.json");
+  REQUIRE(doc);
+  nlohmann::json broken = *doc;
+  broken["gpu"] = "h9000";
+  auto p = project_from_json(broken, "broken.json");
+  REQUIRE_FALSE(p);
+  CHECK_THAT(p.error().to_string(), Contains("h9000"));
+  broken = *doc;
+  broken["training"]["zero"] = "five";
+  p = project_from_json(broken, "broken.json");
+  REQUIRE_FALSE(p);
+  CHECK_THAT(p.error().to_string(), Contains("broken.json") && Contains("zero"));
+  broken = *doc;
+  broken["version"] = 7;
+  CHECK_FALSE(project_from_json(broken, "broken.json"));
+}

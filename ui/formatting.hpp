@@ -1,0 +1,27 @@
+#pragma once
+// Text the UI shows for core values: units, stage lists, layout summaries. Pure functions, so
+// tests check them as strings and every view formats a quantity the same way.
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/layout.hpp"
+#include "core/memory.hpp"
+
+namespace meshscope::ui {
+
+// "12.34 GiB" (2^30 bytes, two decimals).
+[[nodiscard]] QString gib_text(double bytes);
+// "12,345,678,901 bytes".
+[[nodiscard]] QString exact_bytes_text(double bytes);
+// category_name made readable: "optimizer_state" → "Optimizer state", "kv_cache" → "KV cache".
+[[nodiscard]] QString category_label(MemoryCategory category);
+// Runs of consecutive stages joined by an en dash: {0} → "0", {1, 2} → "1–2", {0, 2, 3} → "0, 2–3".
+[[nodiscard]] QString stage_ranges_text(const std::vector<int64_t>& stages);
+// "middle stage (1–2)".
+[[nodiscard]] QString rank_label(const RankMemory& rank);
+// The mesh axes that are in use: "TP 8 · PP 4 (v 5) · DP 2 · SP".
+[[nodiscard]] QString layout_summary(const Layout& layout);
+
+}  // namespace meshscope::ui

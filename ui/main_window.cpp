@@ -1,0 +1,148 @@
+#include "ui/main_window.hpp"
+
+#include <QAction>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QScrollBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <memory>
+
+#include "core/memory.hpp"
+#include "ui/formatting.hpp"
+#include "ui/memory_table_model.hpp"
+#include "ui/padded_item_delegate.hpp"
+
+namespace meshscope::ui {
+
+namespace {
+
+// Verdict colours chosen to stay readable on light and dark palettes.
+const QString kFitsColour = QStringLiteral("#2e7d32");
+const QString kProblemColour = QStringLiteral("#c62828");
+
+QString html(const std::string& text) {
+  return QString::fromStdString(text).toHtmlEscaped();
+}
+
+QString mode_text(Mode mode) {
+  return mode == Mode::training ? QObject::tr("training") : QObject::tr("serving");
+}
+
+// "Llama-3.1-70B on NVIDIA H100 SXM5 80GB × 64 · training"
+QString title_line(const Project& project) {
+  QString line = QObject::tr("<span style=\"font-size:large\"><b>%1</b></span> on %2")
+                     .arg(html(project.model.name), html(project.gpu.name));
+  if (project.gpu_count > 0) line += QStringLiteral(" \u00d7 %1").arg(static_cast<qlonglong>(project.gpu_count));
+  return line + QStringLiteral(" \u00b7 ") + mode_text(project.mode);
+}
+
+// A table view as large as its cells plus the scroll bars it shows. AdjustToContents alone
+// reserves room for the scroll bars even while they are hidden (Qt 6.4 asks the bars, not their
+// hidden containers), and does not ask for more height when a horizontal scroll bar appears.
+class ContentSizedTableView final : public QTableView {
+ public:
+  explicit ContentSizedTableView(QWidget* parent) : QTableView(parent) {
+    for (const QScrollBar* bar : {horizontalScrollBar(), verticalScrollBar()})
+      connect(bar, &QScrollBar::rangeChanged, this, [this] { updateGeometry(); });
+  }
+  [[nodiscard]] QSize sizeHint() const override {
+    const int frame = 2 * frameWidth();
+    QSize hint = viewportSizeHint() + QSize(frame, frame);
+    if (horizontalScrollBar()->isVisible()) hint.rheight() += horizontalScrollBar()->sizeHint().height();
+    if (verticalScrollBar()->isVisible()) hint.rwidth() += verticalScrollBar()->sizeHint().width();
+    return hint;
+  }
+};
+
+std::vector<LayoutProblem> layout_problems(const Project& project) {
+  return project.mode == Mode::training
+             ? validate_training_layout(project.model, project.training, project.layout, project.gpu_count)
+             : validate_serving_layout(project.model, project.layout, project.gpu_count);
+}
+
+MemoryBudget compute_budget(const Project& project) {
+  return project.mode == Mode::training ? training_memory(project.model, project.training, project.layout, project.gpu)
+                                        : serving_memory(project.model, project.serving, project.layout, project.gpu);
+}
+
+}  // namespace
+
+QString budget_header_html(const Project& project, const MemoryBudget& budget) {
+  QStringList lines;
+  lines << title_line(project);
+  lines << layout_summary(project.layout).toHtmlEscaped();
+  lines << html(budget.convention);
+  if (project.mode == Mode::serving && budget.max_concurrency > 0)
+    lines << QObject::tr("KV cache %1 per token, at most %2 concurrent sequences")
+                 .arg(exact_bytes_text(budget.kv_bytes_per_token))
+                 .arg(static_cast<qlonglong>(budget.max_concurrency));
+  const bool fits = budget.fits();
+  lines << QObject::tr("peak %1 of %2 \u2014 <span style=\"color:%3\"><b>%4</b></span>")
+               .arg(gib_text(budget.peak_total_bytes()), gib_text(budget.usable_bytes),
+                    fits ? kFitsColour : kProblemColour, fits ? QObject::tr("fits") : QObject::tr("does not fit"));
+  return lines.join(QStringLiteral("<br>"));
+}
+
+QString problems_header_html(const Project& project, const std::vector<LayoutProblem>& problems) {
+  QString text = title_line(project) + QStringLiteral("<br>") + layout_summary(project.layout).toHtmlEscaped();
+  text += QStringLiteral("<p style=\"color:%1\"><b>%2</b></p><ul style=\"color:%1\">")
+              .arg(kProblemColour, QObject::tr("This layout is not valid:"));
+  for (const LayoutProblem& problem : problems)
+    text += QStringLiteral("<li><b>%1</b>: %2</li>").arg(html(problem.field), html(problem.message));
+  return text + QStringLiteral("</ul>");
+}
+
+MainWindow::MainWindow(const Project& project, QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(tr("meshscope \u2014 %1").arg(QString::fromStdString(project.name)));
+  resize(1100, 600);
+  create_menus();
+
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setSpacing(12);
+  header_ = new QLabel(central);
+  header_->setTextFormat(Qt::RichText);
+  header_->setWordWrap(true);
+  header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(header_);
+
+  const std::vector<LayoutProblem> problems = layout_problems(project);
+  if (!problems.empty()) {
+    header_->setText(problems_header_html(project, problems));
+  } else {
+    auto budget = std::make_shared<const MemoryBudget>(compute_budget(project));
+    header_->setText(budget_header_html(project, *budget));
+    memory_model_ = new MemoryTableModel(this);
+    memory_model_->setBudget(std::move(budget));
+    memory_view_ = new ContentSizedTableView(central);
+    memory_view_->setModel(memory_model_);
+    memory_view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    memory_view_->setAlternatingRowColors(true);
+    memory_view_->setWordWrap(false);
+    // Room around the numbers and the labels; ResizeToContents includes it in every section.
+    memory_view_->setItemDelegate(new PaddedItemDelegate(12, 4, memory_view_));
+    memory_view_->setStyleSheet(QStringLiteral("QHeaderView::section { padding: 4px 12px; }"));
+    memory_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    memory_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // As large as the table and no larger (no empty grid below or beside it); AdjustToContents
+    // makes the view ask for a new size whenever its contents change.
+    memory_view_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    layout->addWidget(memory_view_, 0, Qt::AlignLeft | Qt::AlignTop);
+  }
+  layout->addStretch(1);
+  setCentralWidget(central);
+}
+
+void MainWindow::create_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* quit = file->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QMainWindow::close);
+}
+
+}  // namespace meshscope::ui

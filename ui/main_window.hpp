@@ -1,0 +1,37 @@
+#pragma once
+// The main window: the composition root that computes a project's memory budget and shows it.
+#include <QMainWindow>
+
+#include <vector>
+
+#include "core/layout.hpp"
+#include "core/memory.hpp"
+#include "core/project.hpp"
+
+class QLabel;
+class QTableView;
+
+namespace meshscope::ui {
+
+class MemoryTableModel;
+
+class MainWindow final : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(const Project& project, QWidget* parent = nullptr);
+
+ private:
+  void create_menus();
+
+  QLabel* header_ = nullptr;
+  QTableView* memory_view_ = nullptr;  // null when the layout is invalid
+  MemoryTableModel* memory_model_ = nullptr;
+};
+
+// The header text (rich text) for a project whose budget was computed.
+[[nodiscard]] QString budget_header_html(const Project& project, const MemoryBudget& budget);
+// The header text (rich text) listing why a project's layout is invalid.
+[[nodiscard]] QString problems_header_html(const Project& project, const std::vector<LayoutProblem>& problems);
+
+}  // namespace meshscope::ui

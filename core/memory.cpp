@@ -78,15 +78,7 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0, double
   return buffer;
 }
 
-// Parameters one rank of pipeline stage `stage` holds before any ZeRO sharding.
-struct StageParams {
-  double dense = 0;          // replicated over DP: attention, dense MLP, shared experts (÷TP), norms, router
-  double experts = 0;        // routed experts on this rank (÷ EP·expert-TP)
-  double largest_layer = 0;  // one layer's parameters on this rank (for FSDP gathers)
-  int64_t layers = 0;
-  int64_t first_layer = 0;
-  [[nodiscard]] double total() const { return dense + experts; }
-};
+}  // namespace
 
 StageParams stage_params(const ModelSpec& m, const Layout& l, int64_t stage) {
   const auto layers = layers_per_stage(m, l);
@@ -114,6 +106,8 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, int64_t stage) {
   }
   return p;
 }
+
+namespace {
 
 std::string stage_role(int64_t stage, int64_t pp) {
   if (pp == 1) return "only stage";

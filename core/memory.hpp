@@ -56,6 +56,17 @@ struct MemoryBudget {
   [[nodiscard]] bool fits() const { return peak_total_bytes() <= usable_bytes; }
 };
 
+// Parameters one rank of pipeline stage `stage` holds before any ZeRO sharding.
+struct StageParams {
+  double dense = 0;          // replicated over DP: attention, dense MLP, shared experts (÷TP), norms, router
+  double experts = 0;        // routed experts on this rank (÷ EP·expert-TP)
+  double largest_layer = 0;  // one layer's parameters on this rank (for FSDP gathers)
+  int64_t layers = 0;
+  int64_t first_layer = 0;
+  [[nodiscard]] double total() const { return dense + experts; }
+};
+[[nodiscard]] StageParams stage_params(const ModelSpec& model, const Layout& layout, int64_t stage);
+
 // Bytes per parameter of the model states (ZeRO §3: params, grads, optimizer incl. master)
 // under a workload's dtypes and ZeRO stage, for a shard group of `shard` ranks.
 struct ModelStateBytes {

@@ -1,87 +1,20 @@
-// meshscope-cli: the cost core, headless. Every subcommand prints a human table by default and a
-// stable JSON document with --json (docs/cli.md). Bad input: a message on stderr, exit code 2.
+// meshscope-cli subcommands about models: params, flops, memory, presets.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "app/cli/cli.hpp"
 #include "core/catalogue.hpp"
 #include "core/flops.hpp"
 #include "core/memory.hpp"
-#include "core/options.hpp"
 #include "core/report.hpp"
 
-namespace {
+namespace meshscope::cli {
 
-using namespace meshscope;
 using nlohmann::json;
-
-constexpr int kExitBadInput = 2;
-
-const char* const kUsage = R"(meshscope-cli — analytical cost model for LLM parallel layouts
-
-Usage:
-  meshscope-cli params  --model M [--json]
-  meshscope-cli flops   --model M [--seq N] [--recompute none|selective|full] [--full-attention] [--json]
-  meshscope-cli memory  --model M --gpu G (--train k=v,... | --serve k=v,...) --layout k=v,...
-                        [--world N] [--json]
-  meshscope-cli presets [--json]
-  meshscope-cli --help | --version
-
-M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.
-G: a GPU id from the catalogue (see `presets`).
-Keys of --train, --serve and --layout are listed in docs/cli.md.
-Exit codes: 0 success, 2 bad input (message on stderr), 1 internal error.
-)";
-
-struct Args {
-  std::string command;
-  std::map<std::string, std::string> options;  // --name value
-  bool json = false;
-  bool full_attention = false;
-};
-
-int fail(const std::string& message) {
-  std::cerr << "meshscope-cli: " << message << "\n";
-  return kExitBadInput;
-}
-
-int fail(const Error& error) {
-  return fail(error.to_string());
-}
-
-Result<Args> parse_args(int argc, char** argv) {
-  Args args;
-  static const std::vector<std::string> kValued = {"--model",  "--gpu", "--train", "--serve",
-                                                   "--layout", "--seq", "--world", "--recompute"};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--json") {
-      args.json = true;
-    } else if (arg == "--full-attention") {
-      args.full_attention = true;
-    } else if (std::find(kValued.begin(), kValued.end(), arg) != kValued.end()) {
-      if (i + 1 >= argc) return make_error(ErrorCode::invalid_argument, arg + " needs a value");
-      args.options[arg] = argv[++i];
-    } else if (arg.starts_with("--")) {
-      return make_error(ErrorCode::invalid_argument, "unknown option " + arg + " (see --help)");
-    } else if (args.command.empty()) {
-      args.command = arg;
-    } else {
-      return make_error(ErrorCode::invalid_argument, "unexpected argument \"" + arg + "\" (see --help)");
-    }
-  }
-  return args;
-}
-
-Result<ModelSpec> model_arg(const Args& args) {
-  const auto it = args.options.find("--model");
-  if (it == args.options.end()) return make_error(ErrorCode::invalid_argument, "--model is required");
-  return resolve_model(it->second);
-}
 
 std::string gib(double bytes) {
   char buffer[32];
@@ -89,11 +22,13 @@ std::string gib(double bytes) {
   return buffer;
 }
 
+namespace {
 std::string billions(double params) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3f B", params / 1e9);
   return buffer;
 }
+}  // namespace
 
 int cmd_params(const Args& args) {
   auto model = model_arg(args);
@@ -117,7 +52,7 @@ int cmd_flops(const Args& args) {
   if (!model) return fail(model.error());
   int64_t seq = model->max_position_embeddings > 0 ? std::min<int64_t>(model->max_position_embeddings, 4096) : 4096;
   KeyValues keys;
-  if (args.options.count("--seq")) keys.emplace_back("seq", args.options.at("--seq"));
+  if (args.has("--seq")) keys.emplace_back("seq", args.get("--seq"));
   if (args.options.count("--recompute")) keys.emplace_back("recompute", args.options.at("--recompute"));
   TrainingWorkload base;
   base.seq_len = seq;
@@ -221,29 +156,4 @@ int cmd_presets(const Args& args) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    }
-    if (arg == "--version") {
-      std::cout << "meshscope-cli " MESHSCOPE_VERSION "\n";
-      return 0;
-    }
-  }
-  auto args = parse_args(argc, argv);
-  if (!args) return fail(args.error());
-  if (args->command.empty()) {
-    std::cerr << kUsage;
-    return kExitBadInput;
-  }
-  if (args->command == "params") return cmd_params(*args);
-  if (args->command == "flops") return cmd_flops(*args);
-  if (args->command == "memory") return cmd_memory(*args);
-  if (args->command == "presets") return cmd_presets(*args);
-  return fail("unknown command \"" + args->command + "\" (see --help)");
-}
+}  // namespace meshscope::cli

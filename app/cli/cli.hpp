@@ -1,0 +1,40 @@
+#pragma once
+// Shared plumbing of meshscope-cli's subcommands.
+#include <map>
+#include <string>
+
+#include "core/model.hpp"
+#include "core/options.hpp"
+#include "core/result.hpp"
+
+namespace meshscope::cli {
+
+inline constexpr int kExitBadInput = 2;
+
+struct Args {
+  std::string command;
+  std::map<std::string, std::string> options;  // --name value
+  bool json = false;
+  bool full_attention = false;
+  [[nodiscard]] bool has(const std::string& name) const { return options.count(name) > 0; }
+  [[nodiscard]] const std::string& get(const std::string& name) const { return options.at(name); }
+};
+
+[[nodiscard]] Result<Args> parse_args(int argc, char** argv);
+int fail(const std::string& message);
+int fail(const Error& error);
+[[nodiscard]] Result<ModelSpec> model_arg(const Args& args);
+// An option's key=value list (empty when the option is absent).
+[[nodiscard]] Result<KeyValues> key_values_arg(const Args& args, const std::string& option);
+[[nodiscard]] std::string gib(double bytes);
+
+int cmd_params(const Args& args);
+int cmd_flops(const Args& args);
+int cmd_memory(const Args& args);
+int cmd_presets(const Args& args);
+int cmd_topo(const Args& args);
+int cmd_route(const Args& args);
+int cmd_collective(const Args& args);
+int cmd_comm(const Args& args);
+
+}  // namespace meshscope::cli

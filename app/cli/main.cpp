@@ -1,0 +1,108 @@
+// meshscope-cli: the cost core, headless. Every subcommand prints a human table by default and a
+// stable JSON document with --json (docs/cli.md). Bad input: a message on stderr, exit code 2.
+#include <algorithm>
+#include <iostream>
+#include <vector>
+
+#include "app/cli/cli.hpp"
+#include "core/catalogue.hpp"
+
+namespace meshscope::cli {
+
+namespace {
+const char* const kUsage = R"(meshscope-cli — analytical cost model for LLM parallel layouts
+
+Usage:
+  meshscope-cli params     --model M [--json]
+  meshscope-cli flops      --model M [--seq N] [--recompute none|selective|full] [--full-attention] [--json]
+  meshscope-cli memory     --model M --gpu G (--train k=v,... | --serve k=v,...) --layout k=v,...
+                           [--world N] [--json]
+  meshscope-cli topo       --cluster C [--json]
+  meshscope-cli route      --cluster C --from I --to J [--json]
+  meshscope-cli collective --cluster C --op OP --gpus LIST [--sizes MIN:MAX[:FACTOR]] [--json]
+  meshscope-cli comm       --model M --cluster C --train k=v,... --layout k=v,... [--order megatron|torchtitan] [--json]
+  meshscope-cli presets    [--json]
+  meshscope-cli --help | --version
+
+M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.
+G: a GPU id from the catalogue (see `presets`).
+C: a cluster file (docs/cluster-format.md) or a generator string such as dgx-h100:nodes=64.
+OP: all-reduce, all-gather, reduce-scatter, all-to-all, broadcast, reduce, send-recv.
+LIST: GPU indices in rank order, e.g. 0-15 or 0,8,16,24.
+Keys of --train, --serve and --layout are listed in docs/cli.md.
+Exit codes: 0 success, 2 bad input (message on stderr), 1 internal error.
+)";
+}  // namespace
+
+int fail(const std::string& message) {
+  std::cerr << "meshscope-cli: " << message << "\n";
+  return kExitBadInput;
+}
+
+int fail(const Error& error) {
+  return fail(error.to_string());
+}
+
+Result<Args> parse_args(int argc, char** argv) {
+  Args args;
+  static const std::vector<std::string> kValued = {"--model", "--gpu",   "--train",     "--serve",   "--layout",
+                                                   "--seq",   "--world", "--recompute", "--cluster", "--from",
+                                                   "--to",    "--op",    "--gpus",      "--sizes",   "--order"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json") {
+      args.json = true;
+    } else if (arg == "--full-attention") {
+      args.full_attention = true;
+    } else if (std::find(kValued.begin(), kValued.end(), arg) != kValued.end()) {
+      if (i + 1 >= argc) return make_error(ErrorCode::invalid_argument, arg + " needs a value");
+      args.options[arg] = argv[++i];
+    } else if (arg.starts_with("--")) {
+      return make_error(ErrorCode::invalid_argument, "unknown option " + arg + " (see --help)");
+    } else if (args.command.empty()) {
+      args.command = arg;
+    } else {
+      return make_error(ErrorCode::invalid_argument, "unexpected argument \"" + arg + "\" (see --help)");
+    }
+  }
+  return args;
+}
+
+Result<ModelSpec> model_arg(const Args& args) {
+  if (!args.has("--model")) return make_error(ErrorCode::invalid_argument, "--model is required");
+  return resolve_model(args.get("--model"));
+}
+
+Result<KeyValues> key_values_arg(const Args& args, const std::string& option) {
+  if (!args.has(option)) return KeyValues{};
+  return split_key_values(args.get(option), option);
+}
+
+}  // namespace meshscope::cli
+
+int main(int argc, char** argv) {
+  using namespace meshscope::cli;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (arg == "--version") {
+      std::cout << "meshscope-cli " MESHSCOPE_VERSION "\n";
+      return 0;
+    }
+  }
+  auto args = parse_args(argc, argv);
+  if (!args) return fail(args.error());
+  if (args->command.empty()) {
+    std::cerr << kUsage;
+    return kExitBadInput;
+  }
+  const std::pair<const char*, int (*)(const Args&)> commands[] = {
+      {"params", cmd_params}, {"flops", cmd_flops}, {"memory", cmd_memory},         {"presets", cmd_presets},
+      {"topo", cmd_topo},     {"route", cmd_route}, {"collective", cmd_collective}, {"comm", cmd_comm}};
+  for (const auto& [name, run] : commands)
+    if (args->command == name) return run(*args);
+  return fail("unknown command \"" + args->command + "\" (see --help)");
+}

@@ -1,0 +1,240 @@
+#include "core/comm/comm_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/memory.hpp"
+
+namespace meshscope {
+namespace {
+
+// Ranks that differ only in the DP and CP coordinates: Megatron reduces gradients over the
+// "data parallel group with context parallel" (megatron/core/parallel_state.py).
+std::vector<std::vector<int32_t>> dp_cp_groups(const Layout& l) {
+  std::vector<std::vector<int32_t>> groups;
+  for (int64_t pp = 0; pp < l.pp; ++pp)
+    for (int64_t tp = 0; tp < l.tp; ++tp) {
+      std::vector<int32_t> g;
+      for (int64_t dp = 0; dp < l.dp; ++dp)
+        for (int64_t cp = 0; cp < l.cp; ++cp)
+          g.push_back(static_cast<int32_t>(tp + l.tp * (cp + l.cp * (dp + l.dp * pp))));
+      groups.push_back(std::move(g));
+    }
+  return groups;
+}
+
+// Traffic one ring edge carries per call, as a multiple of the call's bytes.
+double ring_edge_share(CollectiveOp op, int64_t n) {
+  const auto ranks = static_cast<double>(std::max<int64_t>(n, 1));
+  switch (op) {
+    case CollectiveOp::all_reduce:
+      return 2.0 * (ranks - 1) / ranks;
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter:
+    case CollectiveOp::all_to_all:
+      return (ranks - 1) / ranks;
+    default:
+      return 1.0;
+  }
+}
+
+PlannedCollective planned(CollectiveOp op, std::string what, std::string source, double count, double bytes) {
+  PlannedCollective c;
+  c.op = op;
+  c.what = std::move(what);
+  c.source = std::move(source);
+  c.count_per_step = count;
+  c.bytes = bytes;
+  return c;
+}
+
+struct AxisSpec {
+  MeshAxis axis;
+  std::vector<std::vector<int32_t>> groups;
+  std::vector<PlannedCollective> collectives;
+};
+
+}  // namespace
+
+CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const Layout& l, const Cluster& cluster,
+                            const Router& router, const Placement& placement, const CommOptions& options) {
+  CommPlan plan;
+  plan.warnings = placement.warnings;
+  const double e = dtype_bytes(w.activation_dtype);
+  const auto micro_batches = static_cast<double>(std::max<int64_t>(num_micro_batches(w, l), 1));
+  const auto seq = static_cast<double>(w.seq_len);
+  const auto mbs = static_cast<double>(l.micro_batch);
+  const auto h = static_cast<double>(m.hidden_size);
+  const auto tp = static_cast<double>(l.tp);
+  const auto cp = static_cast<double>(l.cp);
+  // The busiest rank: the stage with the most layers (the first, on ties).
+  int64_t busiest = 0;
+  const auto stage_layer_counts = layers_per_stage(m, l);
+  for (size_t s = 0; s < stage_layer_counts.size(); ++s)
+    if (stage_layer_counts[s] > stage_layer_counts[static_cast<size_t>(busiest)]) busiest = static_cast<int64_t>(s);
+  const StageParams stage = stage_params(m, l, busiest);
+  const auto layers = static_cast<double>(stage.layers);
+  double moe_layers = 0;
+  for (int64_t i = 0; i < stage.layers; ++i) moe_layers += m.is_moe_layer(stage.first_layer + i) ? 1 : 0;
+  const double activation_bytes = seq * mbs * h * e / cp;  // one micro-batch's hidden states on a rank
+
+  std::vector<AxisSpec> specs;
+  if (const AxisGroups* g = placement.axis(MeshAxis::tp)) {
+    // Megatron SC21 §3.2: per layer, two all-reduces in forward (attention and MLP outputs) and
+    // two in backward; with sequence parallelism (Korthikanti §4.2.2) each becomes an all-gather
+    // plus a reduce-scatter of the same volume. Full recompute repeats the forward ones.
+    const double forward_passes = w.recompute == RecomputeMode::full ? 2.0 : 1.0;
+    const double per_layer_calls = 2.0 * forward_passes + 2.0;
+    AxisSpec spec{MeshAxis::tp, g->groups, {}};
+    if (l.sp) {
+      spec.collectives.push_back(
+          planned(CollectiveOp::all_gather, "sequence-parallel all-gather (attention, MLP inputs)",
+                  "Korthikanti et al. 2022 §4.2.2", per_layer_calls * layers * micro_batches, activation_bytes));
+      spec.collectives.push_back(
+          planned(CollectiveOp::reduce_scatter, "sequence-parallel reduce-scatter (block outputs)",
+                  "Korthikanti et al. 2022 §4.2.2", per_layer_calls * layers * micro_batches, activation_bytes));
+    } else {
+      spec.collectives.push_back(planned(CollectiveOp::all_reduce,
+                                         "tensor-parallel all-reduce (attention, MLP outputs)",
+                                         "Narayanan et al. SC21 §3.2 (Megatron f/g operators)",
+                                         per_layer_calls * layers * micro_batches, activation_bytes));
+    }
+    specs.push_back(std::move(spec));
+  }
+  if (const AxisGroups* g = placement.axis(MeshAxis::cp)) {
+    // Ring attention (Megatron-Core/Transformer Engine "p2p" context parallelism): per layer,
+    // CP−1 exchanges of a K and V chunk in forward, and of K, V and their gradients in backward.
+    const double kv_width =
+        m.mla.enabled()
+            ? static_cast<double>(m.num_heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim)) /
+                  2.0
+            : static_cast<double>(m.kv_width());
+    const double chunk = 2.0 * seq / cp * mbs * kv_width * e / tp;
+    AxisSpec spec{MeshAxis::cp, g->groups, {}};
+    spec.collectives.push_back(planned(CollectiveOp::send_recv, "ring-attention K/V exchange (forward)",
+                                       "Liu et al. 2023 Ring Attention; Megatron-Core context parallelism",
+                                       (cp - 1) * layers * micro_batches, chunk));
+    spec.collectives.push_back(planned(CollectiveOp::send_recv, "ring-attention K/V and dK/dV exchange (backward)",
+                                       "Liu et al. 2023 Ring Attention; Megatron-Core context parallelism",
+                                       (cp - 1) * layers * micro_batches, 2 * chunk));
+    specs.push_back(std::move(spec));
+  }
+  if (const AxisGroups* g = placement.axis(MeshAxis::pp)) {
+    // SC21 §4.1: each micro-batch crosses every stage boundary once forward (activations) and
+    // once backward (gradients), per model chunk; the scatter/gather optimisation (or SP) sends
+    // 1/t of the tensor per TP rank.
+    const double chunks = static_cast<double>(l.vpp);
+    const double bytes = activation_bytes / tp;
+    AxisSpec spec{MeshAxis::pp, g->groups, {}};
+    spec.collectives.push_back(planned(CollectiveOp::send_recv, "pipeline send/recv of activations (forward)",
+                                       "Narayanan et al. SC21 §4.1", micro_batches * chunks, bytes));
+    spec.collectives.push_back(planned(CollectiveOp::send_recv, "pipeline send/recv of gradients (backward)",
+                                       "Narayanan et al. SC21 §4.1", micro_batches * chunks, bytes));
+    specs.push_back(std::move(spec));
+  }
+  if (l.dp * l.cp > 1) {
+    const double grads = stage.dense * dtype_bytes(w.grad_dtype);
+    const double params = stage.dense * dtype_bytes(w.param_dtype);
+    const double dp_cp = static_cast<double>(l.dp * l.cp);
+    const double bucket = std::max(options.bucket_params, 1e6 * dp_cp) * dtype_bytes(w.grad_dtype);
+    const double buckets = std::max(1.0, std::ceil(grads / bucket));
+    AxisSpec spec{MeshAxis::dp, dp_cp_groups(l), {}};
+    if (w.zero_stage == 0) {
+      spec.collectives.push_back(planned(CollectiveOp::all_reduce, "gradient all-reduce (bucketed)",
+                                         "Li et al. 2020 PyTorch DDP (VLDB) §3.2; SC21 §3.1", buckets,
+                                         grads / buckets));
+    } else if (w.zero_stage <= 2) {
+      spec.collectives.push_back(planned(CollectiveOp::reduce_scatter, "gradient reduce-scatter (bucketed)",
+                                         "Rajbhandari et al. SC20 ZeRO §5.2; Megatron distributed optimizer", buckets,
+                                         grads / buckets));
+      spec.collectives.push_back(planned(CollectiveOp::all_gather, "updated-parameter all-gather (bucketed)",
+                                         "Rajbhandari et al. SC20 ZeRO §5.2; Megatron distributed optimizer", buckets,
+                                         params / buckets));
+    } else {
+      // ZeRO-3 / FSDP: parameters gathered per layer in forward and again in backward, gradients
+      // reduce-scattered per layer, every micro-batch (ZeRO §5.3; PyTorch FSDP, Zhao et al. 2023).
+      const double per_layer = std::max(layers, 1.0);
+      spec.collectives.push_back(planned(CollectiveOp::all_gather,
+                                         "parameter all-gather (forward and backward, per layer)",
+                                         "Rajbhandari et al. SC20 ZeRO §5.3; Zhao et al. 2023 PyTorch FSDP",
+                                         2 * per_layer * micro_batches, params / per_layer));
+      spec.collectives.push_back(planned(CollectiveOp::reduce_scatter, "gradient reduce-scatter (per layer)",
+                                         "Rajbhandari et al. SC20 ZeRO §5.3; Zhao et al. 2023 PyTorch FSDP",
+                                         per_layer * micro_batches, grads / per_layer));
+    }
+    specs.push_back(std::move(spec));
+  }
+  if (const AxisGroups* g = placement.axis(MeshAxis::ep); g != nullptr && m.is_moe()) {
+    // GShard/Switch-style expert parallelism: per MoE layer a dispatch and a combine all-to-all
+    // in forward and both again in backward; each rank's buffer holds its tokens × top-k.
+    const double tokens = seq * mbs / cp / (l.sp ? tp : 1.0);
+    const double bytes = tokens * static_cast<double>(m.moe.top_k) * h * e;
+    AxisSpec spec{MeshAxis::ep, g->groups, {}};
+    spec.collectives.push_back(planned(CollectiveOp::all_to_all,
+                                       "MoE token dispatch and combine (forward and backward)",
+                                       "Lepikhin et al. 2020 GShard §2; Megatron-Core MoE all-to-all dispatcher",
+                                       4 * moe_layers * micro_batches, bytes));
+    specs.push_back(std::move(spec));
+  }
+  if (const AxisGroups* g = placement.axis(MeshAxis::edp); g != nullptr && stage.experts > 0) {
+    const double grads = stage.experts * dtype_bytes(w.grad_dtype);
+    AxisSpec spec{MeshAxis::edp, g->groups, {}};
+    spec.collectives.push_back(planned(w.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter,
+                                       "expert gradient reduction over expert-data-parallel ranks",
+                                       "Megatron-Core MoE (expert data parallel group)", 1, grads));
+    specs.push_back(std::move(spec));
+  }
+
+  // Time every axis with all its groups running at once, and accumulate link traffic.
+  std::vector<double> traffic(2 * cluster.links.size(), 0.0);
+  std::vector<int32_t> busiest_flows(2 * cluster.links.size(), 0);
+  for (AxisSpec& spec : specs) {
+    AxisComm axis;
+    axis.axis = spec.axis;
+    axis.groups = static_cast<int64_t>(spec.groups.size());
+    axis.group_size = spec.groups.empty() ? 1 : static_cast<int64_t>(spec.groups.front().size());
+    std::vector<GroupPaths> paths;
+    paths.reserve(spec.groups.size());
+    LinkLoad load(cluster.links.size());
+    for (const auto& ranks : spec.groups) {
+      paths.push_back(group_paths(router, placement.gpus_of(ranks)));
+      add_ring_flows(cluster, paths.back(), load);
+      axis.tier = std::max(axis.tier, paths.back().worst_tier);
+    }
+    double slowest = -1;
+    for (PlannedCollective& c : spec.collectives) {
+      for (const GroupPaths& g : paths) {
+        const CollectiveEstimate estimate = estimate_collective(router, g, c.op, c.bytes, options.constants, &load);
+        if (estimate.time_s > c.time_s) {
+          c.time_s = estimate.time_s;
+          c.estimate = estimate;
+        }
+      }
+      axis.bytes_per_step += c.bytes_per_step();
+      axis.time_per_step_s += c.time_per_step_s();
+      if (c.time_per_step_s() > slowest) {
+        slowest = c.time_per_step_s();
+        axis.bottleneck = c.estimate.bottleneck;
+      }
+      const double share = ring_edge_share(c.op, axis.group_size) * c.bytes_per_step();
+      for (size_t i = 0; i < load.flows.size(); ++i)
+        if (load.flows[i] > 0) traffic[i] += share * load.flows[i];
+    }
+    for (size_t i = 0; i < load.flows.size(); ++i) busiest_flows[i] = std::max(busiest_flows[i], load.flows[i]);
+    axis.collectives = std::move(spec.collectives);
+    plan.axes.push_back(std::move(axis));
+  }
+  for (size_t link = 0; link < cluster.links.size(); ++link) {
+    if (traffic[2 * link] <= 0 && traffic[2 * link + 1] <= 0) continue;
+    LinkTraffic t;
+    t.link = LinkId{static_cast<int32_t>(link)};
+    t.bytes_per_step[0] = traffic[2 * link];
+    t.bytes_per_step[1] = traffic[2 * link + 1];
+    t.flows[0] = busiest_flows[2 * link];
+    t.flows[1] = busiest_flows[2 * link + 1];
+    plan.links.push_back(t);
+  }
+  return plan;
+}
+
+}  // namespace meshscope

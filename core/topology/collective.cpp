@@ -1,0 +1,339 @@
+#include "core/topology/collective.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+namespace meshscope {
+
+std::string_view algorithm_name(CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::ring:
+      return "ring";
+    case CollectiveAlgorithm::tree:
+      return "tree";
+    case CollectiveAlgorithm::pairwise:
+      return "pairwise";
+    case CollectiveAlgorithm::point_to_point:
+      return "p2p";
+  }
+  return "?";
+}
+
+std::string_view protocol_name(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::ll:
+      return "LL";
+    case Protocol::ll128:
+      return "LL128";
+    case Protocol::simple:
+      return "Simple";
+  }
+  return "?";
+}
+
+const std::vector<LinkEfficiencySource>& link_efficiency_sources() {
+  static const std::vector<LinkEfficiencySource> sources = {
+      {LinkKind::nvlink, 0.78,
+       "NCCL tuning.cc caps sm80 NVLink busBw at 235 GB/s of 300 GB/s (12 NVLink3 x 25 GB/s); NCCL maintainer: "
+       "~230 GB/s expected all-reduce busbw on 8xA100 (nccl-tests issue #149)"},
+      {LinkKind::pcie, 0.76, "NCCL topo.h PCI_BW: 12 GB/s usable on a 15.75 GB/s gen3 x16 link"},
+      {LinkKind::xgmi, 0.70, "assumption (no vendor figure found): like NVLink's ~0.78 less RCCL overheads; calibrate"},
+      {LinkKind::upi, 0.48, "NCCL topo.h SKL_QPI_BW: 10 GB/s usable across a ~20.8 GB/s Skylake UPI link"},
+      {LinkKind::infiniband, 0.92,
+       "assumption: NCCL's LL128 payload ratio (120/128 bytes, tuning.cc) as the achievable share of line rate; "
+       "calibrate from nccl-tests"},
+      {LinkKind::roce, 0.92, "as InfiniBand (assumption)"},
+      {LinkKind::ethernet, 0.85, "assumption: TCP/socket transport overheads above RDMA's"},
+  };
+  return sources;
+}
+
+CommConstants CommConstants::defaults() {
+  CommConstants c;
+  for (const auto& s : link_efficiency_sources()) c.link_efficiency[static_cast<size_t>(s.kind)] = s.efficiency;
+  c.low_latency_protocols.fill(true);
+  c.low_latency_protocols[static_cast<size_t>(LinkKind::ethernet)] = false;
+  // NVIDIA/nccl src/graph/tuning.cc @01afd20 ("Latencies in us"): Tree {LL, LL128, Simple}, Ring {...}.
+  const double base[2][3] = {{4.4, 4.4, 0.0}, {3.6, 10.0, 8.4}};
+  const double hw[3][2][3] = {{{0.52, 1.2, 28.0}, {0.47, 1.9, 3.4}},  // NVLink
+                              {{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}},    // PCI
+                              {{5.0, 8.5, 50.0}, {2.7, 4.0, 9.6}}};   // NET
+  const double tree_correction[3][22] = {
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
+  std::copy(&tree_correction[0][0], &tree_correction[0][0] + 66, &c.tree_correction[0][0]);
+  std::copy(&base[0][0], &base[0][0] + 6, &c.base_latency_us[0][0]);
+  std::copy(&hw[0][0][0], &hw[0][0][0] + 18, &c.hw_latency_us[0][0][0]);
+  return c;
+}
+
+namespace {
+
+constexpr int kTree = 0, kRing = 1;
+constexpr int kNvlinkHw = 0, kPciHw = 1, kNetHw = 2;
+
+bool crosses_network(PathTier tier) {
+  return tier == PathTier::same_leaf || tier == PathTier::spine;
+}
+
+// Direction of a link as traversed by a route starting at `from`.
+struct Hop {
+  LinkId link;
+  int direction;  // 0: a→b, 1: b→a
+};
+
+std::vector<Hop> hops_of(const Cluster& c, DeviceId from, const Route& route) {
+  std::vector<Hop> hops;
+  hops.reserve(route.links.size());
+  DeviceId at = from;
+  for (const LinkId l : route.links) {
+    const int direction = c.link(l).a == at ? 0 : 1;
+    hops.push_back({l, direction});
+    at = c.other_end(l, at);
+  }
+  return hops;
+}
+
+int flows_on(const LinkLoad* load, Hop hop) {
+  if (load == nullptr || load->flows.empty()) return 1;
+  return std::max(1, load->flows[2 * hop.link.index() + static_cast<size_t>(hop.direction)]);
+}
+
+double usable(const Cluster& c, const CommConstants& k, Hop hop, const LinkLoad* load) {
+  const Link& link = c.link(hop.link);
+  return link.bandwidth_bytes_per_s * k.efficiency(link.kind) / flows_on(load, hop);
+}
+
+// Bandwidths that bound the group's algorithms.
+struct GroupBandwidth {
+  double ring = std::numeric_limits<double>::infinity();          // narrowest ring edge (= ring busBw)
+  double intra = std::numeric_limits<double>::infinity();         // narrowest intra-node edge
+  double node_network = std::numeric_limits<double>::infinity();  // narrowest node's NIC total
+  LinkId ring_bottleneck, intra_bottleneck;
+  bool intra_nvlink = true;
+};
+
+GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const CommConstants& k,
+                               const LinkLoad* load) {
+  const Cluster& c = router.cluster();
+  GroupBandwidth b;
+  // NICs each node can use: NCCL spreads channels over the NICs nearest to the group's GPUs.
+  std::unordered_map<int32_t, double> node_nics;
+  std::unordered_map<int32_t, int> node_nic_count;
+  {
+    std::unordered_map<int32_t, bool> counted;
+    for (const DeviceId gpu : g.ring) {
+      const DeviceId nic = router.nearest_nic(gpu);
+      if (!nic.valid() || counted[nic.value]) continue;
+      counted[nic.value] = true;
+      double best = 0;
+      c.for_each_link(nic, [&](LinkId l) {
+        if (!is_network_link(c.link(l).kind)) return;
+        const int direction = c.link(l).a == nic ? 0 : 1;
+        best = std::max(best, usable(c, k, {l, direction}, load));
+      });
+      node_nics[c.device(gpu).node] += best;
+      node_nic_count[c.device(gpu).node] += 1;
+    }
+  }
+  for (size_t i = 0; i < g.ring_routes.size(); ++i) {
+    const Route& r = g.ring_routes[i];
+    const DeviceId from = g.ring[i];
+    const auto hops = hops_of(c, from, r);
+    double edge = std::numeric_limits<double>::infinity();
+    LinkId edge_bottleneck;
+    if (crosses_network(r.tier)) {
+      // Inter-node edge: every NIC of both nodes carries a channel; the fabric and PCIe hops
+      // are repeated once per channel.
+      const int32_t src_node = c.device(from).node;
+      const int32_t dst_node = c.device(g.ring[(i + 1) % g.ring.size()]).node;
+      const int channels = std::max(1, node_nic_count[src_node]);
+      edge = std::min(node_nics[src_node], node_nics[dst_node]);
+      b.node_network = std::min(b.node_network, edge);
+      for (const Hop& hop : hops) {
+        const double per_channel = usable(c, k, hop, load) * channels;
+        if (per_channel < edge) {
+          edge = per_channel;
+          edge_bottleneck = hop.link;
+        }
+      }
+      if (!edge_bottleneck.valid() && !hops.empty()) {
+        for (const Hop& hop : hops)
+          if (is_network_link(c.link(hop.link).kind)) edge_bottleneck = hop.link;
+      }
+    } else {
+      for (const Hop& hop : hops) {
+        const double bw = usable(c, k, hop, load);
+        if (bw < edge) {
+          edge = bw;
+          edge_bottleneck = hop.link;
+        }
+      }
+      if (edge < b.intra) {
+        b.intra = edge;
+        b.intra_bottleneck = edge_bottleneck;
+      }
+      if (r.tier != PathTier::nvlink) b.intra_nvlink = false;
+    }
+    if (edge < b.ring) {
+      b.ring = edge;
+      b.ring_bottleneck = edge_bottleneck;
+    }
+  }
+  return b;
+}
+
+struct Candidate {
+  double latency_s = 0;
+  double bandwidth = 0;  // algorithm bandwidth, bytes/s
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  Protocol protocol = Protocol::simple;
+};
+
+}  // namespace
+
+GroupPaths group_paths(const Router& router, const std::vector<DeviceId>& ranks) {
+  GroupPaths g;
+  g.ring = ranks;
+  const Cluster& c = router.cluster();
+  std::unordered_map<int32_t, int64_t> per_node;
+  for (const DeviceId d : ranks) per_node[c.device(d).node] += 1;
+  g.nodes = static_cast<int64_t>(per_node.size());
+  for (const auto& [node, count] : per_node) g.max_ranks_per_node = std::max(g.max_ranks_per_node, count);
+  if (ranks.size() < 2) return g;
+  g.ring_routes.reserve(ranks.size());
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    g.ring_routes.push_back(router.route(ranks[i], ranks[(i + 1) % ranks.size()]));
+    g.worst_tier = std::max(g.worst_tier, g.ring_routes.back().tier);
+  }
+  return g;
+}
+
+void add_ring_flows(const Cluster& cluster, const GroupPaths& group, LinkLoad& load) {
+  if (load.flows.size() != 2 * cluster.links.size()) load.flows.assign(2 * cluster.links.size(), 0);
+  for (size_t i = 0; i < group.ring_routes.size(); ++i)
+    for (const Hop& hop : hops_of(cluster, group.ring[i], group.ring_routes[i]))
+      load.flows[2 * hop.link.index() + static_cast<size_t>(hop.direction)] += 1;
+}
+
+CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g, CollectiveOp op, double bytes,
+                                       const CommConstants& k, const LinkLoad* load) {
+  CollectiveEstimate e;
+  e.op = op;
+  e.ranks = static_cast<int64_t>(g.ring.size());
+  e.nodes = g.nodes;
+  e.bytes = bytes;
+  e.tier = g.worst_tier;
+  if (e.ranks < 2 || bytes <= 0) return e;
+  for (const Route& r : g.ring_routes)
+    if (!r.reachable) {
+      e.time_s = std::numeric_limits<double>::infinity();
+      return e;
+    }
+  const GroupBandwidth b = group_bandwidth(router, g, k, load);
+  e.bottleneck = b.ring_bottleneck;
+  const auto n = static_cast<double>(e.ranks);
+  const auto nodes = static_cast<double>(g.nodes);
+  const auto ppn = static_cast<double>(g.max_ranks_per_node);
+  const int intra_hw = b.intra_nvlink ? kNvlinkHw : kPciHw;
+  const int ring_hw = g.nodes == 1 ? intra_hw : kNetHw;
+  auto hw_us = [&](int hw, int algorithm, int protocol) { return k.hw_latency_us[hw][algorithm][protocol]; };
+
+  bool low_latency_allowed = true;
+  for (const Route& r : g.ring_routes)
+    for (const LinkId l : r.links) {
+      const LinkKind kind = router.cluster().link(l).kind;
+      if (is_network_link(kind) && !k.low_latency_protocols[static_cast<size_t>(kind)]) low_latency_allowed = false;
+    }
+  std::vector<Candidate> candidates;
+  const Protocol protocols[] = {Protocol::ll, Protocol::ll128, Protocol::simple};
+  for (int p = 0; p < 3; ++p) {
+    const Protocol protocol = protocols[p];
+    if (protocol == Protocol::ll128 && !b.intra_nvlink) continue;  // NCCL enables LL128 on NVLink systems only
+    if (protocol != Protocol::simple && !low_latency_allowed) continue;
+    auto protocol_bw = [&](double busbw, bool tree) {
+      if (protocol == Protocol::ll) return busbw * (tree ? 1.0 / 3.8 : k.ll_ring_factor);
+      if (protocol == Protocol::ll128) return busbw * k.ll128_factor;
+      return busbw;
+    };
+    double intra_lat = hw_us(intra_hw, kRing, p);
+    if (g.nodes > 1 && protocol == Protocol::ll) intra_lat *= 1.8;  // tuning.cc
+    const double inter_lat = hw_us(kNetHw, kRing, p);
+    switch (op) {
+      case CollectiveOp::all_reduce: {
+        // Ring: 2(n−1) steps, busBw = the narrowest edge, algBw = busBw · n / (2(n−1)).
+        const double steps = 2 * (n - 1), inter_steps = 2 * (nodes - 1);
+        double lat = k.base_latency_us[kRing][p] + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+        if (protocol == Protocol::simple && g.nodes > 1 && bytes >= n / 16.0 * 65536)
+          lat *= k.ring_plateau_latency_factor;
+        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol});
+        if (g.nodes > 1) {
+          // Tree (double binary tree across nodes, chains inside): each node sends and receives
+          // S per direction with 2 nodes, 2S with more; tuning.cc: tree busBw × 0.9.
+          const double per_direction = g.nodes == 2 ? 1.0 : 2.0;
+          double tree_bw = k.tree_bandwidth_factor * std::min(b.intra, b.node_network / per_direction);
+          const auto log_size = static_cast<int>(std::floor(std::log2(std::max(bytes / 64.0, 1.0))));
+          if (log_size < 22) tree_bw *= k.tree_correction[p][log_size];
+          const double tree_lat = k.base_latency_us[kTree][p] + 2 * ((ppn - 1) * hw_us(intra_hw, kTree, p) +
+                                                                     std::log2(nodes) * hw_us(kNetHw, kTree, p));
+          candidates.push_back({tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol});
+        }
+        break;
+      }
+      case CollectiveOp::all_gather:
+      case CollectiveOp::reduce_scatter: {
+        const double steps = n - 1, inter_steps = nodes - 1;
+        const double lat = k.base_latency_us[kRing][p] + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol});
+        break;
+      }
+      case CollectiveOp::broadcast:
+      case CollectiveOp::reduce: {
+        const double lat = k.base_latency_us[kRing][p] + n * hw_us(ring_hw, kRing, p);
+        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false), CollectiveAlgorithm::ring, protocol});
+        break;
+      }
+      case CollectiveOp::all_to_all:
+      case CollectiveOp::send_recv: {
+        if (protocol != Protocol::simple) break;
+        // Pairwise exchange: each rank sends S/n to every peer, over its own links inside the
+        // node and over the node's NICs (shared by its ranks) to other nodes.
+        const double intra_share = (ppn - 1) / n, inter_share = (n - ppn) / n;
+        double time_per_byte = 0;
+        if (intra_share > 0 && std::isfinite(b.intra)) time_per_byte = std::max(time_per_byte, intra_share / b.intra);
+        if (inter_share > 0 && std::isfinite(b.node_network))
+          time_per_byte = std::max(time_per_byte, inter_share * ppn / b.node_network);
+        if (op == CollectiveOp::send_recv) time_per_byte = 1.0 / b.ring;
+        const double lat = k.base_latency_us[kRing][p] + hw_us(intra_hw, kRing, p) + (g.nodes > 1 ? inter_lat : 0.0);
+        candidates.push_back(
+            {lat * 1e-6, time_per_byte > 0 ? 1.0 / time_per_byte : b.ring,
+             op == CollectiveOp::send_recv ? CollectiveAlgorithm::point_to_point : CollectiveAlgorithm::pairwise,
+             protocol});
+        break;
+      }
+    }
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const Candidate& candidate : candidates) {
+    if (!(candidate.bandwidth > 0)) continue;
+    const double t = candidate.latency_s + bytes / candidate.bandwidth;
+    if (t < best) {
+      best = t;
+      e.latency_s = candidate.latency_s;
+      e.bandwidth_bytes_per_s = candidate.bandwidth;
+      e.algorithm = candidate.algorithm;
+      e.protocol = candidate.protocol;
+    }
+  }
+  e.time_s = best;
+  e.algbw_bytes_per_s = bytes / best;
+  e.busbw_bytes_per_s = e.algbw_bytes_per_s * bus_bandwidth_factor(op, e.ranks);
+  if (e.algorithm == CollectiveAlgorithm::tree)
+    e.bottleneck = b.node_network <= b.intra ? b.ring_bottleneck : b.intra_bottleneck;
+  return e;
+}
+
+}  // namespace meshscope

@@ -1,0 +1,99 @@
+#pragma once
+// Collective operations and their time on a group of GPUs of a cluster: an α–β model with the
+// structure of NCCL's own tuning model (NVIDIA/nccl src/graph/tuning.cc @01afd20: per algorithm
+// and protocol, time = latency + bytes / algorithm bandwidth, the fastest combination chosen),
+// where the bandwidth comes from the group's actual links, shared between concurrent flows.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/collective_op.hpp"
+#include "core/topology/cluster.hpp"
+#include "core/topology/routing.hpp"
+
+namespace meshscope {
+
+enum class CollectiveAlgorithm { ring, tree, pairwise, point_to_point };
+enum class Protocol { ll, ll128, simple };
+[[nodiscard]] std::string_view algorithm_name(CollectiveAlgorithm algorithm);
+[[nodiscard]] std::string_view protocol_name(Protocol protocol);
+
+// The constants of the model, one table per link type, each with its source; overridable.
+struct CommConstants {
+  // Achievable share of a link's nominal bandwidth for NCCL's Simple protocol.
+  std::array<double, 7> link_efficiency{};  // indexed by LinkKind
+  // Whether NCCL's low-latency protocols (LL, LL128) run over a network of this kind. They rely
+  // on ordered, atomic delivery of 8/128-byte stores; over plain Ethernet transports (sockets,
+  // AWS EFA's SRD through aws-ofi-nccl) NCCL runs the Simple protocol only.
+  std::array<bool, 7> low_latency_protocols{};
+  // NCCL tuning.cc @01afd20: baseLat[algorithm][protocol] and hwLat[NVLink|PCI|NET][...], in µs.
+  double base_latency_us[2][3]{};            // [tree, ring][ll, ll128, simple]
+  double hw_latency_us[3][2][3]{};           // [nvlink, pci, net][tree, ring][ll, ll128, simple]
+  double tree_bandwidth_factor = 0.9;        // tuning.cc: tree busBw × .9
+  double ll_ring_factor = 0.25;              // tuning.cc: ring LL busBw × 1/4
+  double ll128_factor = 0.92;                // tuning.cc: LL128 busBw × 0.92 (120 of 128 bytes)
+  double ring_plateau_latency_factor = 1.9;  // tuning.cc: multi-node ring Simple all-reduce latency × 1.9
+  // tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 128 MiB: "Trees are not
+  // perfectly sticking to the model for medium sizes".
+  double tree_correction[3][22]{};
+
+  [[nodiscard]] static CommConstants defaults();
+  [[nodiscard]] double efficiency(LinkKind kind) const { return link_efficiency[static_cast<size_t>(kind)]; }
+};
+
+// Where the default efficiency of each link kind comes from (docs/conventions.md prints this).
+struct LinkEfficiencySource {
+  LinkKind kind;
+  double efficiency;
+  std::string_view source;
+};
+[[nodiscard]] const std::vector<LinkEfficiencySource>& link_efficiency_sources();
+
+struct CollectiveEstimate {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  int64_t ranks = 0;
+  int64_t nodes = 0;
+  double bytes = 0;
+  double time_s = 0;
+  double algbw_bytes_per_s = 0;      // bytes / time (nccl-tests' algbw)
+  double busbw_bytes_per_s = 0;      // algbw × bus factor (nccl-tests' busbw)
+  double latency_s = 0;              // the α of the chosen algorithm
+  double bandwidth_bytes_per_s = 0;  // the β (algorithm bandwidth) of the chosen algorithm
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  Protocol protocol = Protocol::simple;
+  PathTier tier = PathTier::same_gpu;  // the slowest tier the group's traffic crosses
+  LinkId bottleneck;                   // the link that limits the bandwidth
+};
+
+// Per-direction load on the links when one or more groups run the same collective at once.
+struct LinkLoad {
+  // flows[2·link + direction]: concurrent flows over the link in that direction (a→b: 0, b→a: 1)
+  std::vector<int32_t> flows;
+  explicit LinkLoad(size_t links = 0) : flows(2 * links, 0) {}
+};
+
+// The bandwidth-relevant structure of a group: its ring (ranks in the given order), the routes
+// between neighbours, and the nodes it spans.
+struct GroupPaths {
+  std::vector<DeviceId> ring;
+  std::vector<Route> ring_routes;  // ring[i] → ring[i+1 mod n]
+  int64_t nodes = 0;
+  int64_t max_ranks_per_node = 0;
+  PathTier worst_tier = PathTier::same_gpu;
+};
+
+[[nodiscard]] GroupPaths group_paths(const Router& router, const std::vector<DeviceId>& ranks);
+// Adds the flows of a group's ring to the load.
+void add_ring_flows(const Cluster& cluster, const GroupPaths& group, LinkLoad& load);
+
+// Time of one collective of `bytes` (nccl-tests' size: the per-rank buffer for all-reduce,
+// broadcast, reduce, all-to-all; the full output for all-gather; the full input for
+// reduce-scatter) on the group, with `load` describing every concurrent flow (this group's
+// included; an empty load means the group runs alone).
+[[nodiscard]] CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& group, CollectiveOp op,
+                                                     double bytes, const CommConstants& constants,
+                                                     const LinkLoad* load = nullptr);
+
+}  // namespace meshscope

@@ -1,0 +1,50 @@
+#pragma once
+// Routing between GPUs the way NCCL chooses paths (NCCL topology search, src/graph/paths.cc):
+// NVLink (direct, or through an NVSwitch fabric) first; then PCIe peer-to-peer under PCIe
+// switches (PIX/PXB); then through the host bridge of one CPU (PHB, same NUMA domain); then
+// across CPU sockets (SYS); between hosts, through the NIC nearest to each GPU and the network
+// (same leaf switch, or up through the spine).
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/topology/cluster.hpp"
+
+namespace meshscope {
+
+enum class PathTier { same_gpu, nvlink, pcie_switch, numa, cross_socket, same_leaf, spine };
+[[nodiscard]] std::string_view path_tier_name(PathTier tier);  // "nvlink", "pcie-switch", ...
+
+struct Route {
+  bool reachable = true;  // false: no path (the cluster is cut)
+  PathTier tier = PathTier::same_gpu;
+  std::vector<LinkId> links;          // in order from source to destination
+  double bottleneck_bytes_per_s = 0;  // nominal bandwidth of the narrowest link (per direction)
+  LinkId bottleneck;
+  double latency_s = 0;  // sum of the links' latencies
+};
+
+class Router {
+ public:
+  explicit Router(const Cluster& cluster);
+  [[nodiscard]] Route route(DeviceId from_gpu, DeviceId to_gpu) const;
+  // The NIC NCCL would use for a GPU: fewest PCIe hops, without crossing a CPU if possible;
+  // ties go to the NIC whose rail (local index) matches the GPU's.
+  [[nodiscard]] DeviceId nearest_nic(DeviceId gpu) const;
+  [[nodiscard]] const Cluster& cluster() const { return cluster_; }
+
+ private:
+  enum class Stage { nvlink, pcie_switch, one_cpu, any_cpu };
+  bool search(DeviceId from, DeviceId to, Stage stage, std::vector<LinkId>& path) const;
+  bool network_path(DeviceId from_nic, DeviceId to_nic, std::vector<LinkId>& path) const;
+  [[nodiscard]] DeviceId switch_of(DeviceId nic) const;
+
+  const Cluster& cluster_;
+  std::vector<DeviceId> nearest_nic_;  // per device index (GPUs only)
+  std::vector<LinkId> nic_uplink_;     // per device index: the NIC's link into the fabric
+  // BFS distances over the switch graph, by source switch (computed on first use).
+  mutable std::unordered_map<int32_t, std::vector<int32_t>> switch_distances_;
+};
+
+}  // namespace meshscope

@@ -1,0 +1,259 @@
+// Routing between GPUs, placing a layout's mesh, and the collectives each axis issues.
+#include <catch2/catch.hpp>
+
+#include "core/catalogue.hpp"
+#include "core/comm/comm_plan.hpp"
+#include "core/memory.hpp"
+#include "core/topology/generators.hpp"
+#include "core/topology/summary.hpp"
+
+using namespace meshscope;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+Cluster make(const char* spec) {
+  auto cluster = generate_cluster(spec);
+  REQUIRE(cluster);
+  return std::move(*cluster);
+}
+
+Route route(const Cluster& c, const Router& r, int64_t a, int64_t b) {
+  return r.route(c.gpus[static_cast<size_t>(a)], c.gpus[static_cast<size_t>(b)]);
+}
+
+}  // namespace
+
+TEST_CASE("routing: inside a DGX H100 GPUs talk over NVSwitch at 450 GB/s per direction") {
+  const Cluster c = make("dgx-h100:nodes=2");
+  const Router r(c);
+  const Route within = route(c, r, 0, 7);
+  CHECK(within.tier == PathTier::nvlink);
+  CHECK(within.bottleneck_bytes_per_s == 450e9);  // 18 NVLink4 links × 25 GB/s (H100 datasheet: 900 GB/s bidirectional)
+  CHECK(within.links.size() == 2);                // GPU → NVSwitch → GPU
+}
+
+TEST_CASE("routing: between DGX H100 nodes the same rail stays under one leaf, other rails cross the spine") {
+  const Cluster c = make("dgx-h100:nodes=2");
+  const Router r(c);
+  const Route same_rail = route(c, r, 0, 8);
+  CHECK(same_rail.tier == PathTier::same_leaf);
+  CHECK(same_rail.bottleneck_bytes_per_s == 50e9);  // ConnectX-7 NDR 400 Gb/s
+  const Route other_rail = route(c, r, 0, 9);
+  CHECK(other_rail.tier == PathTier::spine);
+  CHECK(c.device(r.nearest_nic(c.gpus[3])).local_index == 3);  // rail-optimised: GPU k uses NIC k
+}
+
+TEST_CASE("routing: a PCIe server without NVLink goes switch, host bridge, then across sockets") {
+  const Cluster c = make("pcie-8gpu");
+  const Router r(c);
+  CHECK(route(c, r, 0, 1).tier == PathTier::pcie_switch);
+  CHECK(route(c, r, 0, 2).tier == PathTier::numa);
+  CHECK(route(c, r, 0, 4).tier == PathTier::cross_socket);
+  CHECK(route(c, r, 0, 1).bottleneck_bytes_per_s == Approx(pcie_bandwidth(4, 16)));
+}
+
+TEST_CASE("routing: a GB200 NVL72 rack is one NVLink domain across its trays") {
+  const Cluster c = make("gb200-nvl72:racks=1");
+  const Router r(c);
+  CHECK(c.num_gpus() == 72);
+  const Route across_trays = route(c, r, 0, 71);
+  CHECK(across_trays.tier == PathTier::nvlink);
+  CHECK(across_trays.bottleneck_bytes_per_s == 900e9);  // NVLink 5: 1.8 TB/s bidirectional per GPU
+  CHECK(summarize_cluster(c).largest_nvlink_domain == 72);
+}
+
+TEST_CASE("placement: Megatron order puts TP innermost, then DP, PP outermost") {
+  const Cluster c = make("dgx-h100:nodes=8");
+  const Router r(c);
+  Layout l;
+  l.tp = 8;
+  l.pp = 4;
+  l.dp = 2;
+  auto p = place_layout(l, c, r);
+  REQUIRE(p);
+  const AxisGroups* tp = p->axis(MeshAxis::tp);
+  const AxisGroups* dp = p->axis(MeshAxis::dp);
+  const AxisGroups* pp = p->axis(MeshAxis::pp);
+  REQUIRE((tp && dp && pp));
+  CHECK(tp->groups.size() == 8);
+  CHECK(tp->groups[1] == std::vector<int32_t>{8, 9, 10, 11, 12, 13, 14, 15});
+  CHECK(dp->groups[0] == std::vector<int32_t>{0, 8});
+  CHECK(pp->groups[0] == std::vector<int32_t>{0, 16, 32, 48});
+  CHECK(p->warnings.empty());  // every TP group stays inside a node
+}
+
+TEST_CASE("placement: torchtitan order shards FSDP inside replicas (HSDP)") {
+  const Cluster c = make("dgx-h100:nodes=4");
+  const Router r(c);
+  Layout l;
+  l.tp = 2;
+  l.dp = 16;
+  l.fsdp = 4;
+  auto p = place_layout(l, c, r, AxisOrder::torchtitan);
+  REQUIRE(p);
+  CHECK(p->axis(MeshAxis::fsdp_shard)->groups[0] == std::vector<int32_t>{0, 2, 4, 6});
+  CHECK(p->axis(MeshAxis::fsdp_replicate)->groups[0] == std::vector<int32_t>{0, 8, 16, 24});
+  CHECK(p->axis(MeshAxis::dp)->groups[0].size() == 16);
+}
+
+TEST_CASE("placement: a TP group across nodes and a ring through the CPU are reported") {
+  {
+    const Cluster c = make("dgx-h100:nodes=2");
+    const Router r(c);
+    Layout l;
+    l.tp = 16;
+    auto p = place_layout(l, c, r);
+    REQUIRE(p);
+    REQUIRE_FALSE(p->warnings.empty());
+    CHECK(p->warnings.front().axis == MeshAxis::tp);
+    CHECK_THAT(p->warnings.front().message, Contains("spans 2 nodes"));
+  }
+  {
+    const Cluster c = make("pcie-8gpu");
+    const Router r(c);
+    Layout l;
+    l.tp = 8;
+    auto p = place_layout(l, c, r);
+    REQUIRE(p);
+    REQUIRE_FALSE(p->warnings.empty());
+    CHECK(p->warnings.front().tier == PathTier::cross_socket);
+  }
+}
+
+TEST_CASE("placement: a layout larger than the cluster is refused") {
+  const Cluster c = make("dgx-h100:nodes=1");
+  const Router r(c);
+  Layout l;
+  l.dp = 16;
+  auto p = place_layout(l, c, r);
+  REQUIRE_FALSE(p);
+  CHECK_THAT(p.error().message, Contains("16 GPUs") && Contains("8"));
+}
+
+namespace {
+CommPlan plan_for(const char* model_name, const char* cluster_spec, TrainingWorkload w, const Layout& l,
+                  Cluster& cluster_out) {
+  cluster_out = make(cluster_spec);
+  static std::unique_ptr<Router> router;
+  router = std::make_unique<Router>(cluster_out);
+  auto p = place_layout(l, cluster_out, *router);
+  REQUIRE(p);
+  return plan_communication(*model_preset(model_name), w, l, cluster_out, *router, *p);
+}
+
+const AxisComm& axis_of(const CommPlan& plan, MeshAxis axis) {
+  for (const auto& a : plan.axes)
+    if (a.axis == axis) return a;
+  FAIL("axis missing");
+  return plan.axes.front();
+}
+}  // namespace
+
+TEST_CASE("comm: TP moves 8bsh(t−1)/t per layer and micro-batch, with or without SP") {
+  // Narayanan et al. SC21 §3.2 (fidelity sc21_x_19): 8bsh(t−1)/t elements per layer, device and
+  // micro-batch; Korthikanti §4.2.2: sequence parallelism keeps the volume.
+  TrainingWorkload w;
+  w.seq_len = 2048;
+  w.global_batch = 16;
+  w.recompute = RecomputeMode::selective;
+  Layout l;
+  l.tp = 8;
+  l.dp = 2;
+  const double b = 1, s = 2048, h = 8192, t = 8, e = 2;
+  const double layers = 80, micro_batches = 8;
+  const double expected = 8 * b * s * h * (t - 1) / t * e * layers * micro_batches;
+  for (const bool sp : {false, true}) {
+    l.sp = sp;
+    Cluster c;
+    const CommPlan plan = plan_for("llama3-70b", "dgx-h100:nodes=2", w, l, c);
+    const AxisComm& tp = axis_of(plan, MeshAxis::tp);
+    double moved = 0;
+    for (const auto& coll : tp.collectives) {
+      const double share = coll.op == CollectiveOp::all_reduce ? 2 * (t - 1) / t : (t - 1) / t;
+      moved += share * coll.bytes_per_step();
+    }
+    INFO("sp=" << sp);
+    CHECK_THAT(moved, WithinRel(expected, 1e-12));
+    CHECK(tp.tier == PathTier::nvlink);
+  }
+}
+
+TEST_CASE("comm: PP sends bsh/t per micro-batch and boundary with the scatter/gather optimisation") {
+  // SC21 §4.1 (fidelity sc21_x_20): bsh elements per micro-batch between consecutive stages,
+  // bsh/t with scatter/gather; forward activations and backward gradients.
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 64;
+  Layout l;
+  l.tp = 8;
+  l.pp = 4;
+  Cluster c;
+  const CommPlan plan = plan_for("llama3-70b", "dgx-h100:nodes=4", w, l, c);
+  const AxisComm& pp = axis_of(plan, MeshAxis::pp);
+  REQUIRE(pp.collectives.size() == 2);
+  CHECK(pp.collectives[0].bytes == 4096.0 * 8192 * 2 / 8);
+  CHECK(pp.collectives[0].count_per_step == 64);
+  CHECK(pp.tier == PathTier::same_leaf);
+}
+
+TEST_CASE("comm: the distributed optimizer reduce-scatters gradients and all-gathers parameters") {
+  TrainingWorkload w;  // megatron-distopt: fp32 grads, ZeRO-1
+  w.seq_len = 4096;
+  w.global_batch = 64;
+  Layout l;
+  l.tp = 8;
+  l.dp = 4;
+  Cluster c;
+  const CommPlan plan = plan_for("llama3-8b", "dgx-h100:nodes=4", w, l, c);
+  const AxisComm& dp = axis_of(plan, MeshAxis::dp);
+  REQUIRE(dp.collectives.size() == 2);
+  CHECK(dp.collectives[0].op == CollectiveOp::reduce_scatter);
+  CHECK(dp.collectives[1].op == CollectiveOp::all_gather);
+  const StageParams stage = stage_params(*model_preset("llama3-8b"), l, 0);
+  CHECK_THAT(dp.collectives[0].bytes_per_step(), WithinRel(stage.dense * 4, 1e-12));
+  CHECK_THAT(dp.collectives[1].bytes_per_step(), WithinRel(stage.dense * 2, 1e-12));
+  CHECK(dp.tier == PathTier::same_leaf);  // rank r and r+8 sit on the same rail
+}
+
+TEST_CASE("comm: MoE layers issue dispatch and combine all-to-alls over the EP group") {
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 64;
+  Layout l;
+  l.dp = 8;
+  l.ep = 8;
+  Cluster c;
+  const CommPlan plan = plan_for("mixtral-8x7b", "dgx-h100:nodes=1", w, l, c);
+  const AxisComm& ep = axis_of(plan, MeshAxis::ep);
+  REQUIRE(ep.collectives.size() == 1);
+  CHECK(ep.collectives[0].op == CollectiveOp::all_to_all);
+  CHECK(ep.collectives[0].count_per_step == 4.0 * 32 * 8);  // 4 per MoE layer × 32 layers × 8 micro-batches
+  CHECK(ep.collectives[0].bytes == 4096.0 * 2 * 4096 * 2);  // tokens × top-2 × h × 2 B
+}
+
+TEST_CASE("comm: concurrent DP groups share an oversubscribed spine and slow down") {
+  // 64 nodes: rail r of nodes 0–31 and 32–63 hang off different leaves, so DP rings cross the
+  // spine; halving the uplinks (oversubscription 2) must not make anything faster, and the
+  // spine links must carry traffic.
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 512;
+  w.zero_stage = 0;
+  Layout l;
+  l.tp = 8;
+  l.dp = 64;
+  Cluster full, oversubscribed;
+  const CommPlan a = plan_for("llama3-8b", "dgx-h100:nodes=64", w, l, full);
+  const CommPlan b = plan_for("llama3-8b", "dgx-h100:nodes=64,oversubscription=2", w, l, oversubscribed);
+  const double fast = axis_of(a, MeshAxis::dp).time_per_step_s;
+  const double slow = axis_of(b, MeshAxis::dp).time_per_step_s;
+  CHECK(slow >= fast);
+  bool spine_loaded = false;
+  for (const auto& t : a.links)
+    if (full.device(full.link(t.link).b).kind == DeviceKind::spine_switch ||
+        full.device(full.link(t.link).a).kind == DeviceKind::spine_switch)
+      spine_loaded = true;
+  CHECK(spine_loaded);
+}

@@ -177,6 +177,10 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
     } else if (key == "causal") {
       MS_TRY(v, to_bool(option, key, value));
       w.causal = v;
+    } else if (key == "cp_comm") {
+      if (value != "p2p" && value != "a2a")
+        return bad_value(option, key, value, "p2p (ring attention) or a2a (Ulysses)");
+      w.cp_all_to_all = value == "a2a";
     } else if (key == "schedule") {
       if (value == "gpipe") {
         w.schedule = Schedule::gpipe;
@@ -193,7 +197,7 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
         return unknown_key(option, key,
                            "seq, global_batch, precision, convention, param_dtype, grad_dtype, master, optimizer, "
                            "optimizer_dtype, activation_dtype, zero, recompute, flash, dropout, output_activations, "
-                           "fp32_logits, causal, schedule, runtime_gib, nccl_buffer_mib, nccl_channels, "
+                           "fp32_logits, causal, schedule, cp_comm, runtime_gib, nccl_buffer_mib, nccl_channels, "
                            "allocator_fraction");
     }
   }
@@ -286,6 +290,7 @@ KeyValues training_to_keys(const TrainingWorkload& w) {
                                                                        : std::string(recompute_name(w.recompute))},
                     {"flash", w.flash_attention ? "true" : "false"},
                     {"schedule", std::string(schedule_name(w.schedule))},
+                    {"cp_comm", w.cp_all_to_all ? "a2a" : "p2p"},
                     {"runtime_gib", fmt_double(w.runtime.runtime_bytes / kGiB)},
                     {"allocator_fraction", fmt_double(w.runtime.allocator_fraction)}};
   if (w.dropout) keys.emplace_back("dropout", *w.dropout ? "true" : "false");

@@ -46,6 +46,9 @@ struct TrainingWorkload {
   bool fp32_logits = true;               // logits kept in fp32 for the cross-entropy
   bool causal = true;                    // causal attention: half the score FLOPs (FlashAttention convention)
   Schedule schedule = Schedule::one_f_one_b;
+  // Context parallelism's communication: ring exchange of K/V (Megatron-Core "p2p", ring
+  // attention) or all-to-all of Q/K/V and the output over heads (DeepSpeed-Ulysses, "a2a").
+  bool cp_all_to_all = false;
   std::string convention = "megatron-distopt";  // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 

@@ -105,6 +105,11 @@ Result<std::vector<double>> size_sweep(const std::string& text) {
   return sizes;
 }
 
+Result<CommConstants> constants_arg(const Args& args) {
+  MS_TRY(keys, key_values_arg(args, "--comm"));
+  return comm_constants_from_keys(keys);
+}
+
 std::string gbps(double bytes_per_s) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f GB/s", bytes_per_s / 1e9);
@@ -174,7 +179,9 @@ int cmd_collective(const Args& args) {
   if (!sizes) return fail(sizes.error());
   const Router router(*cluster);
   const GroupPaths group = group_paths(router, *gpus);
-  const CommConstants constants = CommConstants::defaults();
+  auto constants_result = constants_arg(args);
+  if (!constants_result) return fail(constants_result.error());
+  const CommConstants constants = *constants_result;
   std::vector<CollectiveEstimate> points;
   for (const double bytes : *sizes) points.push_back(estimate_collective(router, group, *op, bytes, constants));
   if (args.json) {
@@ -216,7 +223,11 @@ int cmd_comm(const Args& args) {
   const Router router(*cluster);
   auto placement = place_layout(*layout, *cluster, router, order);
   if (!placement) return fail(placement.error());
-  const CommPlan plan = plan_communication(*model, *workload, *layout, *cluster, router, *placement);
+  auto constants = constants_arg(args);
+  if (!constants) return fail(constants.error());
+  CommOptions options;
+  options.constants = *constants;
+  const CommPlan plan = plan_communication(*model, *workload, *layout, *cluster, router, *placement, options);
   if (args.json) {
     std::cout << comm_report(*cluster, *placement, plan).dump(2) << "\n";
     return 0;

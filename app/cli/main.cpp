@@ -19,8 +19,9 @@ Usage:
                            [--world N] [--json]
   meshscope-cli topo       --cluster C [--json]
   meshscope-cli route      --cluster C --from I --to J [--json]
-  meshscope-cli collective --cluster C --op OP --gpus LIST [--sizes MIN:MAX[:FACTOR]] [--json]
-  meshscope-cli comm       --model M --cluster C --train k=v,... --layout k=v,... [--order megatron|torchtitan] [--json]
+  meshscope-cli collective --cluster C --op OP --gpus LIST [--sizes MIN:MAX[:FACTOR]] [--comm k=v,...] [--json]
+  meshscope-cli comm       --model M --cluster C --train k=v,... --layout k=v,... [--order megatron|torchtitan]
+                           [--comm k=v,...] [--json]
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version
 
@@ -45,9 +46,9 @@ int fail(const Error& error) {
 
 Result<Args> parse_args(int argc, char** argv) {
   Args args;
-  static const std::vector<std::string> kValued = {"--model", "--gpu",   "--train",     "--serve",   "--layout",
-                                                   "--seq",   "--world", "--recompute", "--cluster", "--from",
-                                                   "--to",    "--op",    "--gpus",      "--sizes",   "--order"};
+  static const std::vector<std::string> kValued = {
+      "--model",   "--gpu",  "--train", "--serve", "--layout", "--seq",   "--world", "--recompute",
+      "--cluster", "--from", "--to",    "--op",    "--gpus",   "--sizes", "--order", "--comm"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {

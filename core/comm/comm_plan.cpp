@@ -102,21 +102,31 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     specs.push_back(std::move(spec));
   }
   if (const AxisGroups* g = placement.axis(MeshAxis::cp)) {
-    // Ring attention (Megatron-Core/Transformer Engine "p2p" context parallelism): per layer,
-    // CP−1 exchanges of a K and V chunk in forward, and of K, V and their gradients in backward.
-    const double kv_width =
-        m.mla.enabled()
-            ? static_cast<double>(m.num_heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim)) /
-                  2.0
-            : static_cast<double>(m.kv_width());
-    const double chunk = 2.0 * seq / cp * mbs * kv_width * e / tp;
     AxisSpec spec{MeshAxis::cp, g->groups, {}};
-    spec.collectives.push_back(planned(CollectiveOp::send_recv, "ring-attention K/V exchange (forward)",
-                                       "Liu et al. 2023 Ring Attention; Megatron-Core context parallelism",
-                                       (cp - 1) * layers * micro_batches, chunk));
-    spec.collectives.push_back(planned(CollectiveOp::send_recv, "ring-attention K/V and dK/dV exchange (backward)",
-                                       "Liu et al. 2023 Ring Attention; Megatron-Core context parallelism",
-                                       (cp - 1) * layers * micro_batches, 2 * chunk));
+    if (w.cp_all_to_all) {
+      // DeepSpeed-Ulysses (Jacobs et al. 2023, §3): all-to-alls of Q, K, V before attention and of
+      // the output after it, in forward and again in backward; each rank holds s/cp tokens of
+      // its TP share of the heads.
+      const double widths = static_cast<double>(2 * m.q_width() + 2 * m.kv_width()) / 4.0;
+      spec.collectives.push_back(planned(CollectiveOp::all_to_all, "Ulysses all-to-all of Q, K, V and output",
+                                         "Jacobs et al. 2023 DeepSpeed-Ulysses §3", 8 * layers * micro_batches,
+                                         seq / cp * mbs * widths * e / tp));
+    } else {
+      // Ring attention (Megatron-Core/Transformer Engine "p2p" context parallelism): per layer,
+      // CP−1 exchanges of a K and V chunk in forward, and of K, V and their gradients in backward.
+      const double kv_width =
+          m.mla.enabled() ? static_cast<double>(m.num_heads *
+                                                (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim)) /
+                                2.0
+                          : static_cast<double>(m.kv_width());
+      const double chunk = 2.0 * seq / cp * mbs * kv_width * e / tp;
+      spec.collectives.push_back(planned(CollectiveOp::send_recv, "ring-attention K/V exchange (forward)",
+                                         "Liu et al. 2023 Ring Attention; Megatron-Core context parallelism",
+                                         (cp - 1) * layers * micro_batches, chunk));
+      spec.collectives.push_back(planned(CollectiveOp::send_recv, "ring-attention K/V and dK/dV exchange (backward)",
+                                         "Liu et al. 2023 Ring Attention; Megatron-Core context parallelism",
+                                         (cp - 1) * layers * micro_batches, 2 * chunk));
+    }
     specs.push_back(std::move(spec));
   }
   if (const AxisGroups* g = placement.axis(MeshAxis::pp)) {

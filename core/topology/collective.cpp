@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <unordered_map>
 
@@ -13,12 +14,21 @@ std::string_view algorithm_name(CollectiveAlgorithm algorithm) {
       return "ring";
     case CollectiveAlgorithm::tree:
       return "tree";
+    case CollectiveAlgorithm::hierarchical:
+      return "hierarchical";
     case CollectiveAlgorithm::pairwise:
       return "pairwise";
     case CollectiveAlgorithm::point_to_point:
       return "p2p";
   }
   return "?";
+}
+
+std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name) {
+  for (const auto a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::hierarchical,
+                       CollectiveAlgorithm::pairwise, CollectiveAlgorithm::point_to_point})
+    if (algorithm_name(a) == name) return a;
+  return std::nullopt;
 }
 
 std::string_view protocol_name(Protocol protocol) {
@@ -67,6 +77,44 @@ CommConstants CommConstants::defaults() {
   std::copy(&tree_correction[0][0], &tree_correction[0][0] + 66, &c.tree_correction[0][0]);
   std::copy(&base[0][0], &base[0][0] + 6, &c.base_latency_us[0][0]);
   std::copy(&hw[0][0][0], &hw[0][0][0] + 18, &c.hw_latency_us[0][0][0]);
+  return c;
+}
+
+Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConstants c) {
+  for (const auto& [key, value] : keys) {
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    const bool is_fraction = !value.empty() && end == value.c_str() + value.size() && number > 0 && number <= 1;
+    auto bad = [&](const std::string& expected) {
+      return make_error(ErrorCode::invalid_argument,
+                        "\"" + value + "\" is not valid for " + key + ": expected " + expected, "--comm " + key);
+    };
+    if (key.size() > 11 && key.ends_with("_efficiency")) {
+      LinkKind kind{};
+      if (!parse_link_kind(key.substr(0, key.size() - 11), kind))
+        return make_error(ErrorCode::invalid_argument,
+                          "unknown link kind in \"" + key + "\" (nvlink, pcie, xgmi, upi, infiniband, roce, ethernet)",
+                          "--comm");
+      if (!is_fraction) return bad("a fraction in (0, 1]");
+      c.link_efficiency[static_cast<size_t>(kind)] = number;
+    } else if (key == "algorithm") {
+      if (value == "auto") {
+        c.algorithm.reset();
+      } else if (auto a = parse_algorithm(value)) {
+        c.algorithm = *a;
+      } else {
+        return bad("auto, ring, tree or hierarchical");
+      }
+    } else if (key == "tree_factor" || key == "ll128_factor") {
+      if (!is_fraction) return bad("a fraction in (0, 1]");
+      (key == "tree_factor" ? c.tree_bandwidth_factor : c.ll128_factor) = number;
+    } else {
+      return make_error(
+          ErrorCode::invalid_argument,
+          "unknown key \"" + key + "\"; known keys: <link kind>_efficiency, algorithm, tree_factor, ll128_factor",
+          "--comm");
+    }
+  }
   return c;
 }
 
@@ -280,6 +328,12 @@ CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g
           const double tree_lat = k.base_latency_us[kTree][p] + 2 * ((ppn - 1) * hw_us(intra_hw, kTree, p) +
                                                                      std::log2(nodes) * hw_us(kNetHw, kTree, p));
           candidates.push_back({tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol});
+          // Hierarchical (2-D): reduce-scatter over the node's ranks, all-reduce of S/ppn across
+          // the nodes on every rail at once, all-gather over the node's ranks.
+          const double per_byte = 2 * (ppn - 1) / ppn / b.intra + 2 * (nodes - 1) / nodes / b.node_network;
+          const double hier_lat = k.base_latency_us[kRing][p] + 2 * (ppn - 1) * intra_lat + 2 * (nodes - 1) * inter_lat;
+          candidates.push_back(
+              {hier_lat * 1e-6, protocol_bw(1.0 / per_byte, false), CollectiveAlgorithm::hierarchical, protocol});
         }
         break;
       }
@@ -317,8 +371,14 @@ CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g
     }
   }
   double best = std::numeric_limits<double>::infinity();
+  // NCCL's own choice never includes the 2-D algorithm; an explicit request runs only that one
+  // (when it applies to this collective and group).
+  const bool forced = k.algorithm && std::any_of(candidates.begin(), candidates.end(),
+                                                 [&](const Candidate& c) { return c.algorithm == *k.algorithm; });
   for (const Candidate& candidate : candidates) {
     if (!(candidate.bandwidth > 0)) continue;
+    if (forced ? candidate.algorithm != *k.algorithm : candidate.algorithm == CollectiveAlgorithm::hierarchical)
+      continue;
     const double t = candidate.latency_s + bytes / candidate.bandwidth;
     if (t < best) {
       best = t;

@@ -10,14 +10,16 @@
 #include <vector>
 
 #include "core/collective_op.hpp"
+#include "core/options.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/routing.hpp"
 
 namespace meshscope {
 
-enum class CollectiveAlgorithm { ring, tree, pairwise, point_to_point };
+enum class CollectiveAlgorithm { ring, tree, hierarchical, pairwise, point_to_point };
 enum class Protocol { ll, ll128, simple };
 [[nodiscard]] std::string_view algorithm_name(CollectiveAlgorithm algorithm);
+[[nodiscard]] std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name);
 [[nodiscard]] std::string_view protocol_name(Protocol protocol);
 
 // The constants of the model, one table per link type, each with its source; overridable.
@@ -39,9 +41,21 @@ struct CommConstants {
   // perfectly sticking to the model for medium sizes".
   double tree_correction[3][22]{};
 
+  // nullopt: NCCL's choice (the fastest of ring and tree; pairwise for all-to-all). Otherwise only
+  // this algorithm; `hierarchical` is the 2-D all-reduce (reduce-scatter inside each node,
+  // all-reduce across nodes on every rail, all-gather inside each node), which NCCL itself only
+  // runs through CollNet/NVLS hardware.
+  std::optional<CollectiveAlgorithm> algorithm;
+
   [[nodiscard]] static CommConstants defaults();
   [[nodiscard]] double efficiency(LinkKind kind) const { return link_efficiency[static_cast<size_t>(kind)]; }
 };
+
+// Overrides from key=value pairs (CLI --comm): `<link kind>_efficiency` (e.g. nvlink_efficiency=0.8,
+// infiniband_efficiency=0.9), `algorithm` (auto, ring, tree, hierarchical), `tree_factor`,
+// `ll128_factor`.
+[[nodiscard]] Result<CommConstants> comm_constants_from_keys(const KeyValues& keys,
+                                                             CommConstants base = CommConstants::defaults());
 
 // Where the default efficiency of each link kind comes from (docs/conventions.md prints this).
 struct LinkEfficiencySource {

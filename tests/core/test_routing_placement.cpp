@@ -257,3 +257,56 @@ TEST_CASE("comm: concurrent DP groups share an oversubscribed spine and slow dow
       spine_loaded = true;
   CHECK(spine_loaded);
 }
+
+TEST_CASE("comm: Ulysses context parallelism issues 8 all-to-alls per layer instead of the K/V ring") {
+  // Jacobs et al. 2023 (DeepSpeed-Ulysses) §3: Q, K, V and the output, forward and backward.
+  TrainingWorkload w;
+  w.seq_len = 32768;
+  w.global_batch = 16;
+  w.cp_all_to_all = true;
+  Layout l;
+  l.tp = 2;
+  l.cp = 4;
+  l.dp = 2;
+  Cluster c;
+  const CommPlan plan = plan_for("llama3-8b", "dgx-h100:nodes=2", w, l, c);
+  const AxisComm& cp = axis_of(plan, MeshAxis::cp);
+  REQUIRE(cp.collectives.size() == 1);
+  CHECK(cp.collectives[0].op == CollectiveOp::all_to_all);
+  CHECK(cp.collectives[0].count_per_step == 8.0 * 32 * 8);  // 8 per layer × 32 layers × 8 micro-batches
+  // Per call: s/cp tokens × the TP share of (2·q + 2·kv)/4 channels × 2 B.
+  CHECK(cp.collectives[0].bytes == 32768.0 / 4 * (2 * 4096 + 2 * 1024) / 4 / 2 * 2);
+  w.cp_all_to_all = false;
+  const CommPlan ring = plan_for("llama3-8b", "dgx-h100:nodes=2", w, l, c);
+  CHECK(axis_of(ring, MeshAxis::cp).collectives[0].op == CollectiveOp::send_recv);
+}
+
+TEST_CASE("collectives: the hierarchical all-reduce moves 2(g−1)/g inside and 2(N−1)/N across nodes") {
+  // 2-D all-reduce: reduce-scatter over the g ranks of a node, all-reduce of S/g across the N
+  // nodes on every rail, all-gather over the node (e.g. Horovod hierarchical all-reduce).
+  auto cluster = generate_cluster("dgx-h100:nodes=4");
+  REQUIRE(cluster);
+  const Router router(*cluster);
+  const GroupPaths group = group_paths(router, cluster->gpus);
+  auto k = CommConstants::defaults();
+  k.algorithm = CollectiveAlgorithm::hierarchical;
+  const double bytes = 8.0 * 1024 * 1024 * 1024;
+  const auto e = estimate_collective(router, group, CollectiveOp::all_reduce, bytes, k);
+  REQUIRE(e.algorithm == CollectiveAlgorithm::hierarchical);
+  const double intra = 450e9 * 0.78, node_network = 8 * 50e9 * 0.92;  // NVLink4 ×18; 8 × NDR 400G
+  const double expected = bytes * (2.0 * 7 / 8 / intra + 2.0 * 3 / 4 / node_network);
+  CHECK_THAT(e.time_s - e.latency_s, WithinRel(expected, 1e-9));
+  // NCCL's own choice (ring or tree) never picks it.
+  CHECK(estimate_collective(router, group, CollectiveOp::all_reduce, bytes, CommConstants::defaults()).algorithm !=
+        CollectiveAlgorithm::hierarchical);
+}
+
+TEST_CASE("collectives: efficiency overrides come from key=value pairs and are checked") {
+  auto k = comm_constants_from_keys({{"nvlink_efficiency", "0.9"}, {"algorithm", "tree"}});
+  REQUIRE(k);
+  CHECK(k->efficiency(LinkKind::nvlink) == 0.9);
+  CHECK(k->algorithm == CollectiveAlgorithm::tree);
+  CHECK_FALSE(comm_constants_from_keys({{"nvlink_efficiency", "1.5"}}));
+  CHECK_FALSE(comm_constants_from_keys({{"warp_efficiency", "0.5"}}));
+  CHECK_FALSE(comm_constants_from_keys({{"algorithm", "butterfly"}}));
+}

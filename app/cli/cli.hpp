@@ -36,5 +36,6 @@ int cmd_topo(const Args& args);
 int cmd_route(const Args& args);
 int cmd_collective(const Args& args);
 int cmd_comm(const Args& args);
+int cmd_estimate(const Args& args);
 
 }  // namespace meshscope::cli

@@ -22,6 +22,8 @@ Usage:
   meshscope-cli collective --cluster C --op OP --gpus LIST [--sizes MIN:MAX[:FACTOR]] [--comm k=v,...] [--json]
   meshscope-cli comm       --model M --cluster C --train k=v,... --layout k=v,... [--order megatron|torchtitan]
                            [--comm k=v,...] [--json]
+  meshscope-cli estimate   --model M --cluster C --train k=v,... --layout k=v,... [--schedule S]
+                           [--efficiency k=v,...] [--comm k=v,...] [--order megatron|torchtitan] [--json]
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version
 
@@ -47,8 +49,8 @@ int fail(const Error& error) {
 Result<Args> parse_args(int argc, char** argv) {
   Args args;
   static const std::vector<std::string> kValued = {
-      "--model",   "--gpu",  "--train", "--serve", "--layout", "--seq",   "--world", "--recompute",
-      "--cluster", "--from", "--to",    "--op",    "--gpus",   "--sizes", "--order", "--comm"};
+      "--model", "--gpu", "--train", "--serve", "--layout", "--seq",   "--world", "--recompute",  "--cluster",
+      "--from",  "--to",  "--op",    "--gpus",  "--sizes",  "--order", "--comm",  "--efficiency", "--schedule"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -101,8 +103,9 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   const std::pair<const char*, int (*)(const Args&)> commands[] = {
-      {"params", cmd_params}, {"flops", cmd_flops}, {"memory", cmd_memory},         {"presets", cmd_presets},
-      {"topo", cmd_topo},     {"route", cmd_route}, {"collective", cmd_collective}, {"comm", cmd_comm}};
+      {"params", cmd_params}, {"flops", cmd_flops},       {"memory", cmd_memory}, {"presets", cmd_presets},
+      {"topo", cmd_topo},     {"estimate", cmd_estimate}, {"route", cmd_route},   {"collective", cmd_collective},
+      {"comm", cmd_comm}};
   for (const auto& [name, run] : commands)
     if (args->command == name) return run(*args);
   return fail("unknown command \"" + args->command + "\" (see --help)");

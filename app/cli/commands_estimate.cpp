@@ -1,0 +1,97 @@
+// meshscope-cli estimate: step time, throughput, MFU and its breakdown for one training layout.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/cli.hpp"
+#include "core/estimate/step.hpp"
+#include "core/topology/generators.hpp"
+
+namespace meshscope::cli {
+
+using nlohmann::json;
+
+int cmd_estimate(const Args& args) {
+  auto model = model_arg(args);
+  if (!model) return fail(model.error());
+  if (!args.has("--cluster")) return fail("--cluster is required (a cluster file or a generator string)");
+  auto cluster = resolve_cluster(args.get("--cluster"));
+  if (!cluster) return fail(cluster.error());
+  auto train_keys = key_values_arg(args, "--train");
+  if (!train_keys) return fail(train_keys.error());
+  auto workload = training_from_keys(*train_keys);
+  if (!workload) return fail(workload.error());
+  auto layout_keys = key_values_arg(args, "--layout");
+  if (!layout_keys) return fail(layout_keys.error());
+  auto layout = layout_from_keys(*layout_keys);
+  if (!layout) return fail(layout.error());
+  EstimateOptions options;
+  auto efficiency_keys = key_values_arg(args, "--efficiency");
+  if (!efficiency_keys) return fail(efficiency_keys.error());
+  auto efficiency = compute_efficiency_from_keys(*efficiency_keys);
+  if (!efficiency) return fail(efficiency.error());
+  options.efficiency = *efficiency;
+  auto comm_keys = key_values_arg(args, "--comm");
+  if (!comm_keys) return fail(comm_keys.error());
+  auto constants = comm_constants_from_keys(*comm_keys);
+  if (!constants) return fail(constants.error());
+  options.comm.constants = *constants;
+  if (args.has("--order") && !parse_axis_order(args.get("--order"), options.order))
+    return fail("--order must be megatron or torchtitan");
+  if (args.has("--schedule")) {
+    const auto schedule = parse_pipeline_schedule(args.get("--schedule"));
+    if (!schedule) return fail("unknown --schedule \"" + args.get("--schedule") + "\"");
+    options.schedule = *schedule;
+  }
+  const auto problems = validate_training_layout(*model, *workload, *layout, cluster->num_gpus());
+  if (!problems.empty()) {
+    std::string message = "the layout is not valid for " + model->name + " on this cluster:";
+    for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
+    return fail(message);
+  }
+  const Router router(*cluster);
+  auto estimate = estimate_step(*model, *workload, *layout, *cluster, router, options);
+  if (!estimate) return fail(estimate.error());
+  const StepEstimate& e = *estimate;
+  const StepBreakdown& b = e.breakdown;
+  json doc = {{"step_time_s", e.step_time_s},
+              {"tokens_per_s", e.tokens_per_s},
+              {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
+              {"model_tflops_per_gpu", e.model_tflops_per_gpu},
+              {"hardware_tflops_per_gpu", e.hardware_tflops_per_gpu},
+              {"mfu", e.mfu},
+              {"hfu", e.hfu},
+              {"bubble_fraction", e.bubble_fraction},
+              {"micro_batches", e.micro_batches},
+              {"breakdown",
+               {{"forward_s", b.forward_s},
+                {"backward_s", b.backward_s},
+                {"recompute_s", b.recompute_s},
+                {"tp_exposed_s", b.tp_exposed_s},
+                {"cp_exposed_s", b.cp_exposed_s},
+                {"ep_exposed_s", b.ep_exposed_s},
+                {"pp_p2p_s", b.pp_p2p_s},
+                {"bubble_s", b.bubble_s},
+                {"dp_exposed_s", b.dp_exposed_s},
+                {"optimizer_s", b.optimizer_s}}},
+              {"peak_memory_bytes", e.peak_memory_bytes},
+              {"fits_in_memory", e.fits_in_memory},
+              {"assumptions", e.assumptions}};
+  if (args.json) {
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s on %s: step %.3f s, %.0f tokens/s (%.1f per GPU)\n", model->name.c_str(), cluster->name.c_str(),
+              e.step_time_s, e.tokens_per_s, e.tokens_per_s_per_gpu);
+  std::printf("  model %.1f TFLOP/s per GPU (MFU %.1f %%), hardware %.1f TFLOP/s (HFU %.1f %%), bubble %.1f %%\n",
+              e.model_tflops_per_gpu, 100 * e.mfu, e.hardware_tflops_per_gpu, 100 * e.hfu, 100 * e.bubble_fraction);
+  std::printf("  busiest stage over the step: forward %.3f s, backward %.3f s, recompute %.3f s\n", b.forward_s,
+              b.backward_s, b.recompute_s);
+  std::printf("  exposed: TP %.3f s, CP %.3f s, EP %.3f s, DP %.3f s; bubble %.3f s; optimizer %.3f s\n",
+              b.tp_exposed_s, b.cp_exposed_s, b.ep_exposed_s, b.dp_exposed_s, b.bubble_s, b.optimizer_s);
+  std::printf("  peak memory %s (%s)\n", gib(e.peak_memory_bytes).c_str(), e.fits_in_memory ? "fits" : "DOES NOT FIT");
+  for (const auto& a : e.assumptions) std::printf("  - %s\n", a.c_str());
+  return 0;
+}
+
+}  // namespace meshscope::cli

@@ -1,0 +1,218 @@
+#include "core/estimate/compute.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace meshscope {
+
+Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys, ComputeEfficiency e) {
+  for (const auto& [key, value] : keys) {
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    const bool valid = !value.empty() && end == value.c_str() + value.size() && number > 0;
+    double* field = nullptr;
+    if (key == "gemm") field = &e.gemm;
+    if (key == "gemm_half_flops") field = &e.gemm_half_flops;
+    if (key == "attention_forward") field = &e.attention_forward;
+    if (key == "attention_backward") field = &e.attention_backward;
+    if (key == "attention_unfused") field = &e.attention_unfused;
+    if (key == "memory") field = &e.memory;
+    if (field == nullptr)
+      return make_error(ErrorCode::invalid_argument,
+                        "unknown key \"" + key +
+                            "\"; known keys: gemm, gemm_half_flops, attention_forward, attention_backward, "
+                            "attention_unfused, memory",
+                        "--efficiency");
+    if (!valid || (field != &e.gemm_half_flops && number > 1))
+      return make_error(ErrorCode::invalid_argument, "\"" + value + "\" is not valid for " + key,
+                        "--efficiency " + key);
+    *field = number;
+  }
+  return e;
+}
+
+double compute_peak_flops(const GpuSpec& gpu, DType compute_dtype) {
+  if (auto peak = gpu.peak_flops_per_s(compute_dtype)) return *peak;
+  if (auto peak = gpu.peak_flops_per_s(DType::bf16)) return *peak;
+  if (auto peak = gpu.peak_flops_per_s(DType::fp16)) return *peak;
+  return 1.0;
+}
+
+namespace {
+
+struct Rates {
+  double peak;
+  double memory_bytes_per_s;
+  const ComputeEfficiency& e;
+  [[nodiscard]] double gemm_s(double m, double n, double k) const {
+    const double flops = 2 * m * n * k;
+    if (flops <= 0) return 0;
+    const double efficiency = e.gemm * flops / (flops + e.gemm_half_flops);
+    return flops / (peak * efficiency);
+  }
+  [[nodiscard]] double memory_s(double bytes) const { return bytes / memory_bytes_per_s; }
+};
+
+Rates rates(const ComputeContext& c) {
+  return {compute_peak_flops(c.gpu, c.workload.compute_dtype), c.gpu.memory_bandwidth_bytes_per_s * c.efficiency.memory,
+          c.efficiency};
+}
+
+// Forward GEMMs of one layer as (M, N, K) on one rank.
+struct Gemm {
+  double m, n, k;
+};
+
+void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double tp) {
+  const auto h = static_cast<double>(m.hidden_size);
+  if (m.mla.enabled()) {
+    const auto& a = m.mla;
+    const auto heads = static_cast<double>(m.num_heads);
+    const double q_out = heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim) / tp;
+    if (a.q_lora_rank > 0) {
+      g.push_back({tokens, static_cast<double>(a.q_lora_rank), h});
+      g.push_back({tokens, q_out, static_cast<double>(a.q_lora_rank)});
+    } else {
+      g.push_back({tokens, q_out, h});
+    }
+    g.push_back({tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h});
+    g.push_back({tokens, heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim) / tp,
+                 static_cast<double>(a.kv_lora_rank)});
+    g.push_back({tokens, h, heads * static_cast<double>(a.v_head_dim) / tp});
+    return;
+  }
+  g.push_back({tokens, static_cast<double>(m.q_width() + 2 * m.kv_width()) / tp, h});
+  g.push_back({tokens, h, static_cast<double>(m.q_width()) / tp});
+}
+
+void mlp_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double ffn_local) {
+  const auto h = static_cast<double>(m.hidden_size);
+  g.push_back({tokens, (m.mlp == MlpKind::gated ? 2.0 : 1.0) * ffn_local, h});
+  g.push_back({tokens, h, ffn_local});
+}
+
+}  // namespace
+
+WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fully) {
+  const ModelSpec& m = c.model;
+  const Layout& l = c.layout;
+  const TrainingWorkload& w = c.workload;
+  const Rates r = rates(c);
+  const auto tp = static_cast<double>(l.tp);
+  const double sp_div = l.sp ? tp : 1.0;
+  const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
+  const auto h = static_cast<double>(m.hidden_size);
+  const double e = dtype_bytes(w.activation_dtype);
+
+  std::vector<Gemm> gemms;
+  attention_gemms(gemms, m, tokens, tp);
+  double ffn_width_elementwise = 0;  // FFN-wide activations touched by element-wise kernels, per token
+  if (m.is_moe_layer(layer)) {
+    const auto k = static_cast<double>(m.moe.top_k);
+    gemms.push_back({tokens, static_cast<double>(m.moe.num_experts), h});  // router
+    // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing).
+    const double routed = tokens / sp_div * static_cast<double>(l.etp) * k;
+    const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
+    mlp_gemms(gemms, m, routed, f_local);
+    ffn_width_elementwise += routed / tokens * f_local;
+    if (m.moe.num_shared_experts > 0) {
+      const double shared = static_cast<double>(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size) / tp;
+      mlp_gemms(gemms, m, tokens, shared);
+      ffn_width_elementwise += shared;
+    }
+  } else {
+    const double f_local = static_cast<double>(m.ffn_hidden_size) / tp;
+    mlp_gemms(gemms, m, tokens, f_local);
+    ffn_width_elementwise += f_local;
+  }
+  WorkTime t;
+  double gemm_time = 0;
+  for (const Gemm& g : gemms) {
+    gemm_time += r.gemm_s(g.m, g.n, g.k);
+    t.forward_flops += 2 * g.m * g.n * g.k;
+  }
+
+  // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx.
+  double qk = static_cast<double>(m.head_dim), v = static_cast<double>(m.head_dim);
+  if (m.mla.enabled()) {
+    qk = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+    v = static_cast<double>(m.mla.v_head_dim);
+  }
+  const double ctx = w.causal ? static_cast<double>(w.seq_len) / 2.0 : static_cast<double>(w.seq_len);
+  const double attention_flops = tokens * 2.0 * ctx * static_cast<double>(m.num_heads) / tp * (qk + v);
+  t.forward_flops += attention_flops;
+  double attention_forward, attention_backward;
+  double score_bytes = 0;  // element-wise traffic of stored scores (softmax, dropout)
+  if (w.flash_attention) {
+    attention_forward = attention_flops / (r.peak * c.efficiency.attention_forward);
+    // FlashAttention-2 backward: 2× the forward GEMMs plus the recomputed scores (2.5×).
+    attention_backward = 2.5 * attention_flops / (r.peak * c.efficiency.attention_backward);
+  } else {
+    attention_forward = attention_flops / (r.peak * c.efficiency.attention_unfused);
+    attention_backward = 2 * attention_forward;
+    const bool dropout = w.dropout.value_or(m.dropout);
+    // Softmax reads scores and writes probabilities; dropout reads them and writes a mask + output.
+    score_bytes = tokens * static_cast<double>(m.num_heads) / tp * static_cast<double>(w.seq_len) *
+                  (2 * e + (dropout ? 2 * e + 1 : 0.0));
+  }
+  // Element-wise traffic per token: two norms (read + write), two residual/bias/dropout adds
+  // (read 2, write 1), the activation (gated: read 2, write 1; plain: read 1, write 1) and RoPE
+  // on Q and K.
+  const double per_token =
+      (2 * 2 * h + 2 * 3 * h) * e / sp_div + (m.mlp == MlpKind::gated ? 3.0 : 2.0) * ffn_width_elementwise * e +
+      (m.position == PositionKind::rotary ? 2.0 * static_cast<double>(m.q_width() + m.kv_width()) / tp * e : 0.0);
+  const double elementwise_forward = r.memory_s(per_token * tokens + score_bytes);
+
+  t.forward_s = gemm_time + attention_forward + elementwise_forward;
+  t.backward_input_s = gemm_time + attention_backward + 2 * elementwise_forward;  // dX GEMMs, attention bwd
+  t.backward_weight_s = gemm_time;                                                // dW GEMMs
+  if (recompute_fully || w.recompute == RecomputeMode::full) {
+    t.recompute_s = t.forward_s;
+  } else if (w.recompute == RecomputeMode::selective) {
+    t.recompute_s = attention_forward + r.memory_s(score_bytes);
+  }
+  return t;
+}
+
+WorkTime embedding_compute(const ComputeContext& c) {
+  const Rates r = rates(c);
+  const double tokens = static_cast<double>(c.workload.seq_len) * static_cast<double>(c.layout.micro_batch) /
+                        static_cast<double>(c.layout.cp);
+  const double bytes = tokens * static_cast<double>(c.model.hidden_size) * dtype_bytes(c.workload.activation_dtype);
+  WorkTime t;
+  t.forward_s = r.memory_s(2 * bytes);          // gather rows, write the hidden states
+  t.backward_weight_s = r.memory_s(3 * bytes);  // scatter-add of the gradient rows
+  return t;
+}
+
+WorkTime head_compute(const ComputeContext& c) {
+  const Rates r = rates(c);
+  const auto tp = static_cast<double>(c.layout.tp);
+  const double tokens = static_cast<double>(c.workload.seq_len) * static_cast<double>(c.layout.micro_batch) /
+                        static_cast<double>(c.layout.cp);
+  const auto h = static_cast<double>(c.model.hidden_size);
+  const double vocab = static_cast<double>(c.model.vocab_size) / tp;
+  WorkTime t;
+  const double gemm = r.gemm_s(tokens, vocab, h);
+  t.forward_flops = 2 * tokens * vocab * h;
+  // Cross-entropy over fp32 logits: read them for the max/sum, write the gradient.
+  const double loss = r.memory_s(tokens * vocab * 4 * 3);
+  t.forward_s = gemm + loss;
+  t.backward_input_s = gemm + r.memory_s(tokens * vocab * 4 * 2);
+  t.backward_weight_s = gemm;
+  return t;
+}
+
+double optimizer_step_s(const ComputeContext& c, double params_on_rank, int64_t shard) {
+  const Rates r = rates(c);
+  const TrainingWorkload& w = c.workload;
+  // Adam(W) per parameter: read gradient, master, m, v; write master, m, v and the 16-bit copy.
+  const double master = w.master_dtype ? dtype_bytes(*w.master_dtype) : 0.0;
+  const double states = w.optimizer_states_per_param() * dtype_bytes(w.optimizer_state_dtype);
+  const double per_param = dtype_bytes(w.grad_dtype) + 2 * (master + states) + dtype_bytes(w.param_dtype);
+  const double updated = params_on_rank / (w.zero_stage >= 1 ? static_cast<double>(std::max<int64_t>(shard, 1)) : 1.0);
+  return r.memory_s(updated * per_param);
+}
+
+}  // namespace meshscope

@@ -1,0 +1,76 @@
+#pragma once
+// Time of the work one rank does per micro-batch: every GEMM of a layer (split by TP/CP/EP),
+// the attention core, the memory-bound element-wise kernels, the embedding and the LM head;
+// forward, backward input gradients (B) and weight gradients (W) separately, and recomputation.
+// Constants live in one documented, overridable table (ComputeEfficiency).
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/hardware.hpp"
+#include "core/layout.hpp"
+#include "core/model.hpp"
+#include "core/options.hpp"
+#include "core/result.hpp"
+#include "core/workload.hpp"
+
+namespace meshscope {
+
+// Achievable fractions of the datasheet peaks. Assumptions (no measurement behind them), to be
+// calibrated from profiler traces; docs/estimate.md explains each.
+struct ComputeEfficiency {
+  // Large dense GEMMs, share of the dense tensor-core peak of the compute dtype. cuBLAS reaches
+  // 70–80 % on large bf16/fp16 GEMMs of A100/H100-class GPUs.
+  double gemm = 0.75;
+  // A GEMM of this many FLOPs reaches half of `gemm` (kernel launch, wave quantisation, tails):
+  // eff = gemm · F / (F + gemm_half_flops).
+  double gemm_half_flops = 2e9;
+  // FlashAttention-2 (Dao 2023, §4.1): 50–73 % of peak forward, lower in backward on A100.
+  double attention_forward = 0.55;
+  double attention_backward = 0.45;
+  // Stored attention scores (no FlashAttention): the score GEMMs are batched small GEMMs.
+  double attention_unfused = 0.5;
+  // Memory-bound element-wise kernels (norms, activations, dropout, residuals, softmax,
+  // optimizer), share of the HBM bandwidth.
+  double memory = 0.7;
+};
+
+[[nodiscard]] Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys,
+                                                                     ComputeEfficiency base = {});
+
+struct WorkTime {
+  double forward_s = 0;
+  double backward_input_s = 0;   // B: gradients of the inputs (and the attention backward)
+  double backward_weight_s = 0;  // W: gradients of the weights
+  double recompute_s = 0;        // forward work repeated in the backward pass
+  double forward_flops = 0;      // what the rank computes in forward (for checks and reports)
+  WorkTime& operator+=(const WorkTime& o) {
+    forward_s += o.forward_s;
+    backward_input_s += o.backward_input_s;
+    backward_weight_s += o.backward_weight_s;
+    recompute_s += o.recompute_s;
+    forward_flops += o.forward_flops;
+    return *this;
+  }
+};
+
+struct ComputeContext {
+  const ModelSpec& model;
+  const TrainingWorkload& workload;
+  const Layout& layout;
+  const GpuSpec& gpu;
+  const ComputeEfficiency& efficiency;
+};
+
+// One transformer layer, one micro-batch, on one rank (no communication).
+[[nodiscard]] WorkTime layer_compute(const ComputeContext& context, int64_t layer, bool recompute_fully);
+// Embedding (first stage) and LM head with the loss (last stage).
+[[nodiscard]] WorkTime embedding_compute(const ComputeContext& context);
+[[nodiscard]] WorkTime head_compute(const ComputeContext& context);
+// The optimizer step over the rank's (sharded) parameters: memory-bound.
+[[nodiscard]] double optimizer_step_s(const ComputeContext& context, double params_on_rank, int64_t shard);
+
+// The dense peak the compute dtype runs at on this GPU (fp8 falls back to bf16/fp16 if absent).
+[[nodiscard]] double compute_peak_flops(const GpuSpec& gpu, DType compute_dtype);
+
+}  // namespace meshscope

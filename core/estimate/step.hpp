@@ -1,0 +1,61 @@
+#pragma once
+// Step time of a training layout: per-stage compute (with the exposed part of TP, CP and EP
+// communication) run through the pipeline schedule's event simulation, plus the exposed data-
+// parallel gradient reduction and the optimizer step. Every overlap assumption is listed.
+#include <string>
+#include <vector>
+
+#include "core/comm/comm_plan.hpp"
+#include "core/estimate/compute.hpp"
+#include "core/schedule/schedule.hpp"
+#include "core/topology/placement.hpp"
+
+namespace meshscope {
+
+struct EstimateOptions {
+  ComputeEfficiency efficiency;
+  CommOptions comm;
+  AxisOrder order = AxisOrder::megatron;
+  // The schedule; by default the workload's (1F1B, or interleaved when vpp > 1).
+  std::optional<PipelineSchedule> schedule;
+  bool tp_comm_overlap = false;      // Megatron --tp-comm-overlap (TE userbuffers): TP hidden
+  bool overlap_grad_reduce = true;   // Megatron --overlap-grad-reduce / DDP bucketing
+  bool overlap_param_gather = true;  // Megatron --overlap-param-gather (distributed optimizer)
+};
+
+struct StepBreakdown {
+  double forward_s = 0;   // compute, busiest stage, all micro-batches
+  double backward_s = 0;  // input + weight gradients
+  double recompute_s = 0;
+  double tp_exposed_s = 0;
+  double cp_exposed_s = 0;
+  double ep_exposed_s = 0;
+  double pp_p2p_s = 0;  // on the critical path between stages (per boundary crossing)
+  double bubble_s = 0;
+  double dp_exposed_s = 0;
+  double optimizer_s = 0;
+};
+
+struct StepEstimate {
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double model_tflops_per_gpu = 0;     // model FLOPs (no recompute) per second per GPU
+  double hardware_tflops_per_gpu = 0;  // with recompute
+  double mfu = 0, hfu = 0;             // over the dense peak of the compute dtype
+  double bubble_fraction = 0;
+  int64_t micro_batches = 0;
+  StepBreakdown breakdown;
+  double peak_memory_bytes = 0;
+  bool fits_in_memory = true;
+  std::vector<std::string> assumptions;
+  ScheduleResult schedule;
+  CommPlan comm;
+};
+
+// The layout must be valid (validate_training_layout) and fit the cluster.
+[[nodiscard]] Result<StepEstimate> estimate_step(const ModelSpec& model, const TrainingWorkload& workload,
+                                                 const Layout& layout, const Cluster& cluster, const Router& router,
+                                                 const EstimateOptions& options = {});
+
+}  // namespace meshscope

@@ -1,0 +1,89 @@
+#pragma once
+// Pipeline-schedule event simulator. Each pipeline rank executes its work items (forward,
+// backward-for-inputs, backward-for-weights) in the order a schedule prescribes; an item starts
+// when the rank is free and the items it depends on have finished (plus the point-to-point
+// transfer time when they ran on another rank). Nothing about the bubble is assumed: it is read
+// off the simulated timeline. docs/schedules.md explains each schedule and its sources.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace meshscope {
+
+enum class PipelineSchedule {
+  gpipe,        // all forwards, then all backwards (Huang et al. 2019)
+  one_f_one_b,  // PipeDream-Flush (Narayanan et al. SC21 §2.2.1)
+  interleaved,  // interleaved 1F1B, v model chunks per rank (SC21 §2.2.2, Megatron-LM)
+  zb_h1,        // zero bubble, 1F1B memory (Qi et al. 2024 §2.1, arXiv:2401.10241)
+  zb_h2,        // zero bubble, 2p−1 micro-batches in flight (Qi et al. 2024 §2.2)
+  dualpipe,     // bidirectional (DeepSeek-V3 report §3.2.1, deepseek-ai/DualPipe)
+};
+
+// "gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe".
+[[nodiscard]] std::string_view pipeline_schedule_name(PipelineSchedule schedule);
+// Accepts the names above in any letter case; nullopt for anything else.
+[[nodiscard]] std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name);
+
+enum class WorkKind {
+  forward,          // F
+  backward_input,   // B: gradient with respect to the stage's input (what the previous stage waits for)
+  backward_weight,  // W: gradient with respect to the stage's weights (nobody waits for it)
+  backward,         // B and W fused, for schedules that do not split the backward (duration B + W)
+};
+
+// The cost of one micro-batch on one pipeline stage (a 1/p slice of the model).
+struct StageCosts {
+  double forward_s = 0;          // F
+  double backward_input_s = 0;   // B
+  double backward_weight_s = 0;  // W
+};
+
+struct ScheduleInput {
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  int64_t stages = 1;          // p: pipeline ranks
+  int64_t micro_batches = 1;   // m: per optimizer step (DualPipe: both directions together)
+  int64_t virtual_stages = 1;  // v: model chunks per rank; interleaved only, 1 otherwise
+  // Size p. Interleaved: costs[r] is everything rank r holds; each of its v chunks costs 1/v of
+  // it. DualPipe: costs[k] is model stage k; rank r runs stage r of the direction that enters
+  // at rank 0 and stage p−1−r of the direction that enters at rank p−1. Stages may differ
+  // (embedding on the first, LM head on the last, uneven layer counts) and are simulated as given.
+  std::vector<StageCosts> costs;
+  double p2p_s = 0;  // activation (forward) or gradient (backward) transfer between two ranks
+};
+
+struct ScheduleEvent {
+  int64_t stage = 0;  // pipeline rank that ran it
+  WorkKind kind = WorkKind::forward;
+  int64_t micro_batch = 0;  // DualPipe: 0..m/2−1 enter at rank 0, m/2..m−1 at rank p−1
+  int64_t chunk = 0;        // interleaved: model chunk on the rank; DualPipe: direction (0 or 1)
+  // Position on the micro-batch's path through the model, 0 where it enters: interleaved
+  // chunk·p + stage; DualPipe direction 0: stage, direction 1: p−1−stage; otherwise stage.
+  int64_t virtual_stage = 0;
+  double start_s = 0, end_s = 0;
+};
+
+struct ScheduleResult {
+  std::vector<ScheduleEvent> events;  // every event, grouped by stage (stage 0 first), each in execution order
+  double makespan_s = 0;              // from the first start to the last end (all stages synchronised)
+  double bubble_fraction = 0;         // 1 − Σ busy / (p · makespan)
+  // Idle time between a stage's first start and its last end, over the sum of those spans: the
+  // bubble left when consecutive iterations overlap because the optimizer step does not
+  // synchronise the stages (Qi et al. 2024 §4, optimizer post-validation). ZB-H2 brings it to 0.
+  double unsynchronised_bubble_fraction = 0;
+  std::vector<double> busy_s;  // per stage
+  // Per stage: the most micro-batches whose forward has run and whose backward (B and W) has not
+  // finished, in units of one stage's activations for one micro-batch. An interleaved chunk
+  // counts 1/v; a DualPipe chunk is a whole model stage and counts 1.
+  std::vector<double> peak_in_flight;
+};
+
+// Errors (invalid_argument): p, m or v below 1; v ≠ 1 outside interleaved; interleaved with m not
+// a multiple of p (Megatron-LM's requirement); costs.size() ≠ p; negative or non-finite costs or
+// p2p; DualPipe with an odd p, an odd m or m < 2p (deepseek-ai/DualPipe dualpipe.py asserts
+// these); more than 2^24 work items.
+[[nodiscard]] Result<ScheduleResult> simulate_schedule(const ScheduleInput& input);
+
+}  // namespace meshscope

@@ -157,6 +157,17 @@ bool is_recomputed_fully(const TrainingWorkload& w, int64_t index_in_chunk) {
 
 }  // namespace
 
+double training_communication_bytes(const ModelSpec& m, const TrainingWorkload& w, const Layout& l) {
+  const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
+  const double sp_divisor = l.sp ? static_cast<double>(l.tp) : 1.0;
+  const double e = dtype_bytes(w.activation_dtype);
+  double bytes = nccl_buffers(w.runtime, communicators(l, true));
+  if (l.pp > 1) bytes += 2.0 * tokens * static_cast<double>(m.hidden_size) * e / sp_divisor;
+  if (m.is_moe() && l.ep > 1)
+    bytes += 2.0 * tokens / sp_divisor * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden_size) * e;
+  return bytes;
+}
+
 MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, const Layout& l, const GpuSpec& gpu) {
   MemoryBudget budget;
   budget.capacity_bytes = gpu.memory_bytes;
@@ -265,6 +276,8 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
       communication += a2a;
       comm_formula += fmt(" + %.3g B all-to-all dispatch/combine", a2a);
     }
+    // The same total as training_communication_bytes(), which the layout search uses.
+    communication = training_communication_bytes(m, w, l);
     rank.items.push_back({MemoryCategory::communication, communication, comm_formula});
     rank.items.push_back(
         {MemoryCategory::runtime, w.runtime.runtime_bytes, "CUDA context and library workspaces (assumption)"});

@@ -75,6 +75,11 @@ struct ModelStateBytes {
 };
 [[nodiscard]] ModelStateBytes model_state_bytes_per_param(const TrainingWorkload& workload, int64_t shard);
 
+// Communication buffers of a training rank: NCCL staging buffers of every communicator it
+// belongs to, pipeline send/recv buffers and MoE all-to-all buffers.
+[[nodiscard]] double training_communication_bytes(const ModelSpec& model, const TrainingWorkload& workload,
+                                                  const Layout& layout);
+
 [[nodiscard]] MemoryBudget training_memory(const ModelSpec& model, const TrainingWorkload& workload,
                                            const Layout& layout, const GpuSpec& gpu);
 [[nodiscard]] MemoryBudget serving_memory(const ModelSpec& model, const ServingWorkload& workload, const Layout& layout,

@@ -37,5 +37,7 @@ int cmd_route(const Args& args);
 int cmd_collective(const Args& args);
 int cmd_comm(const Args& args);
 int cmd_estimate(const Args& args);
+int cmd_rank(const Args& args);
+int cmd_schedule(const Args& args);
 
 }  // namespace meshscope::cli

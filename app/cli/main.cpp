@@ -24,6 +24,10 @@ Usage:
                            [--comm k=v,...] [--json]
   meshscope-cli estimate   --model M --cluster C --train k=v,... --layout k=v,... [--schedule S]
                            [--efficiency k=v,...] [--comm k=v,...] [--order megatron|torchtitan] [--json]
+  meshscope-cli rank       --model M --cluster C --train k=v,... [--top N] [--refine N]
+                           [--objective throughput|memory-headroom|cost-per-token] [--json]
+  meshscope-cli schedule   --stages P --microbatches M --schedule 1f1b|gpipe|interleaved|zb-h1|zb-h2|dualpipe
+                           [--vpp V] [--fwd T --bwd T --wgrad T --p2p T] [--json]
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version
 
@@ -49,8 +53,10 @@ int fail(const Error& error) {
 Result<Args> parse_args(int argc, char** argv) {
   Args args;
   static const std::vector<std::string> kValued = {
-      "--model", "--gpu", "--train", "--serve", "--layout", "--seq",   "--world", "--recompute",  "--cluster",
-      "--from",  "--to",  "--op",    "--gpus",  "--sizes",  "--order", "--comm",  "--efficiency", "--schedule"};
+      "--model",     "--gpu",          "--train",      "--serve",    "--layout",    "--seq",   "--world",
+      "--recompute", "--cluster",      "--from",       "--to",       "--op",        "--gpus",  "--sizes",
+      "--order",     "--comm",         "--efficiency", "--schedule", "--objective", "--top",   "--refine",
+      "--stages",    "--microbatches", "--vpp",        "--fwd",      "--bwd",       "--wgrad", "--p2p"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -103,9 +109,9 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   const std::pair<const char*, int (*)(const Args&)> commands[] = {
-      {"params", cmd_params}, {"flops", cmd_flops},       {"memory", cmd_memory}, {"presets", cmd_presets},
-      {"topo", cmd_topo},     {"estimate", cmd_estimate}, {"route", cmd_route},   {"collective", cmd_collective},
-      {"comm", cmd_comm}};
+      {"params", cmd_params}, {"flops", cmd_flops},       {"memory", cmd_memory},    {"presets", cmd_presets},
+      {"topo", cmd_topo},     {"estimate", cmd_estimate}, {"route", cmd_route},      {"collective", cmd_collective},
+      {"comm", cmd_comm},     {"rank", cmd_rank},         {"schedule", cmd_schedule}};
   for (const auto& [name, run] : commands)
     if (args->command == name) return run(*args);
   return fail("unknown command \"" + args->command + "\" (see --help)");

@@ -59,10 +59,13 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
           ? 0.0
           : (l.sp ? 2 * (call_time(tp, CollectiveOp::all_gather) + call_time(tp, CollectiveOp::reduce_scatter))
                   : 2 * call_time(tp, CollectiveOp::all_reduce));
+  const auto stage_layers = layers_per_stage(m, l);
   double cp_layer_forward = 0, cp_layer_backward = 0;
   if (cp != nullptr) {
     for (const auto& c : cp->collectives) {
-      const double per_layer = c.count_per_step / std::max(1.0, static_cast<double>(micro_batches));
+      // The plan counts calls for the busiest stage's layers over all micro-batches.
+      const double per_layer = c.count_per_step / std::max(1.0, static_cast<double>(micro_batches)) /
+                               static_cast<double>(std::max<int64_t>(*std::max_element(stage_layers.begin(), stage_layers.end()), 1));
       (c.what.find("backward") != std::string::npos ? cp_layer_backward : cp_layer_forward) += per_layer * c.time_s;
     }
   }

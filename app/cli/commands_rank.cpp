@@ -1,0 +1,162 @@
+// meshscope-cli rank and schedule: the ranked layouts of a cluster, and one pipeline schedule.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/cli.hpp"
+#include "core/search/search.hpp"
+#include "core/topology/generators.hpp"
+
+namespace meshscope::cli {
+
+using nlohmann::json;
+
+namespace {
+
+json layout_json(const RankedLayout& r) {
+  json layout = json::object();
+  for (const auto& [key, value] : layout_to_keys(r.layout)) layout[key] = value;
+  layout["recompute"] = recompute_name(r.recompute);
+  layout["zero"] = r.zero_stage;
+  layout["schedule"] = pipeline_schedule_name(r.schedule);
+  return {{"layout", layout},
+          {"step_time_s", r.step_time_s},
+          {"tokens_per_s_per_gpu", r.tokens_per_s_per_gpu},
+          {"mfu", r.mfu},
+          {"peak_memory_bytes", r.peak_memory_bytes},
+          {"headroom_bytes", r.headroom_bytes},
+          {"bubble_fraction", r.bubble_fraction},
+          {"cost_per_million_tokens", r.cost_per_million_tokens},
+          {"refined", r.refined}};
+}
+
+std::string_view work_kind_name(WorkKind kind) {
+  switch (kind) {
+    case WorkKind::forward:
+      return "F";
+    case WorkKind::backward_input:
+      return "B";
+    case WorkKind::backward_weight:
+      return "W";
+    case WorkKind::backward:
+      return "BW";
+  }
+  return "?";
+}
+
+Result<double> number_arg(const Args& args, const std::string& name, double fallback) {
+  if (!args.has(name)) return fallback;
+  char* end = nullptr;
+  const std::string& text = args.get(name);
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || value < 0)
+    return make_error(ErrorCode::invalid_argument, "\"" + text + "\" is not a non-negative number", name);
+  return value;
+}
+
+}  // namespace
+
+int cmd_rank(const Args& args) {
+  auto model = model_arg(args);
+  if (!model) return fail(model.error());
+  if (!args.has("--cluster")) return fail("--cluster is required (a cluster file or a generator string)");
+  auto cluster = resolve_cluster(args.get("--cluster"));
+  if (!cluster) return fail(cluster.error());
+  auto train_keys = key_values_arg(args, "--train");
+  if (!train_keys) return fail(train_keys.error());
+  auto workload = training_from_keys(*train_keys);
+  if (!workload) return fail(workload.error());
+  SearchOptions options;
+  if (args.has("--objective") && !parse_rank_objective(args.get("--objective"), options.objective))
+    return fail("--objective must be throughput, memory-headroom or cost-per-token");
+  auto top = number_arg(args, "--top", 10);
+  auto refine = number_arg(args, "--refine", 0);
+  if (!top) return fail(top.error());
+  if (!refine) return fail(refine.error());
+  options.top = static_cast<int64_t>(*top);
+  options.refine = static_cast<int64_t>(*refine);
+  auto result = rank_layouts(*model, *workload, *cluster, options);
+  if (!result) return fail(result.error());
+  json layouts = json::array();
+  for (const auto& r : result->layouts) layouts.push_back(layout_json(r));
+  json doc = {{"evaluated", result->evaluated},
+              {"valid", result->valid},
+              {"collapsed", result->collapsed},
+              {"rejected", result->rejected},
+              {"largest_overflow_bytes", result->largest_overflow_bytes},
+              {"elapsed_s", result->elapsed_s},
+              {"objective", rank_objective_name(options.objective)},
+              {"layouts", layouts}};
+  if (args.json) {
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%lld candidates in %.3f s: %lld valid, %lld collapsed\n", static_cast<long long>(result->evaluated),
+              result->elapsed_s, static_cast<long long>(result->valid), static_cast<long long>(result->collapsed));
+  for (const auto& [reason, count] : result->rejected)
+    std::printf("  rejected %8lld  %s\n", static_cast<long long>(count), reason.c_str());
+  std::printf("\n%4s %-44s %10s %10s %7s %10s\n", "#", "layout", "step (s)", "tok/s/GPU", "MFU", "memory");
+  int index = 1;
+  for (const auto& r : result->layouts) {
+    char layout[128];
+    std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s",
+                  static_cast<long long>(r.layout.tp), static_cast<long long>(r.layout.cp),
+                  static_cast<long long>(r.layout.pp), static_cast<long long>(r.layout.vpp),
+                  static_cast<long long>(r.layout.dp), static_cast<long long>(r.layout.ep),
+                  static_cast<long long>(r.layout.micro_batch), std::string(recompute_name(r.recompute)).c_str(),
+                  r.zero_stage, std::string(pipeline_schedule_name(r.schedule)).c_str());
+    std::printf("%4d %-44s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
+                100 * r.mfu, gib(r.peak_memory_bytes).c_str());
+  }
+  return 0;
+}
+
+int cmd_schedule(const Args& args) {
+  ScheduleInput input;
+  if (!args.has("--schedule")) return fail("--schedule is required (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe)");
+  const auto schedule = parse_pipeline_schedule(args.get("--schedule"));
+  if (!schedule) return fail("unknown --schedule \"" + args.get("--schedule") + "\"");
+  input.schedule = *schedule;
+  auto stages = number_arg(args, "--stages", 4);
+  auto micro_batches = number_arg(args, "--microbatches", 8);
+  auto vpp = number_arg(args, "--vpp", 1);
+  auto fwd = number_arg(args, "--fwd", 1);
+  auto bwd = number_arg(args, "--bwd", 1);
+  auto wgrad = number_arg(args, "--wgrad", 1);
+  auto p2p = number_arg(args, "--p2p", 0);
+  for (const auto* r : {&stages, &micro_batches, &vpp, &fwd, &bwd, &wgrad, &p2p})
+    if (!*r) return fail(r->error());
+  input.stages = static_cast<int64_t>(*stages);
+  input.micro_batches = static_cast<int64_t>(*micro_batches);
+  input.virtual_stages = static_cast<int64_t>(*vpp);
+  input.costs.assign(static_cast<size_t>(std::max<int64_t>(input.stages, 0)), StageCosts{*fwd, *bwd, *wgrad});
+  input.p2p_s = *p2p;
+  auto result = simulate_schedule(input);
+  if (!result) return fail(result.error());
+  json events = json::array();
+  for (const auto& e : result->events)
+    events.push_back({{"stage", e.stage},
+                      {"kind", work_kind_name(e.kind)},
+                      {"micro_batch", e.micro_batch},
+                      {"chunk", e.chunk},
+                      {"start", e.start_s},
+                      {"end", e.end_s}});
+  json doc = {{"schedule", pipeline_schedule_name(input.schedule)},
+              {"makespan", result->makespan_s},
+              {"bubble_fraction", result->bubble_fraction},
+              {"peak_in_flight", result->peak_in_flight},
+              {"events", events}};
+  if (args.json) {
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s: p=%lld m=%lld v=%lld, makespan %.3f, bubble %.1f %%\n",
+              std::string(pipeline_schedule_name(input.schedule)).c_str(), static_cast<long long>(input.stages),
+              static_cast<long long>(input.micro_batches), static_cast<long long>(input.virtual_stages),
+              result->makespan_s, 100 * result->bubble_fraction);
+  for (size_t s = 0; s < result->peak_in_flight.size(); ++s)
+    std::printf("  stage %zu: peak %.2f micro-batches in flight\n", s, result->peak_in_flight[s]);
+  return 0;
+}
+
+}  // namespace meshscope::cli

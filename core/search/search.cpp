@@ -1,0 +1,524 @@
+#include "core/search/search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <unordered_map>
+
+#include "core/activations.hpp"
+#include "core/catalogue.hpp"
+#include "core/flops.hpp"
+#include "core/memory.hpp"
+
+namespace meshscope {
+
+bool parse_rank_objective(std::string_view name, RankObjective& objective) {
+  if (name == "throughput")
+    objective = RankObjective::throughput;
+  else if (name == "memory" || name == "memory-headroom")
+    objective = RankObjective::memory_headroom;
+  else if (name == "cost" || name == "cost-per-token")
+    objective = RankObjective::cost_per_token;
+  else
+    return false;
+  return true;
+}
+
+std::string_view rank_objective_name(RankObjective objective) {
+  switch (objective) {
+    case RankObjective::throughput:
+      return "throughput";
+    case RankObjective::memory_headroom:
+      return "memory-headroom";
+    case RankObjective::cost_per_token:
+      return "cost-per-token";
+  }
+  return "?";
+}
+
+namespace {
+
+uint64_t key_of(std::initializer_list<int64_t> parts) {
+  uint64_t key = 1469598103934665603ULL;  // FNV-1a over the parts
+  for (const int64_t part : parts) {
+    key ^= static_cast<uint64_t>(part) + 0x9e3779b97f4a7c15ULL + (key << 6) + (key >> 2);
+    key *= 1099511628211ULL;
+  }
+  return key;
+}
+
+std::vector<int64_t> divisors(int64_t n, int64_t limit) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= std::min(n, limit); ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+// Everything about the model and cluster that does not depend on the candidate, and caches of
+// what depends on a few of its degrees only.
+class Evaluator {
+ public:
+  Evaluator(const ModelSpec& m, const TrainingWorkload& w, const Cluster& c, const SearchOptions& o)
+      : m_(m), base_(w), cluster_(c), options_(o), router_(c) {
+    auto gpu = find_gpu(c.gpus.empty() ? "" : c.device(c.gpus.front()).gpu_model);
+    gpu_ = gpu ? *gpu : *find_gpu("h100-sxm");
+    // Per-layer parameters split the way memory.cpp's stage_params() splits them, as prefix sums.
+    const auto layers = static_cast<size_t>(m.num_layers);
+    split_.assign(layers + 1, 0);
+    replicated_.assign(layers + 1, 0);
+    experts_.assign(layers + 1, 0);
+    moe_.assign(layers + 1, 0);
+    for (size_t i = 0; i < layers; ++i) {
+      const LayerParams p = layer_params(m, static_cast<int64_t>(i));
+      split_[i + 1] = split_[i] + p.attention + p.mlp + p.shared_experts;
+      replicated_[i + 1] = replicated_[i] + p.norms + p.router;
+      experts_[i + 1] = experts_[i] + p.routed_experts;
+      moe_[i + 1] = moe_[i] + (m.is_moe_layer(static_cast<int64_t>(i)) ? 1 : 0);
+    }
+  }
+
+  const GpuSpec& gpu() const { return gpu_; }
+  const Router& router() const { return router_; }
+
+  // Compute of one dense or MoE layer for one micro-batch, cached by the degrees it depends on.
+  const WorkTime& layer(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
+    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch, l.etp, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+    auto it = layer_cache_.find(key);
+    if (it != layer_cache_.end()) return it->second;
+    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    int64_t index = 0;
+    while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
+    return layer_cache_.emplace(key, layer_compute(context, std::min(index, m_.num_layers - 1), false)).first->second;
+  }
+
+  const std::pair<WorkTime, WorkTime>& ends(const Layout& l, const TrainingWorkload& w) {
+    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch});
+    auto it = ends_cache_.find(key);
+    if (it != ends_cache_.end()) return it->second;
+    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    return ends_cache_.emplace(key, std::pair{embedding_compute(context), head_compute(context)}).first->second;
+  }
+
+  // Activation bytes of one layer and one micro-batch (and the full-layer bytes recompute needs).
+  std::pair<double, double> activation(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
+    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch, l.etp, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+    auto it = activation_cache_.find(key);
+    if (it != activation_cache_.end()) return it->second;
+    const ActivationConfig config = ActivationConfig::from(w, m_, l);
+    int64_t index = 0;
+    while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
+    index = std::min(index, m_.num_layers - 1);
+    const RecomputeMode mode = w.recompute == RecomputeMode::layers ? RecomputeMode::full : w.recompute;
+    const double kept = layer_activation_bytes(m_, index, config, mode);
+    const double full = layer_activation_bytes(m_, index, config, RecomputeMode::none);
+    return activation_cache_.emplace(key, std::pair{kept, full}).first->second;
+  }
+
+  // One call of a collective on the group of `size` ranks spaced by `stride` starting at rank 0
+  // (alone on the network: the fast model does not share links between groups).
+  double collective(int64_t stride, int64_t size, CollectiveOp op, double bytes) {
+    if (size <= 1 || bytes <= 0) return 0;
+    const uint64_t key = key_of({stride, size, static_cast<int64_t>(op), static_cast<int64_t>(std::llround(bytes))});
+    auto it = comm_cache_.find(key);
+    if (it != comm_cache_.end()) return it->second;
+    const uint64_t group_key = key_of({stride, size});
+    auto g = group_cache_.find(group_key);
+    if (g == group_cache_.end()) {
+      std::vector<DeviceId> gpus;
+      for (int64_t i = 0; i < size; ++i) gpus.push_back(cluster_.gpus[static_cast<size_t>(i * stride)]);
+      g = group_cache_.emplace(group_key, group_paths(router_, gpus)).first;
+    }
+    const double t = estimate_collective(router_, g->second, op, bytes, options_.estimate.comm.constants).time_s;
+    return comm_cache_.emplace(key, t).first->second;
+  }
+
+  double split(int64_t from, int64_t to) const {
+    return split_[static_cast<size_t>(to)] - split_[static_cast<size_t>(from)];
+  }
+  double replicated(int64_t from, int64_t to) const {
+    return replicated_[static_cast<size_t>(to)] - replicated_[static_cast<size_t>(from)];
+  }
+  double experts(int64_t from, int64_t to) const {
+    return experts_[static_cast<size_t>(to)] - experts_[static_cast<size_t>(from)];
+  }
+  int64_t moe_layers(int64_t from, int64_t to) const {
+    return moe_[static_cast<size_t>(to)] - moe_[static_cast<size_t>(from)];
+  }
+
+ private:
+  const ModelSpec& m_;
+  const TrainingWorkload& base_;
+  const Cluster& cluster_;
+  const SearchOptions& options_;
+  Router router_;
+  GpuSpec gpu_;
+  std::vector<double> split_, replicated_, experts_;
+  std::vector<int64_t> moe_;
+  std::unordered_map<uint64_t, WorkTime> layer_cache_;
+  std::unordered_map<uint64_t, std::pair<WorkTime, WorkTime>> ends_cache_;
+  std::unordered_map<uint64_t, std::pair<double, double>> activation_cache_;
+  std::unordered_map<uint64_t, GroupPaths> group_cache_;
+  std::unordered_map<uint64_t, double> comm_cache_;
+};
+
+struct Candidate {
+  Layout layout;
+  TrainingWorkload workload;
+  PipelineSchedule schedule;
+};
+
+struct Score {
+  double step_time_s = 0;
+  double peak_memory_bytes = 0;
+  double bubble_fraction = 0;
+};
+
+// The fast model: the same per-layer compute and collective times as estimate_step(), with the
+// pipeline makespan in closed form over the per-stage times and no link sharing between groups.
+Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default) {
+  const Layout& l = c.layout;
+  const TrainingWorkload& w = c.workload;
+  const auto mb = static_cast<double>(std::max<int64_t>(num_micro_batches(w, l), 1));
+  const int64_t per_stage = m.num_layers / l.pp;
+  const double e = dtype_bytes(w.activation_dtype);
+  const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
+  const double hidden_bytes = tokens * static_cast<double>(m.hidden_size) * e;
+
+  // Per-layer communication exposed (as in estimate_step).
+  const double tp_layer = l.tp > 1 ? (l.sp ? 2 * (ev.collective(1, l.tp, CollectiveOp::all_gather, hidden_bytes) +
+                                                  ev.collective(1, l.tp, CollectiveOp::reduce_scatter, hidden_bytes))
+                                           : 2 * ev.collective(1, l.tp, CollectiveOp::all_reduce, hidden_bytes))
+                                   : 0.0;
+  const double ep_layer =
+      (m.is_moe() && l.ep > 1)
+          ? 2 * ev.collective(l.etp, l.ep, CollectiveOp::all_to_all,
+                              tokens / (l.sp ? static_cast<double>(l.tp) : 1.0) * static_cast<double>(m.moe.top_k) *
+                                  static_cast<double>(m.hidden_size) * e)
+          : 0.0;
+  double cp_forward = 0, cp_backward = 0;
+  if (l.cp > 1) {
+    const double chunk = 2.0 * tokens * static_cast<double>(m.kv_width()) * e / static_cast<double>(l.tp);
+    const double t = ev.collective(l.tp, l.cp, CollectiveOp::send_recv, chunk);
+    cp_forward = static_cast<double>(l.cp - 1) * t;
+    cp_backward = 2 * cp_forward;
+  }
+  const double p2p =
+      l.pp > 1 ? ev.collective(l.tp * l.cp * l.dp, 2, CollectiveOp::send_recv, hidden_bytes / static_cast<double>(l.tp))
+               : 0.0;
+
+  const WorkTime& dense = ev.layer(l, w, false);
+  const WorkTime* moe = m.is_moe() ? &ev.layer(l, w, true) : nullptr;
+  const auto& [embedding, head] = ev.ends(l, w);
+  const bool full = w.recompute == RecomputeMode::full;
+  double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0;
+  for (int64_t s = 0; s < l.pp; ++s) {
+    const int64_t from = s * per_stage, to = from + per_stage;
+    const auto moe_count = static_cast<double>(ev.moe_layers(from, to));
+    const double dense_count = static_cast<double>(per_stage) - moe_count;
+    auto stage = [&](double WorkTime::*field) {
+      return dense_count * dense.*field + (moe != nullptr ? moe_count * moe->*field : 0.0);
+    };
+    double f = stage(&WorkTime::forward_s) +
+               static_cast<double>(per_stage) * (tp_layer + std::max(0.0, cp_forward - 0.5 * dense.forward_s)) +
+               moe_count * ep_layer;
+    double b = stage(&WorkTime::backward_input_s) + stage(&WorkTime::recompute_s) +
+               static_cast<double>(per_stage) *
+                   (tp_layer + (full ? tp_layer : 0.0) + std::max(0.0, cp_backward - 0.5 * dense.backward_input_s)) +
+               moe_count * ep_layer;
+    double wt = stage(&WorkTime::backward_weight_s);
+    if (s == 0) {
+      f += embedding.forward_s;
+      wt += embedding.backward_weight_s;
+    }
+    if (s == l.pp - 1) {
+      f += head.forward_s;
+      b += head.backward_input_s;
+      wt += head.backward_weight_s;
+    }
+    const double t = f + b + wt;
+    if (s == 0) first_backward = b + wt;
+    t_sum += t;
+    t_max = std::max(t_max, t);
+    f_max = std::max(f_max, f);
+    b_max = std::max(b_max, b);
+    w_max = std::max(w_max, wt);
+  }
+  // Closed-form makespans (uniform-stage theory generalised to the slowest stage):
+  // 1F1B/GPipe (SC21 §2.2.1): (m − 1)·t_max + Σ t_s; interleaved (§2.2.2): the fill shrinks by v;
+  // ZB-H1 (Qi et al. 2024 §3): bubble (p − 1)(F + B − W).
+  const auto p = static_cast<double>(l.pp), v = static_cast<double>(l.vpp);
+  double makespan = (mb - 1) * t_max + t_sum;
+  if (l.vpp > 1) makespan = mb * t_max + (t_sum - t_max) / v;
+  if (c.schedule == PipelineSchedule::zb_h1 && l.pp > 1)
+    makespan = mb * t_max + (p - 1) * std::max(0.0, f_max + b_max - w_max);
+  makespan += 2 * (p - 1) * p2p;
+
+  // Data parallel and optimizer, as estimate_step().
+  const int64_t dp_cp = l.dp * l.cp;
+  const double dense_params =
+      ev.split(0, per_stage) / static_cast<double>(l.tp) + ev.replicated(0, per_stage) +
+      static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / static_cast<double>(l.tp);
+  double dp_exposed = 0;
+  if (dp_cp > 1) {
+    const double grads = dense_params * dtype_bytes(w.grad_dtype);
+    const double params = dense_params * dtype_bytes(w.param_dtype);
+    if (w.zero_stage >= 3) {
+      const double layer_params = params / static_cast<double>(per_stage);
+      const double ag = ev.collective(l.tp, dp_cp, CollectiveOp::all_gather, layer_params);
+      const double rs =
+          ev.collective(l.tp, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage));
+      const double per_layer_compute = dense.forward_s + dense.backward_input_s + dense.backward_weight_s;
+      dp_exposed = mb * static_cast<double>(per_stage) * std::max(0.0, 2 * ag + rs - per_layer_compute) + ag + rs;
+    } else {
+      const double bucket_params = std::max(bucket_params_default, 1e6 * static_cast<double>(dp_cp));
+      const double buckets = std::max(1.0, std::ceil(dense_params / bucket_params));
+      const double rs = ev.collective(
+          l.tp, dp_cp, w.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter, grads / buckets);
+      const double ag =
+          w.zero_stage == 0 ? 0.0 : ev.collective(l.tp, dp_cp, CollectiveOp::all_gather, params / buckets);
+      dp_exposed = std::max(rs + ag, buckets * (rs + ag) - first_backward);
+    }
+  }
+  const ComputeContext context{m, w, l, ev.gpu(), EstimateOptions{}.efficiency};
+  const double optimizer = optimizer_step_s(
+      context, dense_params + ev.experts(0, per_stage) / static_cast<double>(l.ep * l.etp), l.shard_group() * l.cp);
+
+  // Memory of the first and last stages (the peaks), as training_memory() counts it.
+  const int64_t expert_shard = std::max<int64_t>(l.expert_dp() * l.shard_group() / std::max<int64_t>(l.dp, 1), 1);
+  const ModelStateBytes dense_bytes = model_state_bytes_per_param(w, l.shard_group() * l.cp);
+  const ModelStateBytes expert_bytes = model_state_bytes_per_param(w, expert_shard);
+  const ActivationConfig act = ActivationConfig::from(w, m, l);
+  const auto [dense_act, dense_full] = ev.activation(l, w, false);
+  const std::pair<double, double> moe_act = m.is_moe() ? ev.activation(l, w, true) : std::pair{0.0, 0.0};
+  const Schedule memory_schedule = l.vpp > 1 ? Schedule::interleaved : w.schedule;
+  double peak = 0;
+  for (const int64_t s : {int64_t{0}, l.pp - 1}) {
+    const int64_t from = s * per_stage, to = from + per_stage;
+    const auto moe_count = static_cast<double>(ev.moe_layers(from, to));
+    const double dense_count = static_cast<double>(per_stage) - moe_count;
+    double dense_p = ev.split(from, to) / static_cast<double>(l.tp) + ev.replicated(from, to);
+    const double vocab_table =
+        static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / static_cast<double>(l.tp);
+    if (s == 0) dense_p += vocab_table + (embedding_params(m) - vocab_table * static_cast<double>(l.tp));
+    if (s == l.pp - 1) dense_p += final_norm_params(m) + ((!m.tied_embeddings || l.pp > 1) ? vocab_table : 0.0);
+    const double expert_p = ev.experts(from, to) / static_cast<double>(l.ep * l.etp);
+    const double states = dense_p * dense_bytes.total() + expert_p * expert_bytes.total();
+    const double in_flight = in_flight_micro_batches(memory_schedule, s, l.pp, l.vpp, static_cast<int64_t>(mb));
+    double per_micro_batch = dense_count * dense_act + moe_count * moe_act.first;
+    if (s == 0) per_micro_batch += embedding_activation_bytes(m, act);
+    const bool last = s == l.pp - 1;
+    if (last && w.output_layer_activations) per_micro_batch += output_activation_bytes(m, act, w.fp32_logits);
+    const double activations = per_micro_batch * in_flight;
+    double temporary = 0;
+    if (full)
+      temporary += std::max(dense_full, moe_act.second);
+    else if (w.recompute == RecomputeMode::selective)
+      temporary += std::max(dense_full - dense_act, moe_act.second - moe_act.first);
+    if (last && w.output_layer_activations)
+      temporary += tokens * 4.0 * static_cast<double>(m.vocab_size) / static_cast<double>(l.tp);
+    if (w.zero_stage >= 3) {
+      const double largest = ev.split(from, from + 1) / static_cast<double>(l.tp) + ev.replicated(from, from + 1) +
+                             ev.experts(from, from + 1) / static_cast<double>(l.ep * l.etp);
+      temporary += largest * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
+    }
+    const double communication = training_communication_bytes(m, w, l);
+    const double total = states + activations + temporary + communication + w.runtime.runtime_bytes +
+                         (activations + temporary + communication) * w.runtime.allocator_fraction;
+    peak = std::max(peak, total);
+  }
+  Score result;
+  result.step_time_s = makespan + dp_exposed + optimizer;
+  result.peak_memory_bytes = peak;
+  result.bubble_fraction = makespan > 0 ? std::max(0.0, 1 - t_sum * mb / (p * makespan)) : 0.0;
+  return result;
+}
+
+}  // namespace
+
+Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& base, const Cluster& cluster,
+                                  const SearchOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  SearchResult result;
+  const int64_t gpus = cluster.num_gpus();
+  if (gpus < 1) return make_error(ErrorCode::invalid_argument, "the cluster has no GPUs", "--cluster");
+  Evaluator ev(m, base, cluster, options);
+  int64_t per_node = 1;
+  {
+    std::unordered_map<int32_t, int64_t> counts;
+    for (const DeviceId g : cluster.gpus) per_node = std::max(per_node, ++counts[cluster.device(g).node]);
+  }
+  const SearchSpace& space = options.space;
+  const int64_t max_tp = space.max_tp > 0 ? space.max_tp : per_node;
+  std::vector<std::pair<RankedLayout, double>> ranked;  // layout, objective (lower is better)
+  auto reject = [&](const std::string& reason) {
+    ++result.rejected[reason];
+    ++result.evaluated;
+  };
+  const std::vector<int64_t> tps = divisors(gpus, max_tp);
+  for (const int64_t tp : tps) {
+    for (const int64_t cp : divisors(gpus / tp, space.max_cp)) {
+      for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) {
+        const int64_t dp = gpus / (tp * cp * pp);
+        // Structural checks first: each failure rejects the whole sub-tree, counted once.
+        if (m.num_heads % tp != 0 || (!m.mla.enabled() && m.num_kv_heads % tp != 0)) {
+          reject("attention heads or KV heads not divisible by TP");
+          continue;
+        }
+        if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % tp != 0) {
+          reject("FFN width not divisible by TP");
+          continue;
+        }
+        if (m.num_layers % pp != 0) {
+          reject("layers not divisible by PP");
+          continue;
+        }
+        if (cp > 1 && base.seq_len % (2 * cp) != 0) {
+          reject("sequence not divisible by 2×CP");
+          continue;
+        }
+        std::vector<int64_t> eps = {1};
+        if (m.is_moe()) eps = divisors(m.moe.num_experts, tp * cp * dp);
+        for (const int64_t ep : eps) {
+          if ((tp * cp * dp) % ep != 0) {
+            reject("EP does not divide TP×CP×DP");
+            continue;
+          }
+          for (const int64_t vpp : divisors(m.num_layers / pp, pp > 1 ? space.max_vpp : 1)) {
+            for (const int64_t mbs : space.micro_batches) {
+              if (base.global_batch % (dp * mbs) != 0) {
+                reject("global batch not divisible by DP×micro-batch");
+                continue;
+              }
+              const int64_t micro_batches = base.global_batch / (dp * mbs);
+              if (vpp > 1 && micro_batches % pp != 0) {
+                reject("interleaving needs micro-batches in multiples of PP");
+                continue;
+              }
+              for (const RecomputeMode recompute : space.recompute) {
+                for (const int zero : space.zero_stages) {
+                  if (zero > 0 && dp * cp == 1) {
+                    // ZeRO without data parallelism is the same layout: enumerate it once.
+                    if (zero != space.zero_stages.front()) {
+                      ++result.collapsed;
+                      continue;
+                    }
+                  }
+                  for (const PipelineSchedule schedule : space.schedules) {
+                    if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
+                      ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
+                      continue;
+                    }
+                    for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1);
+                         ++sp_variant) {
+                      Candidate c;
+                      c.layout.tp = tp;
+                      c.layout.cp = cp;
+                      c.layout.pp = pp;
+                      c.layout.dp = dp;
+                      c.layout.ep = ep;
+                      c.layout.vpp = vpp;
+                      c.layout.micro_batch = mbs;
+                      c.layout.sp = tp > 1 && space.sequence_parallel[sp_variant];
+                      c.workload = base;
+                      c.workload.recompute = recompute;
+                      c.workload.zero_stage = zero;
+                      c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
+                      ++result.evaluated;
+                      const Score s = score(ev, m, c, options.estimate.comm.bucket_params);
+                      const double capacity = ev.gpu().memory_bytes;
+                      if (s.peak_memory_bytes > capacity) {
+                        ++result.rejected["does not fit in GPU memory"];
+                        result.largest_overflow_bytes =
+                            std::max(result.largest_overflow_bytes, s.peak_memory_bytes - capacity);
+                        continue;
+                      }
+                      ++result.valid;
+                      RankedLayout r;
+                      r.layout = c.layout;
+                      r.recompute = recompute;
+                      r.zero_stage = zero;
+                      r.schedule = c.schedule;
+                      r.step_time_s = s.step_time_s;
+                      r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
+                                               static_cast<double>(base.seq_len) / s.step_time_s /
+                                               static_cast<double>(gpus);
+                      r.peak_memory_bytes = s.peak_memory_bytes;
+                      r.headroom_bytes = capacity - s.peak_memory_bytes;
+                      r.bubble_fraction = s.bubble_fraction;
+                      r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+                      const double objective = options.objective == RankObjective::throughput ? s.step_time_s
+                                               : options.objective == RankObjective::memory_headroom
+                                                   ? -r.headroom_bytes
+                                                   : r.cost_per_million_tokens;
+                      ranked.emplace_back(r, objective);
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // Deterministic order: by objective, then by the layout's degrees (fewest-axes first).
+  auto tie_key = [](const RankedLayout& r) {
+    return std::tuple(r.layout.cp, r.layout.tp, r.layout.pp, r.layout.ep, r.layout.vpp, r.layout.micro_batch,
+                      static_cast<int>(r.recompute), r.zero_stage, static_cast<int>(r.schedule), r.layout.sp);
+  };
+  const auto better = [&](const auto& a, const auto& b) {
+    if (a.second != b.second) return a.second < b.second;
+    return tie_key(a.first) < tie_key(b.first);
+  };
+  // Layouts the model cannot tell apart (same step time and memory, e.g. CP×micro-batch trades
+  // that leave the per-rank work unchanged) collapse into the first in canonical order.
+  const auto same_prediction = [](const RankedLayout& a, const RankedLayout& b) {
+    return std::abs(a.step_time_s - b.step_time_s) <= 1e-12 * a.step_time_s &&
+           std::abs(a.peak_memory_bytes - b.peak_memory_bytes) <= 1e-9 * a.peak_memory_bytes;
+  };
+  const auto wanted = static_cast<size_t>(std::max<int64_t>(options.top, options.refine));
+  size_t keep = std::min(ranked.size(), wanted * 8 + 16);
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(), better);
+  ranked.resize(keep);
+  {
+    std::vector<std::pair<RankedLayout, double>> distinct;
+    for (auto& entry : ranked) {
+      if (!distinct.empty() && same_prediction(distinct.back().first, entry.first)) {
+        ++result.collapsed;
+        continue;
+      }
+      distinct.push_back(std::move(entry));
+    }
+    ranked = std::move(distinct);
+    if (ranked.size() > wanted) ranked.resize(wanted);
+  }
+  // Refine the best with the full model (event simulation, concurrent groups).
+  for (int64_t i = 0; i < std::min<int64_t>(options.refine, static_cast<int64_t>(ranked.size())); ++i) {
+    auto& [r, objective] = ranked[static_cast<size_t>(i)];
+    TrainingWorkload w = base;
+    w.recompute = r.recompute;
+    w.zero_stage = r.zero_stage;
+    EstimateOptions estimate = options.estimate;
+    estimate.schedule = r.schedule;
+    auto e = estimate_step(m, w, r.layout, cluster, ev.router(), estimate);
+    if (!e) continue;
+    r.step_time_s = e->step_time_s;
+    r.tokens_per_s_per_gpu = e->tokens_per_s_per_gpu;
+    r.bubble_fraction = e->bubble_fraction;
+    r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+    r.refined = true;
+    if (options.objective == RankObjective::throughput) objective = r.step_time_s;
+    if (options.objective == RankObjective::cost_per_token) objective = r.cost_per_million_tokens;
+  }
+  std::sort(ranked.begin(), ranked.end(), better);
+  const auto flops = flops_per_token(m, base.seq_len, base.causal, RecomputeMode::none).model_training();
+  const double peak = compute_peak_flops(ev.gpu(), base.compute_dtype);
+  for (size_t i = 0; i < ranked.size() && static_cast<int64_t>(i) < options.top; ++i) {
+    ranked[i].first.mfu = flops * ranked[i].first.tokens_per_s_per_gpu / peak;
+    result.layouts.push_back(ranked[i].first);
+  }
+  result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace meshscope

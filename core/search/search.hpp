@@ -1,0 +1,69 @@
+#pragma once
+// Ranked layouts: enumerate every candidate (TP, PP, virtual stages, CP, EP, expert-TP, DP,
+// ZeRO/FSDP stage, micro-batch, recompute, SP, schedule), reject the invalid ones with their
+// reason and the ones that do not fit with the amount they exceed, and rank the rest. Candidates
+// are scored with a fast closed-form version of the step model (cached per-layer compute and
+// per-group collective times, closed-form pipeline makespan, no link sharing between groups); the
+// best ones can be re-evaluated with the full event simulation (`refine`).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/estimate/step.hpp"
+
+namespace meshscope {
+
+enum class RankObjective { throughput, memory_headroom, cost_per_token };
+[[nodiscard]] bool parse_rank_objective(std::string_view name, RankObjective& objective);
+[[nodiscard]] std::string_view rank_objective_name(RankObjective objective);
+
+struct SearchSpace {
+  std::vector<int64_t> micro_batches = {1, 2, 4, 8};
+  std::vector<RecomputeMode> recompute = {RecomputeMode::none, RecomputeMode::selective, RecomputeMode::full};
+  std::vector<int> zero_stages = {1, 3};  // 1: distributed optimizer; 3: FSDP
+  std::vector<PipelineSchedule> schedules = {PipelineSchedule::one_f_one_b, PipelineSchedule::zb_h1};
+  int64_t max_tp = 0;  // 0: GPUs per node
+  int64_t max_cp = 16;
+  int64_t max_vpp = 8;
+  std::vector<bool> sequence_parallel = {true};  // SP variants tried when TP > 1
+};
+
+struct SearchOptions {
+  SearchSpace space;
+  RankObjective objective = RankObjective::throughput;
+  int64_t top = 10;
+  int64_t refine = 0;          // re-evaluate this many of the best with the full model
+  double gpu_hour_cost = 1.0;  // cost per GPU-hour, for cost_per_token (relative units)
+  EstimateOptions estimate;
+};
+
+struct RankedLayout {
+  Layout layout;
+  RecomputeMode recompute = RecomputeMode::selective;
+  int zero_stage = 1;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  double step_time_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double mfu = 0;
+  double peak_memory_bytes = 0;
+  double headroom_bytes = 0;
+  double bubble_fraction = 0;
+  double cost_per_million_tokens = 0;
+  bool refined = false;  // scored by the full event simulation
+};
+
+struct SearchResult {
+  int64_t evaluated = 0;                    // candidates scored or rejected
+  int64_t valid = 0;                        // fit and valid
+  int64_t collapsed = 0;                    // equivalent variants not enumerated twice (e.g. VPP without PP)
+  std::map<std::string, int64_t> rejected;  // reason → count
+  double largest_overflow_bytes = 0;        // the worst "does not fit" amount
+  double elapsed_s = 0;
+  std::vector<RankedLayout> layouts;  // the best `top`, best first
+};
+
+[[nodiscard]] Result<SearchResult> rank_layouts(const ModelSpec& model, const TrainingWorkload& workload,
+                                                const Cluster& cluster, const SearchOptions& options = {});
+
+}  // namespace meshscope

@@ -126,6 +126,7 @@ int cmd_schedule(const Args& args) {
   auto p2p = number_arg(args, "--p2p", 0);
   for (const auto* r : {&stages, &micro_batches, &vpp, &fwd, &bwd, &wgrad, &p2p})
     if (!*r) return fail(r->error());
+  if (*stages < 1 || *stages > 65536) return fail("--stages must be between 1 and 65536");
   input.stages = static_cast<int64_t>(*stages);
   input.micro_batches = static_cast<int64_t>(*micro_batches);
   input.virtual_stages = static_cast<int64_t>(*vpp);

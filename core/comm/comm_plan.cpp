@@ -164,10 +164,13 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
       // ZeRO-3 / FSDP: parameters gathered per layer in forward and again in backward, gradients
       // reduce-scattered per layer, every micro-batch (ZeRO §5.3; PyTorch FSDP, Zhao et al. 2023).
       const double per_layer = std::max(layers, 1.0);
+      // Forward and backward each gather a layer's parameters; full recompute gathers them once
+      // more for the recomputed forward.
+      const double gathers = w.recompute == RecomputeMode::full ? 3.0 : 2.0;
       spec.collectives.push_back(planned(CollectiveOp::all_gather,
-                                         "parameter all-gather (forward and backward, per layer)",
+                                         "parameter all-gather (forward, backward and recompute, per layer)",
                                          "Rajbhandari et al. SC20 ZeRO §5.3; Zhao et al. 2023 PyTorch FSDP",
-                                         2 * per_layer * micro_batches, params / per_layer));
+                                         gathers * per_layer * micro_batches, params / per_layer));
       spec.collectives.push_back(planned(CollectiveOp::reduce_scatter, "gradient reduce-scatter (per layer)",
                                          "Rajbhandari et al. SC20 ZeRO §5.3; Zhao et al. 2023 PyTorch FSDP",
                                          per_layer * micro_batches, grads / per_layer));

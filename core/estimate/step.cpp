@@ -64,8 +64,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   if (cp != nullptr) {
     for (const auto& c : cp->collectives) {
       // The plan counts calls for the busiest stage's layers over all micro-batches.
-      const double per_layer = c.count_per_step / std::max(1.0, static_cast<double>(micro_batches)) /
-                               static_cast<double>(std::max<int64_t>(*std::max_element(stage_layers.begin(), stage_layers.end()), 1));
+      const double per_layer =
+          c.count_per_step / std::max(1.0, static_cast<double>(micro_batches)) /
+          static_cast<double>(std::max<int64_t>(*std::max_element(stage_layers.begin(), stage_layers.end()), 1));
       (c.what.find("backward") != std::string::npos ? cp_layer_backward : cp_layer_forward) += per_layer * c.time_s;
     }
   }
@@ -146,7 +147,19 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   if (options.overlap_grad_reduce && dp != nullptr) {
     const double window = costs.front().backward_input_s + costs.front().backward_weight_s;
     dp_exposed = std::max(dp_last_buckets, dp_total - window);
-    if (w.zero_stage >= 3) dp_exposed = dp_last_buckets;  // FSDP prefetches one layer ahead
+    if (w.zero_stage >= 3) {
+      // FSDP/ZeRO-3 prefetches the next layer's parameters while this layer computes: per layer
+      // and micro-batch, only the communication that exceeds the layer's compute is exposed, plus
+      // the first gather and the last reduce-scatter.
+      const double layers_on_stage = static_cast<double>(std::max<int64_t>(stage_layers.front(), 1));
+      const double per_layer_compute =
+          (costs.front().forward_s + costs.front().backward_input_s + costs.front().backward_weight_s) /
+          layers_on_stage;
+      const double per_layer_comm = dp_total / (static_cast<double>(micro_batches) * layers_on_stage);
+      dp_exposed =
+          static_cast<double>(micro_batches) * layers_on_stage * std::max(0.0, per_layer_comm - per_layer_compute) +
+          dp_last_buckets;
+    }
   }
   const double optimizer = optimizer_step_s(context, first_stage.total(), l.shard_group() * l.cp);
 

@@ -42,19 +42,20 @@ std::optional<Error> validate(const ScheduleInput& in) {
   const auto error = [](std::string message, std::string location) {
     return Error{ErrorCode::invalid_argument, std::move(message), std::move(location)};
   };
-  const std::string name(pipeline_schedule_name(in.schedule));
   if (in.stages < 1) return error("a pipeline needs at least one stage", "stages");
   if (in.micro_batches < 1) return error("a step needs at least one micro-batch", "micro_batches");
   if (in.virtual_stages < 1) return error("each rank holds at least one model chunk", "virtual_stages");
   if (in.virtual_stages != 1 && in.schedule != PipelineSchedule::interleaved) {
-    return error("only the interleaved schedule splits a rank into several model chunks (" + name + " needs 1)",
+    return error("only the interleaved schedule splits a rank into several model chunks (" +
+                     std::string(pipeline_schedule_name(in.schedule)) + " needs 1)",
                  "virtual_stages");
   }
-  if (in.stages > kMaxSlots || in.micro_batches > kMaxSlots || in.virtual_stages > kMaxSlots ||
-      in.stages * in.micro_batches > kMaxSlots || in.stages * in.micro_batches * in.virtual_stages > kMaxSlots) {
-    return error("stages × micro-batches × virtual stages exceeds " + std::to_string(kMaxSlots) +
-                     " and would make too many events to simulate",
-                 "micro_batches");
+  const std::string too_many = "stages × micro-batches × virtual stages exceeds " + std::to_string(kMaxSlots) +
+                               " and would make too many events to simulate";
+  if (in.stages > kMaxSlots) return error(too_many, "stages");
+  if (in.virtual_stages > kMaxSlots) return error(too_many, "virtual_stages");
+  if (in.micro_batches > kMaxSlots || in.stages * in.micro_batches * in.virtual_stages > kMaxSlots) {
+    return error(too_many, "micro_batches");
   }
   if (in.schedule == PipelineSchedule::interleaved && in.micro_batches % in.stages != 0) {
     return error("the interleaved schedule needs the micro-batches (" + std::to_string(in.micro_batches) +

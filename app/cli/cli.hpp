@@ -3,9 +3,12 @@
 #include <map>
 #include <string>
 
+#include "core/layout.hpp"
 #include "core/model.hpp"
 #include "core/options.hpp"
 #include "core/result.hpp"
+#include "core/topology/cluster.hpp"
+#include "core/topology/collective.hpp"
 
 namespace meshscope::cli {
 
@@ -27,6 +30,19 @@ int fail(const Error& error);
 // An option's key=value list (empty when the option is absent).
 [[nodiscard]] Result<KeyValues> key_values_arg(const Args& args, const std::string& option);
 [[nodiscard]] std::string gib(double bytes);
+[[nodiscard]] Result<Cluster> cluster_arg(const Args& args);
+[[nodiscard]] Result<CommConstants> comm_arg(const Args& args);
+// "the layout is not valid for M ...:" followed by every problem.
+[[nodiscard]] std::string problems_message(const std::string& what, const std::vector<LayoutProblem>& problems);
+
+// --model, --cluster, --train and --layout, the layout validated against the model and the cluster.
+struct TrainingSetup {
+  ModelSpec model;
+  Cluster cluster;
+  TrainingWorkload workload;
+  Layout layout;
+};
+[[nodiscard]] Result<TrainingSetup> training_setup(const Args& args, bool with_layout = true);
 
 int cmd_params(const Args& args);
 int cmd_flops(const Args& args);

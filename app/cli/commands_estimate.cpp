@@ -12,28 +12,16 @@ namespace meshscope::cli {
 using nlohmann::json;
 
 int cmd_estimate(const Args& args) {
-  auto model = model_arg(args);
-  if (!model) return fail(model.error());
-  if (!args.has("--cluster")) return fail("--cluster is required (a cluster file or a generator string)");
-  auto cluster = resolve_cluster(args.get("--cluster"));
-  if (!cluster) return fail(cluster.error());
-  auto train_keys = key_values_arg(args, "--train");
-  if (!train_keys) return fail(train_keys.error());
-  auto workload = training_from_keys(*train_keys);
-  if (!workload) return fail(workload.error());
-  auto layout_keys = key_values_arg(args, "--layout");
-  if (!layout_keys) return fail(layout_keys.error());
-  auto layout = layout_from_keys(*layout_keys);
-  if (!layout) return fail(layout.error());
+  auto setup = training_setup(args);
+  if (!setup) return fail(setup.error());
+  const auto& [m, cluster, workload, layout] = *setup;
   EstimateOptions options;
   auto efficiency_keys = key_values_arg(args, "--efficiency");
   if (!efficiency_keys) return fail(efficiency_keys.error());
   auto efficiency = compute_efficiency_from_keys(*efficiency_keys);
   if (!efficiency) return fail(efficiency.error());
   options.efficiency = *efficiency;
-  auto comm_keys = key_values_arg(args, "--comm");
-  if (!comm_keys) return fail(comm_keys.error());
-  auto constants = comm_constants_from_keys(*comm_keys);
+  auto constants = comm_arg(args);
   if (!constants) return fail(constants.error());
   options.comm.constants = *constants;
   if (args.has("--order") && !parse_axis_order(args.get("--order"), options.order))
@@ -43,14 +31,8 @@ int cmd_estimate(const Args& args) {
     if (!schedule) return fail("unknown --schedule \"" + args.get("--schedule") + "\"");
     options.schedule = *schedule;
   }
-  const auto problems = validate_training_layout(*model, *workload, *layout, cluster->num_gpus());
-  if (!problems.empty()) {
-    std::string message = "the layout is not valid for " + model->name + " on this cluster:";
-    for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
-    return fail(message);
-  }
-  const Router router(*cluster);
-  auto estimate = estimate_step(*model, *workload, *layout, *cluster, router, options);
+  const Router router(cluster);
+  auto estimate = estimate_step(m, workload, layout, cluster, router, options);
   if (!estimate) return fail(estimate.error());
   const StepEstimate& e = *estimate;
   const StepBreakdown& b = e.breakdown;
@@ -81,7 +63,7 @@ int cmd_estimate(const Args& args) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("%s on %s: step %.3f s, %.0f tokens/s (%.1f per GPU)\n", model->name.c_str(), cluster->name.c_str(),
+  std::printf("%s on %s: step %.3f s, %.0f tokens/s (%.1f per GPU)\n", m.name.c_str(), cluster.name.c_str(),
               e.step_time_s, e.tokens_per_s, e.tokens_per_s_per_gpu);
   std::printf("  model %.1f TFLOP/s per GPU (MFU %.1f %%), hardware %.1f TFLOP/s (HFU %.1f %%), bubble %.1f %%\n",
               e.model_tflops_per_gpu, 100 * e.mfu, e.hardware_tflops_per_gpu, 100 * e.hfu, 100 * e.bubble_fraction);

@@ -111,11 +111,7 @@ int cmd_memory(const Args& args) {
     problems = validate_serving_layout(*model, *layout, world);
     if (problems.empty()) budget = serving_memory(*model, *workload, *layout, *gpu);
   }
-  if (!problems.empty()) {
-    std::string message = "the layout is not valid for " + model->name + ":";
-    for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
-    return fail(message);
-  }
+  if (!problems.empty()) return fail(problems_message(model->name, problems));
   if (args.json) {
     std::cout << memory_report(budget).dump(2) << "\n";
     return 0;

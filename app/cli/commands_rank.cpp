@@ -5,7 +5,6 @@
 
 #include "app/cli/cli.hpp"
 #include "core/search/search.hpp"
-#include "core/topology/generators.hpp"
 
 namespace meshscope::cli {
 
@@ -57,15 +56,8 @@ Result<double> number_arg(const Args& args, const std::string& name, double fall
 }  // namespace
 
 int cmd_rank(const Args& args) {
-  auto model = model_arg(args);
-  if (!model) return fail(model.error());
-  if (!args.has("--cluster")) return fail("--cluster is required (a cluster file or a generator string)");
-  auto cluster = resolve_cluster(args.get("--cluster"));
-  if (!cluster) return fail(cluster.error());
-  auto train_keys = key_values_arg(args, "--train");
-  if (!train_keys) return fail(train_keys.error());
-  auto workload = training_from_keys(*train_keys);
-  if (!workload) return fail(workload.error());
+  auto setup = training_setup(args, /*with_layout=*/false);
+  if (!setup) return fail(setup.error());
   SearchOptions options;
   if (args.has("--objective") && !parse_rank_objective(args.get("--objective"), options.objective))
     return fail("--objective must be throughput, memory-headroom or cost-per-token");
@@ -75,7 +67,7 @@ int cmd_rank(const Args& args) {
   if (!refine) return fail(refine.error());
   options.top = static_cast<int64_t>(*top);
   options.refine = static_cast<int64_t>(*refine);
-  auto result = rank_layouts(*model, *workload, *cluster, options);
+  auto result = rank_layouts(setup->model, setup->workload, setup->cluster, options);
   if (!result) return fail(result.error());
   json layouts = json::array();
   for (const auto& r : result->layouts) layouts.push_back(layout_json(r));

@@ -15,12 +15,6 @@
 namespace meshscope::cli {
 namespace {
 
-Result<Cluster> cluster_arg(const Args& args) {
-  if (!args.has("--cluster"))
-    return make_error(ErrorCode::invalid_argument, "--cluster is required (a cluster file or a generator string)");
-  return resolve_cluster(args.get("--cluster"));
-}
-
 Result<int64_t> parse_index(const std::string& text, const std::string& option) {
   try {
     size_t used = 0;
@@ -105,11 +99,6 @@ Result<std::vector<double>> size_sweep(const std::string& text) {
   return sizes;
 }
 
-Result<CommConstants> constants_arg(const Args& args) {
-  MS_TRY(keys, key_values_arg(args, "--comm"));
-  return comm_constants_from_keys(keys);
-}
-
 std::string gbps(double bytes_per_s) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f GB/s", bytes_per_s / 1e9);
@@ -179,7 +168,7 @@ int cmd_collective(const Args& args) {
   if (!sizes) return fail(sizes.error());
   const Router router(*cluster);
   const GroupPaths group = group_paths(router, *gpus);
-  auto constants_result = constants_arg(args);
+  auto constants_result = comm_arg(args);
   if (!constants_result) return fail(constants_result.error());
   const CommConstants constants = *constants_result;
   std::vector<CollectiveEstimate> points;
@@ -199,40 +188,25 @@ int cmd_collective(const Args& args) {
 }
 
 int cmd_comm(const Args& args) {
-  auto model = model_arg(args);
-  if (!model) return fail(model.error());
-  auto cluster = cluster_arg(args);
-  if (!cluster) return fail(cluster.error());
-  auto train_keys = key_values_arg(args, "--train");
-  if (!train_keys) return fail(train_keys.error());
-  auto workload = training_from_keys(*train_keys);
-  if (!workload) return fail(workload.error());
-  auto layout_keys = key_values_arg(args, "--layout");
-  if (!layout_keys) return fail(layout_keys.error());
-  auto layout = layout_from_keys(*layout_keys);
-  if (!layout) return fail(layout.error());
+  auto setup = training_setup(args);
+  if (!setup) return fail(setup.error());
+  const auto& [model, cluster, workload, layout] = *setup;
   AxisOrder order = AxisOrder::megatron;
   if (args.has("--order") && !parse_axis_order(args.get("--order"), order))
     return fail("--order must be megatron or torchtitan");
-  const auto problems = validate_training_layout(*model, *workload, *layout, cluster->num_gpus());
-  if (!problems.empty()) {
-    std::string message = "the layout is not valid for " + model->name + " on this cluster:";
-    for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
-    return fail(message);
-  }
-  const Router router(*cluster);
-  auto placement = place_layout(*layout, *cluster, router, order);
+  const Router router(cluster);
+  auto placement = place_layout(layout, cluster, router, order);
   if (!placement) return fail(placement.error());
-  auto constants = constants_arg(args);
+  auto constants = comm_arg(args);
   if (!constants) return fail(constants.error());
   CommOptions options;
   options.constants = *constants;
-  const CommPlan plan = plan_communication(*model, *workload, *layout, *cluster, router, *placement, options);
+  const CommPlan plan = plan_communication(model, workload, layout, cluster, router, *placement, options);
   if (args.json) {
-    std::cout << comm_report(*cluster, *placement, plan).dump(2) << "\n";
+    std::cout << comm_report(cluster, *placement, plan).dump(2) << "\n";
     return 0;
   }
-  std::printf("Communication per training step: %s on %s (%s order)\n", model->name.c_str(), cluster->name.c_str(),
+  std::printf("Communication per training step: %s on %s (%s order)\n", model.name.c_str(), cluster.name.c_str(),
               std::string(axis_order_name(order)).c_str());
   for (const AxisComm& a : plan.axes) {
     std::printf("\n%s: %lld groups of %lld, %s — %s per step, %.3f s per step\n",

@@ -6,6 +6,7 @@
 
 #include "app/cli/cli.hpp"
 #include "core/catalogue.hpp"
+#include "core/topology/generators.hpp"
 
 namespace meshscope::cli {
 
@@ -85,6 +86,38 @@ Result<ModelSpec> model_arg(const Args& args) {
 Result<KeyValues> key_values_arg(const Args& args, const std::string& option) {
   if (!args.has(option)) return KeyValues{};
   return split_key_values(args.get(option), option);
+}
+
+Result<Cluster> cluster_arg(const Args& args) {
+  if (!args.has("--cluster"))
+    return make_error(ErrorCode::invalid_argument, "--cluster is required (a cluster file or a generator string)");
+  return resolve_cluster(args.get("--cluster"));
+}
+
+Result<CommConstants> comm_arg(const Args& args) {
+  MS_TRY(keys, key_values_arg(args, "--comm"));
+  return comm_constants_from_keys(keys);
+}
+
+std::string problems_message(const std::string& what, const std::vector<LayoutProblem>& problems) {
+  std::string message = "the layout is not valid for " + what + ":";
+  for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
+  return message;
+}
+
+Result<TrainingSetup> training_setup(const Args& args, bool with_layout) {
+  MS_TRY(model, model_arg(args));
+  MS_TRY(cluster, cluster_arg(args));
+  MS_TRY(train_keys, key_values_arg(args, "--train"));
+  MS_TRY(workload, training_from_keys(train_keys));
+  MS_TRY(layout_keys, key_values_arg(args, "--layout"));
+  MS_TRY(layout, layout_from_keys(layout_keys));
+  if (with_layout) {
+    const auto problems = validate_training_layout(model, workload, layout, cluster.num_gpus());
+    if (!problems.empty())
+      return make_error(ErrorCode::invalid_layout, problems_message(model.name + " on this cluster", problems));
+  }
+  return TrainingSetup{std::move(model), std::move(cluster), workload, layout};
 }
 
 }  // namespace meshscope::cli

@@ -161,6 +161,19 @@ class Evaluator {
   std::unordered_map<uint64_t, double> comm_cache_;
 };
 
+// Layers per stage when PP does not divide them: the remainder goes to the middle stages and the
+// first and last stages (embedding, LM head) get the fewest, as Llama 3 split 126 layers on 16.
+std::vector<int64_t> balanced_stage_layers(int64_t layers, int64_t pp) {
+  std::vector<int64_t> counts(static_cast<size_t>(pp), (layers + pp - 1) / pp);
+  int64_t excess = static_cast<int64_t>(counts.size()) * counts.front() - layers;
+  for (size_t i = 0; excess > 0; ++i, --excess) {
+    // Take one layer at a time from the ends inwards: first, last, second, second to last, ...
+    const size_t index = i % 2 == 0 ? i / 2 : counts.size() - 1 - i / 2;
+    counts[index] -= 1;
+  }
+  return counts;
+}
+
 struct Candidate {
   Layout layout;
   TrainingWorkload workload;
@@ -179,7 +192,12 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const Layout& l = c.layout;
   const TrainingWorkload& w = c.workload;
   const auto mb = static_cast<double>(std::max<int64_t>(num_micro_batches(w, l), 1));
-  const int64_t per_stage = m.num_layers / l.pp;
+  // Layers per stage: even, or the explicit (Llama-3-style uneven) split; no allocation here,
+  // this runs for every candidate.
+  const auto stage_count = [&](int64_t s) {
+    return l.stage_layers.empty() ? m.num_layers / l.pp : l.stage_layers[static_cast<size_t>(s)];
+  };
+  const int64_t per_stage = stage_count(0);
   const double e = dtype_bytes(w.activation_dtype);
   const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
   const double hidden_bytes = tokens * static_cast<double>(m.hidden_size) * e;
@@ -211,18 +229,19 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const auto& [embedding, head] = ev.ends(l, w);
   const bool full = w.recompute == RecomputeMode::full;
   double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0;
-  for (int64_t s = 0; s < l.pp; ++s) {
-    const int64_t from = s * per_stage, to = from + per_stage;
+  for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {
+    const int64_t stage_layers = stage_count(s);
+    const int64_t to = from + stage_layers;
     const auto moe_count = static_cast<double>(ev.moe_layers(from, to));
-    const double dense_count = static_cast<double>(per_stage) - moe_count;
+    const double dense_count = static_cast<double>(stage_layers) - moe_count;
     auto stage = [&](double WorkTime::*field) {
       return dense_count * dense.*field + (moe != nullptr ? moe_count * moe->*field : 0.0);
     };
     double f = stage(&WorkTime::forward_s) +
-               static_cast<double>(per_stage) * (tp_layer + std::max(0.0, cp_forward - 0.5 * dense.forward_s)) +
+               static_cast<double>(stage_layers) * (tp_layer + std::max(0.0, cp_forward - 0.5 * dense.forward_s)) +
                moe_count * ep_layer;
     double b = stage(&WorkTime::backward_input_s) + stage(&WorkTime::recompute_s) +
-               static_cast<double>(per_stage) *
+               static_cast<double>(stage_layers) *
                    (tp_layer + (full ? tp_layer : 0.0) + std::max(0.0, cp_backward - 0.5 * dense.backward_input_s)) +
                moe_count * ep_layer;
     double wt = stage(&WorkTime::backward_weight_s);
@@ -268,7 +287,8 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       const double rs =
           ev.collective(l.tp, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage));
       const double per_layer_compute = dense.forward_s + dense.backward_input_s + dense.backward_weight_s;
-      dp_exposed = mb * static_cast<double>(per_stage) * std::max(0.0, 2 * ag + rs - per_layer_compute) + ag + rs;
+      const double gathers = full ? 3.0 : 2.0;  // forward, backward (and recompute) gathers per layer
+      dp_exposed = mb * static_cast<double>(per_stage) * std::max(0.0, gathers * ag + rs - per_layer_compute) + ag + rs;
     } else {
       const double bucket_params = std::max(bucket_params_default, 1e6 * static_cast<double>(dp_cp));
       const double buckets = std::max(1.0, std::ceil(dense_params / bucket_params));
@@ -293,9 +313,10 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const Schedule memory_schedule = l.vpp > 1 ? Schedule::interleaved : w.schedule;
   double peak = 0;
   for (const int64_t s : {int64_t{0}, l.pp - 1}) {
-    const int64_t from = s * per_stage, to = from + per_stage;
+    const int64_t stage_layers = stage_count(s);
+    const int64_t from = s == 0 ? 0 : m.num_layers - stage_layers, to = from + stage_layers;
     const auto moe_count = static_cast<double>(ev.moe_layers(from, to));
-    const double dense_count = static_cast<double>(per_stage) - moe_count;
+    const double dense_count = static_cast<double>(stage_layers) - moe_count;
     double dense_p = ev.split(from, to) / static_cast<double>(l.tp) + ev.replicated(from, to);
     const double vocab_table =
         static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / static_cast<double>(l.tp);
@@ -358,6 +379,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   for (const int64_t tp : tps) {
     for (const int64_t cp : divisors(gpus / tp, space.max_cp)) {
       for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) {
+        const bool uneven = m.num_layers % pp != 0;
         const int64_t dp = gpus / (tp * cp * pp);
         // Structural checks first: each failure rejects the whole sub-tree, counted once.
         if (m.num_heads % tp != 0 || (!m.mla.enabled() && m.num_kv_heads % tp != 0)) {
@@ -368,8 +390,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
           reject("FFN width not divisible by TP");
           continue;
         }
-        if (m.num_layers % pp != 0) {
-          reject("layers not divisible by PP");
+        if (uneven && m.num_layers / pp < 2) {
+          reject("fewer than two layers per pipeline stage");
           continue;
         }
         if (cp > 1 && base.seq_len % (2 * cp) != 0) {
@@ -383,7 +405,9 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
             reject("EP does not divide TP×CP×DP");
             continue;
           }
-          for (const int64_t vpp : divisors(m.num_layers / pp, pp > 1 ? space.max_vpp : 1)) {
+          // Uneven splits (Llama 3: 126 layers on 16 stages, one fewer on the first and last) are
+          // not interleaved.
+          for (const int64_t vpp : divisors(m.num_layers / pp, pp > 1 && !uneven ? space.max_vpp : 1)) {
             for (const int64_t mbs : space.micro_batches) {
               if (base.global_batch % (dp * mbs) != 0) {
                 reject("global batch not divisible by DP×micro-batch");
@@ -417,6 +441,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                       c.layout.dp = dp;
                       c.layout.ep = ep;
                       c.layout.vpp = vpp;
+                      if (uneven) c.layout.stage_layers = balanced_stage_layers(m.num_layers, pp);
                       c.layout.micro_batch = mbs;
                       c.layout.sp = tp > 1 && space.sequence_parallel[sp_variant];
                       c.workload = base;

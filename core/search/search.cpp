@@ -118,18 +118,31 @@ class Evaluator {
   // (alone on the network: the fast model does not share links between groups).
   double collective(int64_t stride, int64_t size, CollectiveOp op, double bytes) {
     if (size <= 1 || bytes <= 0) return 0;
-    const uint64_t key = key_of({stride, size, static_cast<int64_t>(op), static_cast<int64_t>(std::llround(bytes))});
+    const uint64_t key = key_of({stride, size, static_cast<int64_t>(op)});
     auto it = comm_cache_.find(key);
-    if (it != comm_cache_.end()) return it->second;
-    const uint64_t group_key = key_of({stride, size});
-    auto g = group_cache_.find(group_key);
-    if (g == group_cache_.end()) {
-      std::vector<DeviceId> gpus;
-      for (int64_t i = 0; i < size; ++i) gpus.push_back(cluster_.gpus[static_cast<size_t>(i * stride)]);
-      g = group_cache_.emplace(group_key, group_paths(router_, gpus)).first;
+    if (it == comm_cache_.end()) {
+      const uint64_t group_key = key_of({stride, size});
+      auto group = group_cache_.find(group_key);
+      if (group == group_cache_.end()) {
+        std::vector<DeviceId> gpus;
+        for (int64_t i = 0; i < size; ++i) gpus.push_back(cluster_.gpus[static_cast<size_t>(i * stride)]);
+        group = group_cache_.emplace(group_key, group_paths(router_, gpus)).first;
+      }
+      it = comm_cache_.emplace(key, prepare_collective(router_, group->second, op, options_.estimate.comm.constants))
+               .first;
     }
-    const double t = estimate_collective(router_, g->second, op, bytes, options_.estimate.comm.constants).time_s;
-    return comm_cache_.emplace(key, t).first->second;
+    return evaluate_collective(it->second, bytes, options_.estimate.comm.constants).time_s;
+  }
+
+  // Activations outside the layers, by (TP, CP, micro-batch, SP).
+  std::pair<double, double> outer_activations(const Layout& l, const TrainingWorkload& w) {
+    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch, l.sp});
+    auto it = outer_cache_.find(key);
+    if (it != outer_cache_.end()) return it->second;
+    const ActivationConfig act = ActivationConfig::from(w, m_, l);
+    return outer_cache_
+        .emplace(key, std::pair{embedding_activation_bytes(m_, act), output_activation_bytes(m_, act, w.fp32_logits)})
+        .first->second;
   }
 
   double split(int64_t from, int64_t to) const {
@@ -158,7 +171,8 @@ class Evaluator {
   std::unordered_map<uint64_t, std::pair<WorkTime, WorkTime>> ends_cache_;
   std::unordered_map<uint64_t, std::pair<double, double>> activation_cache_;
   std::unordered_map<uint64_t, GroupPaths> group_cache_;
-  std::unordered_map<uint64_t, double> comm_cache_;
+  std::unordered_map<uint64_t, CollectiveModel> comm_cache_;
+  std::unordered_map<uint64_t, std::pair<double, double>> outer_cache_;
 };
 
 // Layers per stage when PP does not divide them: the remainder goes to the middle stages and the
@@ -188,7 +202,8 @@ struct Score {
 
 // The fast model: the same per-layer compute and collective times as estimate_step(), with the
 // pipeline makespan in closed form over the per-stage times and no link sharing between groups.
-Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default) {
+Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default,
+            const ComputeEfficiency& efficiency) {
   const Layout& l = c.layout;
   const TrainingWorkload& w = c.workload;
   const auto mb = static_cast<double>(std::max<int64_t>(num_micro_batches(w, l), 1));
@@ -299,7 +314,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       dp_exposed = std::max(rs + ag, buckets * (rs + ag) - first_backward);
     }
   }
-  const ComputeContext context{m, w, l, ev.gpu(), EstimateOptions{}.efficiency};
+  const ComputeContext context{m, w, l, ev.gpu(), efficiency};
   const double optimizer = optimizer_step_s(
       context, dense_params + ev.experts(0, per_stage) / static_cast<double>(l.ep * l.etp), l.shard_group() * l.cp);
 
@@ -307,7 +322,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const int64_t expert_shard = std::max<int64_t>(l.expert_dp() * l.shard_group() / std::max<int64_t>(l.dp, 1), 1);
   const ModelStateBytes dense_bytes = model_state_bytes_per_param(w, l.shard_group() * l.cp);
   const ModelStateBytes expert_bytes = model_state_bytes_per_param(w, expert_shard);
-  const ActivationConfig act = ActivationConfig::from(w, m, l);
+  const auto [embedding_act, output_act] = ev.outer_activations(l, w);
   const auto [dense_act, dense_full] = ev.activation(l, w, false);
   const std::pair<double, double> moe_act = m.is_moe() ? ev.activation(l, w, true) : std::pair{0.0, 0.0};
   const Schedule memory_schedule = l.vpp > 1 ? Schedule::interleaved : w.schedule;
@@ -326,9 +341,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     const double states = dense_p * dense_bytes.total() + expert_p * expert_bytes.total();
     const double in_flight = in_flight_micro_batches(memory_schedule, s, l.pp, l.vpp, static_cast<int64_t>(mb));
     double per_micro_batch = dense_count * dense_act + moe_count * moe_act.first;
-    if (s == 0) per_micro_batch += embedding_activation_bytes(m, act);
+    if (s == 0) per_micro_batch += embedding_act;
     const bool last = s == l.pp - 1;
-    if (last && w.output_layer_activations) per_micro_batch += output_activation_bytes(m, act, w.fp32_logits);
+    if (last && w.output_layer_activations) per_micro_batch += output_act;
     const double activations = per_micro_batch * in_flight;
     double temporary = 0;
     if (full)
@@ -449,7 +464,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                       c.workload.zero_stage = zero;
                       c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
                       ++result.evaluated;
-                      const Score s = score(ev, m, c, options.estimate.comm.bucket_params);
+                      const Score s = score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
                       const double capacity = ev.gpu().memory_bytes;
                       if (s.peak_memory_bytes > capacity) {
                         ++result.rejected["does not fit in GPU memory"];

@@ -234,13 +234,6 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
   return b;
 }
 
-struct Candidate {
-  double latency_s = 0;
-  double bandwidth = 0;  // algorithm bandwidth, bytes/s
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
-  Protocol protocol = Protocol::simple;
-};
-
 }  // namespace
 
 GroupPaths group_paths(const Router& router, const std::vector<DeviceId>& ranks) {
@@ -280,22 +273,24 @@ void add_ring_flows(const Cluster& cluster, const GroupPaths& group, LinkLoad& l
       load.flows[2 * hop.link.index() + static_cast<size_t>(hop.direction)] += 1;
 }
 
-CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g, CollectiveOp op, double bytes,
-                                       const CommConstants& k, const LinkLoad* load) {
-  CollectiveEstimate e;
+CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, CollectiveOp op, const CommConstants& k,
+                                   const LinkLoad* load) {
+  CollectiveModel model;
+  CollectiveEstimate& e = model.base;
   e.op = op;
   e.ranks = static_cast<int64_t>(g.ring.size());
   e.nodes = g.nodes;
-  e.bytes = bytes;
   e.tier = g.worst_tier;
-  if (e.ranks < 2 || bytes <= 0) return e;
+  if (e.ranks < 2) return model;
   for (const Route& r : g.ring_routes)
     if (!r.reachable) {
-      e.time_s = std::numeric_limits<double>::infinity();
-      return e;
+      model.unreachable = true;
+      return model;
     }
   const GroupBandwidth b = group_bandwidth(router, g, k, load);
   e.bottleneck = b.ring_bottleneck;
+  model.tree_bottleneck = b.node_network <= b.intra ? b.ring_bottleneck : b.intra_bottleneck;
+  model.plateau_bytes = static_cast<double>(e.ranks) / 16.0 * 65536;
   const auto n = static_cast<double>(e.ranks);
   const auto nodes = static_cast<double>(g.nodes);
   const auto ppn = static_cast<double>(g.max_ranks_per_node);
@@ -309,7 +304,7 @@ CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g
       const LinkKind kind = router.cluster().link(l).kind;
       if (is_network_link(kind) && !k.low_latency_protocols[static_cast<size_t>(kind)]) low_latency_allowed = false;
     }
-  std::vector<Candidate> candidates;
+  std::vector<CollectiveModel::Candidate>& candidates = model.candidates;
   const Protocol protocols[] = {Protocol::ll, Protocol::ll128, Protocol::simple};
   for (int p = 0; p < 3; ++p) {
     const Protocol protocol = protocols[p];
@@ -327,26 +322,27 @@ CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g
       case CollectiveOp::all_reduce: {
         // Ring: 2(n−1) steps, busBw = the narrowest edge, algBw = busBw · n / (2(n−1)).
         const double steps = 2 * (n - 1), inter_steps = 2 * (nodes - 1);
-        double lat = k.base_latency_us[kRing][p] + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
-        if (protocol == Protocol::simple && g.nodes > 1 && bytes >= n / 16.0 * 65536)
-          lat *= k.ring_plateau_latency_factor;
-        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol});
+        const double lat = k.base_latency_us[kRing][p] + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+        // tuning.cc "plateau effect of ring": multi-node Simple all-reduce latency × 1.9 from
+        // n/16 × 64 KiB up (applied in evaluate_collective, it depends on the size).
+        const bool plateau = protocol == Protocol::simple && g.nodes > 1;
+        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol,
+                              p, false, plateau});
         if (g.nodes > 1) {
           // Tree (double binary tree across nodes, chains inside): each node sends and receives
           // S per direction with 2 nodes, 2S with more; tuning.cc: tree busBw × 0.9.
           const double per_direction = g.nodes == 2 ? 1.0 : 2.0;
-          double tree_bw = k.tree_bandwidth_factor * std::min(b.intra, b.node_network / per_direction);
-          const auto log_size = static_cast<int>(std::floor(std::log2(std::max(bytes / 64.0, 1.0))));
-          if (log_size < 22) tree_bw *= k.tree_correction[p][log_size];
+          const double tree_bw = k.tree_bandwidth_factor * std::min(b.intra, b.node_network / per_direction);
           const double tree_lat = k.base_latency_us[kTree][p] + 2 * ((ppn - 1) * hw_us(intra_hw, kTree, p) +
                                                                      std::log2(nodes) * hw_us(kNetHw, kTree, p));
-          candidates.push_back({tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol});
+          candidates.push_back(
+              {tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol, p, true, false});
           // Hierarchical (2-D): reduce-scatter over the node's ranks, all-reduce of S/ppn across
           // the nodes on every rail at once, all-gather over the node's ranks.
           const double per_byte = 2 * (ppn - 1) / ppn / b.intra + 2 * (nodes - 1) / nodes / b.node_network;
           const double hier_lat = k.base_latency_us[kRing][p] + 2 * (ppn - 1) * intra_lat + 2 * (nodes - 1) * inter_lat;
-          candidates.push_back(
-              {hier_lat * 1e-6, protocol_bw(1.0 / per_byte, false), CollectiveAlgorithm::hierarchical, protocol});
+          candidates.push_back({hier_lat * 1e-6, protocol_bw(1.0 / per_byte, false), CollectiveAlgorithm::hierarchical,
+                                protocol, p, false, false});
         }
         break;
       }
@@ -354,13 +350,15 @@ CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g
       case CollectiveOp::reduce_scatter: {
         const double steps = n - 1, inter_steps = nodes - 1;
         const double lat = k.base_latency_us[kRing][p] + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
-        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol});
+        candidates.push_back(
+            {lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol, p, false, false});
         break;
       }
       case CollectiveOp::broadcast:
       case CollectiveOp::reduce: {
         const double lat = k.base_latency_us[kRing][p] + n * hw_us(ring_hw, kRing, p);
-        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false), CollectiveAlgorithm::ring, protocol});
+        candidates.push_back(
+            {lat * 1e-6, protocol_bw(b.ring, false), CollectiveAlgorithm::ring, protocol, p, false, false});
         break;
       }
       case CollectiveOp::all_to_all:
@@ -378,35 +376,57 @@ CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g
         candidates.push_back(
             {lat * 1e-6, time_per_byte > 0 ? 1.0 / time_per_byte : b.ring,
              op == CollectiveOp::send_recv ? CollectiveAlgorithm::point_to_point : CollectiveAlgorithm::pairwise,
-             protocol});
+             protocol, p, false, false});
         break;
       }
     }
   }
-  double best = std::numeric_limits<double>::infinity();
   // NCCL's own choice never includes the 2-D algorithm; an explicit request runs only that one
   // (when it applies to this collective and group).
-  const bool forced = k.algorithm && std::any_of(candidates.begin(), candidates.end(),
-                                                 [&](const Candidate& c) { return c.algorithm == *k.algorithm; });
-  for (const Candidate& candidate : candidates) {
+  model.forced = k.algorithm && std::any_of(candidates.begin(), candidates.end(),
+                                            [&](const auto& c) { return c.algorithm == *k.algorithm; });
+  model.forced_algorithm = k.algorithm.value_or(CollectiveAlgorithm::ring);
+  return model;
+}
+
+CollectiveEstimate evaluate_collective(const CollectiveModel& model, double bytes, const CommConstants& k) {
+  CollectiveEstimate e = model.base;
+  e.bytes = bytes;
+  if (e.ranks < 2 || bytes <= 0) return e;
+  if (model.unreachable) {
+    e.time_s = std::numeric_limits<double>::infinity();
+    return e;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  const auto log_size = static_cast<int>(std::floor(std::log2(std::max(bytes / 64.0, 1.0))));
+  for (const auto& candidate : model.candidates) {
     if (!(candidate.bandwidth > 0)) continue;
-    if (forced ? candidate.algorithm != *k.algorithm : candidate.algorithm == CollectiveAlgorithm::hierarchical)
+    if (model.forced ? candidate.algorithm != model.forced_algorithm
+                     : candidate.algorithm == CollectiveAlgorithm::hierarchical)
       continue;
-    const double t = candidate.latency_s + bytes / candidate.bandwidth;
+    double bandwidth = candidate.bandwidth;
+    if (candidate.tree && log_size < 22) bandwidth *= k.tree_correction[candidate.protocol_index][log_size];
+    double latency = candidate.latency_s;
+    if (candidate.plateau && bytes >= model.plateau_bytes) latency *= k.ring_plateau_latency_factor;
+    const double t = latency + bytes / bandwidth;
     if (t < best) {
       best = t;
-      e.latency_s = candidate.latency_s;
-      e.bandwidth_bytes_per_s = candidate.bandwidth;
+      e.latency_s = latency;
+      e.bandwidth_bytes_per_s = bandwidth;
       e.algorithm = candidate.algorithm;
       e.protocol = candidate.protocol;
     }
   }
   e.time_s = best;
   e.algbw_bytes_per_s = bytes / best;
-  e.busbw_bytes_per_s = e.algbw_bytes_per_s * bus_bandwidth_factor(op, e.ranks);
-  if (e.algorithm == CollectiveAlgorithm::tree)
-    e.bottleneck = b.node_network <= b.intra ? b.ring_bottleneck : b.intra_bottleneck;
+  e.busbw_bytes_per_s = e.algbw_bytes_per_s * bus_bandwidth_factor(e.op, e.ranks);
+  if (e.algorithm == CollectiveAlgorithm::tree) e.bottleneck = model.tree_bottleneck;
   return e;
+}
+
+CollectiveEstimate estimate_collective(const Router& router, const GroupPaths& g, CollectiveOp op, double bytes,
+                                       const CommConstants& k, const LinkLoad* load) {
+  return evaluate_collective(prepare_collective(router, g, op, k, load), bytes, k);
 }
 
 }  // namespace meshscope

@@ -102,6 +102,31 @@ struct GroupPaths {
 // Adds the flows of a group's ring to the load.
 void add_ring_flows(const Cluster& cluster, const GroupPaths& group, LinkLoad& load);
 
+// The size-independent part of a collective on a group: every algorithm/protocol candidate with
+// its latency and bandwidth. Prepare once, evaluate for many sizes (the layout search does).
+struct CollectiveModel {
+  struct Candidate {
+    double latency_s = 0;
+    double bandwidth = 0;  // algorithm bandwidth, bytes/s
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+    Protocol protocol = Protocol::simple;
+    int protocol_index = 2;  // into CommConstants::tree_correction
+    bool tree = false;       // tree correction factors apply
+    bool plateau = false;    // ring plateau latency factor applies from plateau_bytes
+  };
+  CollectiveEstimate base;  // op, ranks, nodes, tier, bottleneck
+  std::vector<Candidate> candidates;
+  double plateau_bytes = 0;
+  LinkId tree_bottleneck;
+  bool unreachable = false;
+  bool forced = false;
+  CollectiveAlgorithm forced_algorithm = CollectiveAlgorithm::ring;
+};
+[[nodiscard]] CollectiveModel prepare_collective(const Router& router, const GroupPaths& group, CollectiveOp op,
+                                                 const CommConstants& constants, const LinkLoad* load = nullptr);
+[[nodiscard]] CollectiveEstimate evaluate_collective(const CollectiveModel& model, double bytes,
+                                                     const CommConstants& constants);
+
 // Time of one collective of `bytes` (nccl-tests' size: the per-rank buffer for all-reduce,
 // broadcast, reduce, all-to-all; the full output for all-gather; the full input for
 // reduce-scatter) on the group, with `load` describing every concurrent flow (this group's

@@ -59,6 +59,15 @@ int cmd_estimate(const Args& args) {
               {"peak_memory_bytes", e.peak_memory_bytes},
               {"fits_in_memory", e.fits_in_memory},
               {"assumptions", e.assumptions}};
+  json operations = json::array();
+  for (const auto& op : e.operations)
+    operations.push_back({{"name", op.name},
+                          {"flops", op.flops},
+                          {"bytes", op.bytes},
+                          {"forward_s", op.forward_s},
+                          {"backward_input_s", op.backward_input_s},
+                          {"backward_weight_s", op.backward_weight_s}});
+  doc["operations"] = operations;
   if (args.json) {
     std::cout << doc.dump(2) << "\n";
     return 0;

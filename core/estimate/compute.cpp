@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace meshscope {
 
@@ -61,6 +62,7 @@ Rates rates(const ComputeContext& c) {
 
 // Forward GEMMs of one layer as (M, N, K) on one rank.
 struct Gemm {
+  std::string name;
   double m, n, k;
 };
 
@@ -71,30 +73,32 @@ void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, do
     const auto heads = static_cast<double>(m.num_heads);
     const double q_out = heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim) / tp;
     if (a.q_lora_rank > 0) {
-      g.push_back({tokens, static_cast<double>(a.q_lora_rank), h});
-      g.push_back({tokens, q_out, static_cast<double>(a.q_lora_rank)});
+      g.push_back({"attention: q down-projection", tokens, static_cast<double>(a.q_lora_rank), h});
+      g.push_back({"attention: q up-projection", tokens, q_out, static_cast<double>(a.q_lora_rank)});
     } else {
-      g.push_back({tokens, q_out, h});
+      g.push_back({"attention: q projection", tokens, q_out, h});
     }
-    g.push_back({tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h});
-    g.push_back({tokens, heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim) / tp,
+    g.push_back({"attention: kv down-projection", tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h});
+    g.push_back({"attention: kv up-projection", tokens,
+                 heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim) / tp,
                  static_cast<double>(a.kv_lora_rank)});
-    g.push_back({tokens, h, heads * static_cast<double>(a.v_head_dim) / tp});
+    g.push_back({"attention: output projection", tokens, h, heads * static_cast<double>(a.v_head_dim) / tp});
     return;
   }
-  g.push_back({tokens, static_cast<double>(m.q_width() + 2 * m.kv_width()) / tp, h});
-  g.push_back({tokens, h, static_cast<double>(m.q_width()) / tp});
+  g.push_back({"attention: QKV projection", tokens, static_cast<double>(m.q_width() + 2 * m.kv_width()) / tp, h});
+  g.push_back({"attention: output projection", tokens, h, static_cast<double>(m.q_width()) / tp});
 }
 
-void mlp_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double ffn_local) {
+void mlp_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double ffn_local, const std::string& prefix) {
   const auto h = static_cast<double>(m.hidden_size);
-  g.push_back({tokens, (m.mlp == MlpKind::gated ? 2.0 : 1.0) * ffn_local, h});
-  g.push_back({tokens, h, ffn_local});
+  g.push_back({prefix + (m.mlp == MlpKind::gated ? "gate and up projections" : "first linear"), tokens,
+               (m.mlp == MlpKind::gated ? 2.0 : 1.0) * ffn_local, h});
+  g.push_back({prefix + (m.mlp == MlpKind::gated ? "down projection" : "second linear"), tokens, h, ffn_local});
 }
 
 }  // namespace
 
-WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fully) {
+std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t layer) {
   const ModelSpec& m = c.model;
   const Layout& l = c.layout;
   const TrainingWorkload& w = c.workload;
@@ -110,27 +114,28 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
   double ffn_width_elementwise = 0;  // FFN-wide activations touched by element-wise kernels, per token
   if (m.is_moe_layer(layer)) {
     const auto k = static_cast<double>(m.moe.top_k);
-    gemms.push_back({tokens, static_cast<double>(m.moe.num_experts), h});  // router
+    gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), h});
     // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing).
     const double routed = tokens / sp_div * static_cast<double>(l.etp) * k;
     const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
-    mlp_gemms(gemms, m, routed, f_local);
+    mlp_gemms(gemms, m, routed, f_local, "moe: experts ");
     ffn_width_elementwise += routed / tokens * f_local;
     if (m.moe.num_shared_experts > 0) {
       const double shared = static_cast<double>(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size) / tp;
-      mlp_gemms(gemms, m, tokens, shared);
+      mlp_gemms(gemms, m, tokens, shared, "moe: shared experts ");
       ffn_width_elementwise += shared;
     }
   } else {
     const double f_local = static_cast<double>(m.ffn_hidden_size) / tp;
-    mlp_gemms(gemms, m, tokens, f_local);
+    mlp_gemms(gemms, m, tokens, f_local, "mlp: ");
     ffn_width_elementwise += f_local;
   }
-  WorkTime t;
-  double gemm_time = 0;
+  std::vector<OperationCost> ops;
+  ops.reserve(gemms.size() + 2);
   for (const Gemm& g : gemms) {
-    gemm_time += r.gemm_s(g.m, g.n, g.k);
-    t.forward_flops += 2 * g.m * g.n * g.k;
+    // A GEMM's input gradient and weight gradient are GEMMs of the same size.
+    const double time = r.gemm_s(g.m, g.n, g.k);
+    ops.push_back({g.name, 2 * g.m * g.n * g.k, e * (g.m * g.k + g.k * g.n + g.m * g.n), time, time, time, false});
   }
 
   // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx.
@@ -141,7 +146,6 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
   }
   const double ctx = w.causal ? static_cast<double>(w.seq_len) / 2.0 : static_cast<double>(w.seq_len);
   const double attention_flops = tokens * 2.0 * ctx * static_cast<double>(m.num_heads) / tp * (qk + v);
-  t.forward_flops += attention_flops;
   double attention_forward, attention_backward;
   double score_bytes = 0;  // element-wise traffic of stored scores (softmax, dropout)
   if (w.flash_attention) {
@@ -162,15 +166,32 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
   const double per_token =
       (2 * 2 * h + 2 * 3 * h) * e / sp_div + (m.mlp == MlpKind::gated ? 3.0 : 2.0) * ffn_width_elementwise * e +
       (m.position == PositionKind::rotary ? 2.0 * static_cast<double>(m.q_width() + m.kv_width()) / tp * e : 0.0);
-  const double elementwise_forward = r.memory_s(per_token * tokens + score_bytes);
+  const double elementwise_forward = r.memory_s(per_token * tokens);
+  const double score_time = r.memory_s(score_bytes);
+  // The attention core is what selective recompute repeats (with its score traffic).
+  ops.push_back({w.flash_attention ? "attention: core (FlashAttention)" : "attention: scores, softmax, A·V",
+                 attention_flops, score_bytes, attention_forward + score_time, attention_backward + 2 * score_time, 0.0,
+                 true});
+  // Backward element-wise kernels read the saved inputs and the incoming gradients: twice the traffic.
+  ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
+                 2 * elementwise_forward, 0.0, false});
+  return ops;
+}
 
-  t.forward_s = gemm_time + attention_forward + elementwise_forward;
-  t.backward_input_s = gemm_time + attention_backward + 2 * elementwise_forward;  // dX GEMMs, attention bwd
-  t.backward_weight_s = gemm_time;                                                // dW GEMMs
-  if (recompute_fully || w.recompute == RecomputeMode::full) {
+WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fully) {
+  WorkTime t;
+  double selective = 0;
+  for (const OperationCost& op : layer_operations(c, layer)) {
+    t.forward_s += op.forward_s;
+    t.backward_input_s += op.backward_input_s;
+    t.backward_weight_s += op.backward_weight_s;
+    t.forward_flops += op.flops;
+    if (op.recomputed_by_selective) selective += op.forward_s;
+  }
+  if (recompute_fully || c.workload.recompute == RecomputeMode::full) {
     t.recompute_s = t.forward_s;
-  } else if (w.recompute == RecomputeMode::selective) {
-    t.recompute_s = attention_forward + r.memory_s(score_bytes);
+  } else if (c.workload.recompute == RecomputeMode::selective) {
+    t.recompute_s = selective;
   }
   return t;
 }

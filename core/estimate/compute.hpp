@@ -4,6 +4,7 @@
 // forward, backward input gradients (B) and weight gradients (W) separately, and recomputation.
 // Constants live in one documented, overridable table (ComputeEfficiency).
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -62,7 +63,20 @@ struct ComputeContext {
   const ComputeEfficiency& efficiency;
 };
 
-// One transformer layer, one micro-batch, on one rank (no communication).
+// One operation of a layer on one rank and micro-batch: what it computes and moves, and its time
+// in forward, input-gradient and weight-gradient passes.
+struct OperationCost {
+  std::string name;  // "attention: QKV projection", "mlp: down projection", ...
+  double flops = 0;  // forward
+  double bytes = 0;  // forward HBM traffic (GEMM operands and result; element-wise reads and writes)
+  double forward_s = 0;
+  double backward_input_s = 0;
+  double backward_weight_s = 0;
+  bool recomputed_by_selective = false;
+};
+[[nodiscard]] std::vector<OperationCost> layer_operations(const ComputeContext& context, int64_t layer);
+
+// One transformer layer, one micro-batch, on one rank (no communication): the sum of its operations.
 [[nodiscard]] WorkTime layer_compute(const ComputeContext& context, int64_t layer, bool recompute_fully);
 // Embedding (first stage) and LM head with the loss (last stage).
 [[nodiscard]] WorkTime embedding_compute(const ComputeContext& context);

@@ -188,6 +188,22 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   est.peak_memory_bytes = memory.peak_total_bytes();
   est.fits_in_memory = memory.fits();
 
+  {
+    int64_t busiest_stage = 0;
+    for (size_t i = 0; i < costs.size(); ++i) {
+      const auto total = [&](size_t k) {
+        return costs[k].forward_s + costs[k].backward_input_s + costs[k].backward_weight_s;
+      };
+      if (total(i) > total(static_cast<size_t>(busiest_stage))) busiest_stage = static_cast<int64_t>(i);
+    }
+    est.operations = layer_operations(context, firsts[static_cast<size_t>(busiest_stage)]);
+    const WorkTime embedding = embedding_compute(context), head = head_compute(context);
+    est.operations.push_back({"embedding (first stage)", 0.0, 0.0, embedding.forward_s, embedding.backward_input_s,
+                              embedding.backward_weight_s, false});
+    est.operations.push_back({"LM head and loss (last stage)", head.forward_flops, 0.0, head.forward_s,
+                              head.backward_input_s, head.backward_weight_s, false});
+    est.operations.push_back({"optimizer step (per step)", 0.0, 0.0, optimizer, 0.0, 0.0, false});
+  }
   est.assumptions = {
       std::string("pipeline schedule: ") + std::string(pipeline_schedule_name(input.schedule)) +
           " (event simulation with per-stage forward, input-gradient and weight-gradient times)",

@@ -49,6 +49,9 @@ struct StepEstimate {
   double peak_memory_bytes = 0;
   bool fits_in_memory = true;
   std::vector<std::string> assumptions;
+  // Per micro-batch on one rank: the operations of one layer of the busiest stage, then the
+  // embedding, the LM head with the loss, and (per step) the optimizer.
+  std::vector<OperationCost> operations;
   ScheduleResult schedule;
   CommPlan comm;
 };

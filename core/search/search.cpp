@@ -416,81 +416,90 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
         std::vector<int64_t> eps = {1};
         if (m.is_moe()) eps = divisors(m.moe.num_experts, tp * cp * dp);
         for (const int64_t ep : eps) {
-          if ((tp * cp * dp) % ep != 0) {
-            reject("EP does not divide TP×CP×DP");
-            continue;
-          }
-          // Uneven splits (Llama 3: 126 layers on 16 stages, one fewer on the first and last) are
-          // not interleaved.
-          for (const int64_t vpp : divisors(m.num_layers / pp, pp > 1 && !uneven ? space.max_vpp : 1)) {
-            for (const int64_t mbs : space.micro_batches) {
-              if (base.global_batch % (dp * mbs) != 0) {
-                reject("global batch not divisible by DP×micro-batch");
-                continue;
-              }
-              const int64_t micro_batches = base.global_batch / (dp * mbs);
-              if (vpp > 1 && micro_batches % pp != 0) {
-                reject("interleaving needs micro-batches in multiples of PP");
-                continue;
-              }
-              for (const RecomputeMode recompute : space.recompute) {
-                for (const int zero : space.zero_stages) {
-                  if (zero > 0 && dp * cp == 1) {
-                    // ZeRO without data parallelism is the same layout: enumerate it once.
-                    if (zero != space.zero_stages.front()) {
-                      ++result.collapsed;
-                      continue;
-                    }
-                  }
-                  for (const PipelineSchedule schedule : space.schedules) {
-                    if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
-                      ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
-                      continue;
-                    }
-                    for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1);
-                         ++sp_variant) {
-                      Candidate c;
-                      c.layout.tp = tp;
-                      c.layout.cp = cp;
-                      c.layout.pp = pp;
-                      c.layout.dp = dp;
-                      c.layout.ep = ep;
-                      c.layout.vpp = vpp;
-                      if (uneven) c.layout.stage_layers = balanced_stage_layers(m.num_layers, pp);
-                      c.layout.micro_batch = mbs;
-                      c.layout.sp = tp > 1 && space.sequence_parallel[sp_variant];
-                      c.workload = base;
-                      c.workload.recompute = recompute;
-                      c.workload.zero_stage = zero;
-                      c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
-                      ++result.evaluated;
-                      const Score s = score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
-                      const double capacity = ev.gpu().memory_bytes;
-                      if (s.peak_memory_bytes > capacity) {
-                        ++result.rejected["does not fit in GPU memory"];
-                        result.largest_overflow_bytes =
-                            std::max(result.largest_overflow_bytes, s.peak_memory_bytes - capacity);
+          // Expert tensor parallelism: none, or as wide as TP (Megatron-Core's two common choices).
+          for (const int64_t etp : (m.is_moe() && tp > 1) ? std::vector<int64_t>{1, tp} : std::vector<int64_t>{1}) {
+            if ((tp * cp * dp) % (ep * etp) != 0) {
+              reject("EP×expert-TP does not divide TP×CP×DP");
+              continue;
+            }
+            if (m.is_moe() && m.moe.expert_ffn_hidden_size % etp != 0) {
+              reject("expert FFN width not divisible by expert-TP");
+              continue;
+            }
+            // Uneven splits (Llama 3: 126 layers on 16 stages, one fewer on the first and last) are
+            // not interleaved.
+            for (const int64_t vpp : divisors(m.num_layers / pp, pp > 1 && !uneven ? space.max_vpp : 1)) {
+              for (const int64_t mbs : space.micro_batches) {
+                if (base.global_batch % (dp * mbs) != 0) {
+                  reject("global batch not divisible by DP×micro-batch");
+                  continue;
+                }
+                const int64_t micro_batches = base.global_batch / (dp * mbs);
+                if (vpp > 1 && micro_batches % pp != 0) {
+                  reject("interleaving needs micro-batches in multiples of PP");
+                  continue;
+                }
+                for (const RecomputeMode recompute : space.recompute) {
+                  for (const int zero : space.zero_stages) {
+                    if (zero > 0 && dp * cp == 1) {
+                      // ZeRO without data parallelism is the same layout: enumerate it once.
+                      if (zero != space.zero_stages.front()) {
+                        ++result.collapsed;
                         continue;
                       }
-                      ++result.valid;
-                      RankedLayout r;
-                      r.layout = c.layout;
-                      r.recompute = recompute;
-                      r.zero_stage = zero;
-                      r.schedule = c.schedule;
-                      r.step_time_s = s.step_time_s;
-                      r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
-                                               static_cast<double>(base.seq_len) / s.step_time_s /
-                                               static_cast<double>(gpus);
-                      r.peak_memory_bytes = s.peak_memory_bytes;
-                      r.headroom_bytes = capacity - s.peak_memory_bytes;
-                      r.bubble_fraction = s.bubble_fraction;
-                      r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
-                      const double objective = options.objective == RankObjective::throughput ? s.step_time_s
-                                               : options.objective == RankObjective::memory_headroom
-                                                   ? -r.headroom_bytes
-                                                   : r.cost_per_million_tokens;
-                      ranked.emplace_back(r, objective);
+                    }
+                    for (const PipelineSchedule schedule : space.schedules) {
+                      if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
+                        ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
+                        continue;
+                      }
+                      for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1);
+                           ++sp_variant) {
+                        Candidate c;
+                        c.layout.tp = tp;
+                        c.layout.cp = cp;
+                        c.layout.pp = pp;
+                        c.layout.dp = dp;
+                        c.layout.ep = ep;
+                        c.layout.etp = etp;
+                        c.layout.vpp = vpp;
+                        if (uneven) c.layout.stage_layers = balanced_stage_layers(m.num_layers, pp);
+                        c.layout.micro_batch = mbs;
+                        c.layout.sp = tp > 1 && space.sequence_parallel[sp_variant];
+                        c.workload = base;
+                        c.workload.recompute = recompute;
+                        c.workload.zero_stage = zero;
+                        c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
+                        ++result.evaluated;
+                        const Score s =
+                            score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
+                        const double capacity = ev.gpu().memory_bytes;
+                        if (s.peak_memory_bytes > capacity) {
+                          ++result.rejected["does not fit in GPU memory"];
+                          result.largest_overflow_bytes =
+                              std::max(result.largest_overflow_bytes, s.peak_memory_bytes - capacity);
+                          continue;
+                        }
+                        ++result.valid;
+                        RankedLayout r;
+                        r.layout = c.layout;
+                        r.recompute = recompute;
+                        r.zero_stage = zero;
+                        r.schedule = c.schedule;
+                        r.step_time_s = s.step_time_s;
+                        r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
+                                                 static_cast<double>(base.seq_len) / s.step_time_s /
+                                                 static_cast<double>(gpus);
+                        r.peak_memory_bytes = s.peak_memory_bytes;
+                        r.headroom_bytes = capacity - s.peak_memory_bytes;
+                        r.bubble_fraction = s.bubble_fraction;
+                        r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+                        const double objective = options.objective == RankObjective::throughput ? s.step_time_s
+                                                 : options.objective == RankObjective::memory_headroom
+                                                     ? -r.headroom_bytes
+                                                     : r.cost_per_million_tokens;
+                        ranked.emplace_back(r, objective);
+                      }
                     }
                   }
                 }

@@ -1,6 +1,7 @@
 // Training memory budgets against ZeRO (Rajbhandari et al. SC20) and the Ultra-Scale Playbook.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 
 #include "core/memory.hpp"
 #include "gpt_style.hpp"
@@ -34,6 +35,7 @@ TrainingWorkload zero_workload(int stage) {
 TEST_CASE("memory: ZeRO Table 1 and Figure 1 model states, every row within 1 %") {
   // Rajbhandari et al. SC20 Table 1 (K = 12, GB = 1e9 bytes) and Figure 1 / §5.1–5.3.
   int checked = 0;
+  double max_error = 0;
   for (const auto& row : test::read_fidelity_csv("zero_rajbhandari2020_memory.csv")) {
     if (row.at("source_table").rfind("Table 2", 0) == 0) continue;
     INFO(row.at("id"));
@@ -51,9 +53,12 @@ TEST_CASE("memory: ZeRO Table 1 and Figure 1 model states, every row within 1 %"
     const auto decimals = point == std::string::npos ? 0 : static_cast<int>(std::min(end, printed.size()) - point - 1);
     const double printing = 0.5 * std::pow(10.0, -decimals) / expected_gb;
     CHECK_THAT(bytes / 1e9, WithinRel(expected_gb, std::max(0.01, printing)));
+    max_error = std::max(max_error, std::abs(bytes / 1e9 / expected_gb - 1));
     ++checked;
   }
   CHECK(checked == 58);
+  std::printf("[fidelity] ZeRO Table 1 + Figure 1: %d rows, max |error| %.2f %% (against the printed digits)\n",
+              checked, 100 * max_error);
 }
 
 TEST_CASE("memory: ZeRO Table 2 theoretical maximum model size on 32 GB V100s") {
@@ -123,6 +128,7 @@ int64_t cell(const test::CsvRow& row, const char* column, int64_t fallback) {
 TEST_CASE("memory: Ultra-Scale Playbook memory charts under their own conventions, within 2 %") {
   const GpuSpec gpu = *find_gpu("h100-sxm");
   int checked = 0;
+  double max_error = 0;
   for (const auto& row : test::read_fidelity_csv("ultrascale_playbook_memory.csv")) {
     INFO(row.at("id") << " — " << row.at("chart"));
     const std::string& chart = row.at("chart");
@@ -163,9 +169,17 @@ TEST_CASE("memory: Ultra-Scale Playbook memory charts under their own convention
                WithinRel(std::stod(row.at("optimizer_states_gib")), 0.02));
     CHECK_THAT(acts.ranks.front().bytes(MemoryCategory::activations) / kGiB,
                WithinRel(std::stod(row.at("activations_gib")), 0.02));
+    const double values[][2] = {
+        {p.bytes(MemoryCategory::parameters) / kGiB, std::stod(row.at("parameters_gib"))},
+        {p.bytes(MemoryCategory::gradients) / kGiB, std::stod(row.at("gradients_gib"))},
+        {p.bytes(MemoryCategory::optimizer_state) / kGiB, std::stod(row.at("optimizer_states_gib"))},
+        {acts.ranks.front().bytes(MemoryCategory::activations) / kGiB, std::stod(row.at("activations_gib"))}};
+    for (const auto& [ours, published] : values) max_error = std::max(max_error, std::abs(ours / published - 1));
     ++checked;
   }
   CHECK(checked == 126);
+  std::printf("[fidelity] Ultra-Scale Playbook memory: %d rows x 4 categories, max |error| %.2f %%\n", checked,
+              100 * max_error);
 }
 
 TEST_CASE("memory: every distinct pipeline rank gets its own budget") {

@@ -55,5 +55,7 @@ int cmd_comm(const Args& args);
 int cmd_estimate(const Args& args);
 int cmd_rank(const Args& args);
 int cmd_schedule(const Args& args);
+int cmd_serve(const Args& args);
+int cmd_serve_rank(const Args& args);
 
 }  // namespace meshscope::cli

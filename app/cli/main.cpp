@@ -29,6 +29,10 @@ Usage:
                            [--objective throughput|memory-headroom|cost-per-token] [--json]
   meshscope-cli schedule   --stages P --microbatches M --schedule 1f1b|gpipe|interleaved|zb-h1|zb-h2|dualpipe
                            [--vpp V] [--fwd T --bwd T --wgrad T --p2p T] [--json]
+  meshscope-cli serve      --model M --cluster C --serve k=v,... (--layout k=v,... | --prefill-layout k=v,... --decode-layout k=v,...)
+                           [--engine k=v,...] [--efficiency k=v,...] [--comm k=v,...] [--json]
+  meshscope-cli serve-rank --model M --cluster C --serve k=v,... [--target-ttft S] [--target-itl S] [--engine k=v,...]
+                           [--top N] [--json]
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version
 
@@ -54,10 +58,15 @@ int fail(const Error& error) {
 Result<Args> parse_args(int argc, char** argv) {
   Args args;
   static const std::vector<std::string> kValued = {
-      "--model",     "--gpu",          "--train",      "--serve",    "--layout",    "--seq",   "--world",
-      "--recompute", "--cluster",      "--from",       "--to",       "--op",        "--gpus",  "--sizes",
-      "--order",     "--comm",         "--efficiency", "--schedule", "--objective", "--top",   "--refine",
-      "--stages",    "--microbatches", "--vpp",        "--fwd",      "--bwd",       "--wgrad", "--p2p"};
+      "--model",        "--gpu",         "--train",        "--serve",
+      "--layout",       "--seq",         "--world",        "--recompute",
+      "--cluster",      "--from",        "--to",           "--op",
+      "--gpus",         "--sizes",       "--order",        "--comm",
+      "--efficiency",   "--schedule",    "--objective",    "--top",
+      "--refine",       "--stages",      "--microbatches", "--vpp",
+      "--fwd",          "--bwd",         "--wgrad",        "--p2p",
+      "--engine",       "--target-ttft", "--target-itl",   "--prefill-layout",
+      "--decode-layout"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -141,10 +150,19 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return kExitBadInput;
   }
-  const std::pair<const char*, int (*)(const Args&)> commands[] = {
-      {"params", cmd_params}, {"flops", cmd_flops},       {"memory", cmd_memory},    {"presets", cmd_presets},
-      {"topo", cmd_topo},     {"estimate", cmd_estimate}, {"route", cmd_route},      {"collective", cmd_collective},
-      {"comm", cmd_comm},     {"rank", cmd_rank},         {"schedule", cmd_schedule}};
+  const std::pair<const char*, int (*)(const Args&)> commands[] = {{"params", cmd_params},
+                                                                   {"flops", cmd_flops},
+                                                                   {"memory", cmd_memory},
+                                                                   {"presets", cmd_presets},
+                                                                   {"topo", cmd_topo},
+                                                                   {"estimate", cmd_estimate},
+                                                                   {"route", cmd_route},
+                                                                   {"collective", cmd_collective},
+                                                                   {"comm", cmd_comm},
+                                                                   {"rank", cmd_rank},
+                                                                   {"schedule", cmd_schedule},
+                                                                   {"serve", cmd_serve},
+                                                                   {"serve-rank", cmd_serve_rank}};
   for (const auto& [name, run] : commands)
     if (args->command == name) return run(*args);
   return fail("unknown command \"" + args->command + "\" (see --help)");

@@ -1,0 +1,1001 @@
+#include "core/serving/serving.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <string>
+
+#include "core/catalogue.hpp"
+
+namespace meshscope {
+namespace {
+
+std::string format(const char* text, double a, double b = 0, double c = 0) {
+  char buffer[320];
+  std::snprintf(buffer, sizeof buffer, text, a, b, c);
+  return buffer;
+}
+
+tl::unexpected<Error> bad_value(const std::string& option, const std::string& key, const std::string& value,
+                                const std::string& expected) {
+  return make_error(ErrorCode::invalid_argument, "\"" + value + "\" is not valid for " + key + ": expected " + expected,
+                    option + " " + key);
+}
+
+Result<int64_t> parse_int(const std::string& option, const std::string& key, const std::string& value,
+                          int64_t min_value) {
+  int64_t parsed = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (ec != std::errc() || end != value.data() + value.size() || parsed < min_value)
+    return bad_value(option, key, value, "an integer ≥ " + std::to_string(min_value));
+  return parsed;
+}
+
+Result<double> parse_number(const std::string& option, const std::string& key, const std::string& value,
+                            double min_value) {
+  double parsed = 0;
+  // from_chars, not strtod: the GUI's locale must not change how "1.5" reads.
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(parsed) || parsed < min_value)
+    return bad_value(option, key, value, "a number ≥ " + format("%g", min_value));
+  return parsed;
+}
+
+Result<bool> parse_flag(const std::string& option, const std::string& key, const std::string& value) {
+  if (value == "true" || value == "1" || value == "on" || value == "yes") return true;
+  if (value == "false" || value == "0" || value == "off" || value == "no") return false;
+  return bad_value(option, key, value, "true or false");
+}
+
+}  // namespace
+
+std::string_view serving_binding_name(ServingBinding binding) {
+  switch (binding) {
+    case ServingBinding::compute:
+      return "compute";
+    case ServingBinding::memory_bandwidth:
+      return "memory bandwidth";
+    case ServingBinding::communication:
+      return "communication";
+    case ServingBinding::overhead:
+      return "scheduling overhead";
+    case ServingBinding::kv_capacity:
+      return "KV capacity";
+    case ServingBinding::batch_limit:
+      return "engine batch limit";
+    case ServingBinding::token_budget:
+      return "token budget";
+  }
+  return "?";
+}
+
+// ---- Layouts and keys ------------------------------------------------------------------------------
+
+Layout ServingLayout::mesh(const ModelSpec& model) const {
+  Layout l;
+  l.tp = tp;
+  l.pp = pp;
+  l.dp = dp;
+  l.ep = ep;
+  l.etp = model.is_moe() ? expert_tp() : 1;
+  return l;
+}
+
+Result<ServingLayout> serving_layout_from_keys(const KeyValues& keys, ServingLayout l) {
+  const std::string option = "--layout";
+  for (const auto& [key, value] : keys) {
+    int64_t* field = nullptr;
+    if (key == "tp") field = &l.tp;
+    if (key == "pp") field = &l.pp;
+    if (key == "dp") field = &l.dp;
+    if (key == "ep") field = &l.ep;
+    if (key == "replicas") field = &l.replicas;
+    if (field == nullptr)
+      return make_error(ErrorCode::invalid_argument,
+                        "unknown key \"" + key + "\"; known keys: tp, pp, dp (attention data parallel), ep, replicas",
+                        option);
+    MS_TRY(v, parse_int(option, key, value, 1));
+    *field = v;
+  }
+  return l;
+}
+
+KeyValues serving_layout_to_keys(const ServingLayout& l) {
+  return {{"tp", std::to_string(l.tp)},
+          {"pp", std::to_string(l.pp)},
+          {"dp", std::to_string(l.dp)},
+          {"ep", std::to_string(l.ep)},
+          {"replicas", std::to_string(l.replicas)}};
+}
+
+std::vector<LayoutProblem> validate_serving(const ModelSpec& m, const ServingLayout& l, int64_t cluster_gpus) {
+  std::vector<LayoutProblem> problems;
+  for (const auto& [name, value] : {std::pair<const char*, int64_t>{"tp", l.tp},
+                                    {"pp", l.pp},
+                                    {"dp", l.dp},
+                                    {"ep", l.ep},
+                                    {"replicas", l.replicas}})
+    if (value < 1) problems.push_back({name, std::string(name) + " must be at least 1."});
+  if (!problems.empty()) return problems;
+  if (m.is_moe() && (l.tp * l.dp) % l.ep != 0)
+    problems.push_back({"ep", "EP=" + std::to_string(l.ep) + " must divide TP×DP=" + std::to_string(l.tp * l.dp) +
+                                  " (the experts are spread over the attention ranks of a stage)."});
+  if (!m.is_moe() && l.dp > 1)
+    problems.push_back({"dp",
+                        "Data-parallel attention inside an instance needs a mixture-of-experts model; for a "
+                        "dense model use replicas=" +
+                            std::to_string(l.dp * l.replicas) + "."});
+  if (problems.empty()) {
+    for (auto& p : validate_serving_layout(m, l.mesh(m))) problems.push_back(std::move(p));
+  }
+  if (cluster_gpus > 0 && l.gpus() > cluster_gpus)
+    problems.push_back({"replicas", "TP×PP×DP×replicas = " + std::to_string(l.gpus()) + " GPUs, but the cluster has " +
+                                        std::to_string(cluster_gpus) + "."});
+  return problems;
+}
+
+Result<ServingRequestKeys> serving_request_from_keys(const KeyValues& keys, const ServingWorkload& base) {
+  const std::string option = "--serve";
+  ServingRequestKeys out;
+  KeyValues rest;
+  for (const auto& [key, value] : keys) {
+    if (key == "prompt_spread") {
+      MS_TRY(v, parse_number(option, key, value, 0));
+      out.traffic.prompt_spread = v;
+    } else if (key == "output_spread") {
+      MS_TRY(v, parse_number(option, key, value, 0));
+      out.traffic.output_spread = v;
+    } else if (key == "arrival_rate") {
+      MS_TRY(v, parse_number(option, key, value, 0));
+      out.traffic.arrival_rate_per_s = v;
+    } else if (key == "requests") {
+      MS_TRY(v, parse_int(option, key, value, 0));
+      out.traffic.num_requests = v;
+    } else {
+      rest.emplace_back(key, value);
+    }
+  }
+  MS_TRY(workload, serving_from_keys(rest, base));
+  out.workload = workload;
+  if (out.traffic.prompt_spread >= static_cast<double>(out.workload.prompt_len) && out.traffic.prompt_spread > 0)
+    return make_error(ErrorCode::invalid_argument, "prompt_spread must be smaller than the prompt length",
+                      option + " prompt_spread");
+  if (out.traffic.output_spread >= static_cast<double>(out.workload.output_len) && out.traffic.output_spread > 0)
+    return make_error(ErrorCode::invalid_argument, "output_spread must be smaller than the output length",
+                      option + " output_spread");
+  if (out.workload.output_len < 1)
+    return make_error(ErrorCode::invalid_argument, "serving needs at least one output token", option + " output");
+  if (out.workload.prompt_len < 1)
+    return make_error(ErrorCode::invalid_argument, "serving needs at least one prompt token", option + " prompt");
+  return out;
+}
+
+Result<ServingEngine> serving_engine_from_keys(const KeyValues& keys, ServingEngine e) {
+  const std::string option = "--engine";
+  for (const auto& [key, value] : keys) {
+    if (key == "max_batch") {
+      MS_TRY(v, parse_int(option, key, value, 0));
+      e.max_batch = v;
+    } else if (key == "max_num_tokens") {
+      MS_TRY(v, parse_int(option, key, value, 0));
+      e.max_num_tokens = v;
+    } else if (key == "chunked_prefill") {
+      MS_TRY(v, parse_flag(option, key, value));
+      e.chunked_prefill = v;
+    } else if (key == "reserve_full_context") {
+      MS_TRY(v, parse_flag(option, key, value));
+      e.reserve_full_context = v;
+    } else if (key == "step_overhead_ms") {
+      MS_TRY(v, parse_number(option, key, value, 0));
+      e.step_overhead_s = v * 1e-3;
+    } else if (key == "sequence_overhead_us") {
+      MS_TRY(v, parse_number(option, key, value, 0));
+      e.sequence_overhead_s = v * 1e-6;
+    } else if (key == "low_latency_a2a") {
+      MS_TRY(v, parse_flag(option, key, value));
+      e.low_latency_all_to_all = v;
+    } else {
+      return make_error(ErrorCode::invalid_argument,
+                        "unknown key \"" + key +
+                            "\"; known keys: max_batch, max_num_tokens, chunked_prefill, reserve_full_context, "
+                            "step_overhead_ms, sequence_overhead_us, low_latency_a2a",
+                        option);
+    }
+  }
+  return e;
+}
+
+ServingEngine trtllm_bench_engine(const ModelSpec& m, const ServingWorkload& w, const ServingLayout& l,
+                                  const GpuSpec& gpu, double kv_fraction) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  // calc_engine_setting: weights at the quantised width (whole checkpoint), KV heads at least TP.
+  const double param_count = count_params(m).total_params();
+  const double engine_gib = param_count * dtype_bytes(w.weight_dtype) / kGiB;
+  const double kv_heads = static_cast<double>(std::max(l.tp, m.num_kv_heads));
+  const double gib_per_token = m.mla.enabled()
+                                   ? static_cast<double>(m.num_layers * (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)) *
+                                         dtype_bytes(w.kv_dtype) / kGiB
+                                   : 2.0 * static_cast<double>(m.num_layers) * kv_heads *
+                                         static_cast<double>(m.head_dim) * dtype_bytes(w.kv_dtype) / kGiB;
+  const auto gpus = static_cast<double>(l.tp * l.pp);
+  const double cache_gib = (gpu.memory_bytes / kGiB * gpus - engine_gib) * kv_fraction;
+  const double seq = static_cast<double>(w.prompt_len + w.output_len);
+  const double max_requests = std::max(cache_gib / (gib_per_token * seq), 0.0);
+  // finetune_setting (optimistic tuning on).
+  const double raw_batch = std::min(max_requests, 4096.0) / static_cast<double>(l.pp);
+  const double raw_tokens = std::min(
+      raw_batch * (1.0 + static_cast<double>(w.prompt_len) / static_cast<double>(std::max<int64_t>(w.output_len, 1))),
+      32768.0);
+  auto round_up = [](double value, double step) { return step * std::ceil(value / step); };
+  double batch = 0;
+  if (raw_batch < 256)
+    batch = std::max(64.0, round_up(raw_batch, 32));
+  else if (raw_batch < 1024)
+    batch = round_up(raw_batch, 128);
+  else
+    batch = round_up(raw_batch, 256);
+  double tokens = 0;
+  if (raw_tokens < 4096)
+    tokens = std::max(2048.0, round_up(raw_tokens, 256));
+  else if (raw_tokens < 8192)
+    tokens = round_up(raw_tokens, 512);
+  else
+    tokens = round_up(raw_tokens, 1024);
+  ServingEngine e;
+  e.max_batch = static_cast<int64_t>(batch);
+  // get_settings: without chunked prefill, max_num_tokens ≥ max ISL + max batch.
+  e.max_num_tokens = static_cast<int64_t>(std::max(tokens, static_cast<double>(w.prompt_len) + batch));
+  e.chunked_prefill = false;
+  e.reserve_full_context = true;
+  return e;
+}
+
+GpuSpec cluster_gpu(const Cluster& cluster) {
+  auto gpu = find_gpu(cluster.gpus.empty() ? "h100-sxm" : cluster.device(cluster.gpus.front()).gpu_model);
+  return gpu ? *gpu : *find_gpu("h100-sxm");
+}
+
+// ---- The prepared instance -------------------------------------------------------------------------
+
+namespace {
+
+// The collective model of the first group of an axis, every group of the axis loading the links.
+std::optional<CollectiveModel> prepare_axis(const Cluster& cluster, const Router& router, const Placement& placement,
+                                            MeshAxis axis, CollectiveOp op, const CommConstants& constants,
+                                            int64_t first_gpu) {
+  const AxisGroups* groups = placement.axis(axis);
+  if (groups == nullptr || groups->groups.empty()) return std::nullopt;
+  auto gpus_of = [&](const std::vector<int32_t>& ranks) {
+    std::vector<DeviceId> gpus;
+    for (const int32_t r : ranks) gpus.push_back(cluster.gpus[static_cast<size_t>(first_gpu + r)]);
+    return gpus;
+  };
+  LinkLoad load(cluster.links.size());
+  for (const auto& ranks : groups->groups) add_ring_flows(cluster, group_paths(router, gpus_of(ranks)), load);
+  const GroupPaths first = group_paths(router, gpus_of(groups->groups.front()));
+  return prepare_collective(router, first, op, constants, &load);
+}
+
+double evaluate(const std::optional<CollectiveModel>& model, double bytes, const CommConstants& constants) {
+  if (!model || bytes <= 0) return 0;
+  return evaluate_collective(*model, bytes, constants).time_s;
+}
+
+}  // namespace
+
+Result<ServingModel> ServingModel::create(const ModelSpec& model, const ServingWorkload& workload,
+                                          const ServingLayout& layout, const Cluster& cluster, const Router& router,
+                                          const ServingOptions& options, int64_t first_gpu) {
+  const auto problems = validate_serving(model, layout);
+  if (!problems.empty())
+    return make_error(ErrorCode::invalid_layout, "[" + problems.front().field + "] " + problems.front().message,
+                      "--layout");
+  if (first_gpu < 0 || first_gpu + layout.instance_gpus() > cluster.num_gpus())
+    return make_error(ErrorCode::invalid_layout,
+                      "the instance needs GPUs " + std::to_string(first_gpu) + "–" +
+                          std::to_string(first_gpu + layout.instance_gpus() - 1) + " but the cluster has " +
+                          std::to_string(cluster.num_gpus()),
+                      "--layout");
+  ServingModel s;
+  s.model_ = model;
+  s.workload_ = workload;
+  s.layout_ = layout;
+  s.engine_ = options.engine;
+  s.efficiency_ = options.efficiency;
+  s.comm_ = options.comm;
+  s.gpu_ = cluster_gpu(cluster);
+  if (s.engine_.max_num_tokens > 0) s.workload_.max_batched_tokens = s.engine_.max_num_tokens;
+  // Engine limits hold per scheduled batch: every attention-DP rank runs its own scheduler (vLLM's
+  // DP engine cores, SGLang's DP attention) and every pipeline micro-batch is one scheduled batch
+  // (TensorRT-LLM and vLLM keep pp batches in flight).
+  s.token_budget_ = static_cast<double>(std::max<int64_t>(s.workload_.max_batched_tokens, 1) * layout.dp * layout.pp);
+
+  // Memory: the KV capacity with the decode batch's logits in the workspace.
+  const Layout mesh = layout.mesh(model);
+  ServingWorkload sizing = s.workload_;
+  sizing.concurrency = std::max<int64_t>(s.engine_.max_batch * layout.pp, 1);
+  const MemoryBudget sized = serving_memory(model, sizing, mesh, s.gpu_);
+  double kv_sequences = static_cast<double>(sized.max_concurrency) * static_cast<double>(layout.dp);
+  if (!s.engine_.reserve_full_context) {
+    const auto prompt = static_cast<double>(s.workload_.prompt_len);
+    const auto output = static_cast<double>(s.workload_.output_len);
+    kv_sequences = std::floor(kv_sequences * (prompt + output) / (prompt + output / 2));
+  }
+  s.kv_max_batch_ = static_cast<int64_t>(kv_sequences);
+  for (const RankMemory& rank : sized.ranks) {
+    const double fixed =
+        rank.total_bytes() - rank.bytes(MemoryCategory::kv_cache) - rank.bytes(MemoryCategory::allocator);
+    if (fixed > sized.capacity_bytes * s.workload_.memory_fraction) s.weights_fit_ = false;
+  }
+  ServingWorkload shown = s.workload_;
+  shown.concurrency = std::max<int64_t>(std::min<int64_t>(s.workload_.concurrency, s.max_batch()) / layout.dp, 1);
+  s.memory_ = serving_memory(model, shown, mesh, s.gpu_);
+  s.memory_.max_concurrency = s.kv_max_batch_;
+
+  // Stages: dense and MoE layer counts.
+  const auto counts = layers_per_stage(model, mesh);
+  const auto firsts = first_layer_of_stage(model, mesh);
+  for (size_t i = 0; i < counts.size(); ++i) {
+    StageShape st;
+    for (int64_t k = 0; k < counts[i]; ++k) (model.is_moe_layer(firsts[i] + k) ? st.moe_layers : st.dense_layers)++;
+    st.first = i == 0;
+    st.last = i + 1 == counts.size();
+    s.stages_.push_back(st);
+  }
+
+  // Rates. FP8 checkpoints run FP8 GEMMs (W8A8, TensorRT-LLM/vLLM ModelOpt FP8); int8/int4 are
+  // weight-only (dequantised into 16-bit GEMMs: AWQ/GPTQ kernels).
+  const DType gemm_dtype = workload.weight_dtype == DType::fp8 ? DType::fp8 : workload.activation_dtype;
+  s.gemm_peak_ = compute_peak_flops(s.gpu_, gemm_dtype);
+  s.attention_peak_ = compute_peak_flops(s.gpu_, workload.activation_dtype);
+  s.bandwidth_ = s.gpu_.memory_bandwidth_bytes_per_s * options.efficiency.memory;
+
+  // Collectives of the instance's groups.
+  MS_TRY(placement, place_layout(mesh, cluster, router, options.order));
+  const CommConstants& c = options.comm;
+  s.tp_all_reduce_ = prepare_axis(cluster, router, placement, MeshAxis::tp, CollectiveOp::all_reduce, c, first_gpu);
+  s.tp_all_gather_ = prepare_axis(cluster, router, placement, MeshAxis::tp, CollectiveOp::all_gather, c, first_gpu);
+  if (model.is_moe() && layout.ep > 1) {
+    s.ep_all_to_all_ = prepare_axis(cluster, router, placement, MeshAxis::ep, CollectiveOp::all_to_all, c, first_gpu);
+    // Low-latency kernels put every token straight to its expert's rank (NVLink inside a node,
+    // RDMA across nodes, DeepEP #173): with uniform routing each peer gets 1/ep of the bytes, and
+    // the peers behind one kind of route share its bandwidth.
+    if (const AxisGroups* ep = placement.axis(MeshAxis::ep)) {
+      const auto& ranks = ep->groups.front();
+      const DeviceId self = cluster.gpus[static_cast<size_t>(first_gpu + ranks.front())];
+      std::map<double, int64_t> peers_by_bandwidth;
+      for (size_t i = 1; i < ranks.size(); ++i) {
+        const Route route = router.route(self, cluster.gpus[static_cast<size_t>(first_gpu + ranks[i])]);
+        if (!route.reachable || !route.bottleneck.valid()) continue;
+        ++peers_by_bandwidth[route.bottleneck_bytes_per_s * c.efficiency(cluster.link(route.bottleneck).kind)];
+      }
+      for (const auto& [bandwidth, peers] : peers_by_bandwidth)
+        s.low_latency_s_per_byte_ = std::max(
+            s.low_latency_s_per_byte_, static_cast<double>(peers) / static_cast<double>(ranks.size()) / bandwidth);
+    }
+  }
+  if (layout.pp > 1) {
+    if (const AxisGroups* pp = placement.axis(MeshAxis::pp)) {
+      const auto& ranks = pp->groups.front();
+      const std::vector<DeviceId> pair = {cluster.gpus[static_cast<size_t>(first_gpu + ranks[0])],
+                                          cluster.gpus[static_cast<size_t>(first_gpu + ranks[1])]};
+      s.pp_send_ = prepare_collective(router, group_paths(router, pair), CollectiveOp::send_recv, c);
+    }
+  }
+  return s;
+}
+
+int64_t ServingModel::max_batch() const {
+  return engine_.max_batch > 0 ? std::min(engine_.max_batch * layout_.dp * layout_.pp, kv_max_batch_) : kv_max_batch_;
+}
+
+// Time of the operations of one rank, by what bounds each (roofline: max of its compute and its
+// memory time), and what it moves.
+struct ServingModel::Acc {
+  double compute_s = 0, memory_s = 0, communication_s = 0;
+  double flops = 0, weight_bytes = 0, kv_bytes = 0;
+  void op(double compute, double memory) { (compute >= memory ? compute_s : memory_s) += std::max(compute, memory); }
+  [[nodiscard]] double total() const { return compute_s + memory_s + communication_s; }
+  void add(const Acc& o, double times) {
+    compute_s += times * o.compute_s;
+    memory_s += times * o.memory_s;
+    communication_s += times * o.communication_s;
+    flops += times * o.flops;
+    weight_bytes += times * o.weight_bytes;
+    kv_bytes += times * o.kv_bytes;
+  }
+};
+
+void ServingModel::layer_cost(const StepBatch& b, bool moe, bool decode_only, Acc& acc) const {
+  const ModelSpec& m = model_;
+  const auto tp = static_cast<double>(layout_.tp);
+  const auto dp = static_cast<double>(layout_.dp);
+  const auto h = static_cast<double>(m.hidden_size);
+  const double e = dtype_bytes(workload_.activation_dtype);
+  const double weight_bytes = workload_.weight_bytes_per_param();
+  const bool fp8_gemm = workload_.weight_dtype == DType::fp8;
+  const double input_bytes = fp8_gemm ? 1.0 : e;  // activations quantised for FP8 GEMMs
+  const double tokens_instance = b.prefill_tokens + b.decode_sequences;
+  const double t = tokens_instance / dp;  // this rank's tokens (attention, dense parts)
+  if (t <= 0) return;
+  const ComputeEfficiency& eff = efficiency_;
+  auto gemm = [&](double rows, double n, double k, double per_weight, double count = 1.0) {
+    const double flops = 2 * rows * n * k;
+    if (flops <= 0 || count <= 0) return;
+    const double efficiency = eff.gemm * flops / (flops + eff.gemm_half_flops);
+    const double compute = flops / (gemm_peak_ * efficiency);
+    const double memory = (n * k * per_weight + rows * k * input_bytes + rows * n * e) / bandwidth_;
+    Acc one;
+    one.op(compute, memory);
+    one.flops = flops;
+    one.weight_bytes = n * k * per_weight;
+    acc.add(one, count);
+  };
+
+  // Attention projections (compute.cpp's shapes).
+  double rope_width = 0;
+  if (m.mla.enabled()) {
+    const auto& a = m.mla;
+    const auto heads = static_cast<double>(m.num_heads);
+    const double q_out = heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim) / tp;
+    if (a.q_lora_rank > 0) {
+      gemm(t, static_cast<double>(a.q_lora_rank), h, weight_bytes);
+      gemm(t, q_out, static_cast<double>(a.q_lora_rank), weight_bytes);
+    } else {
+      gemm(t, q_out, h, weight_bytes);
+    }
+    gemm(t, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h, weight_bytes);
+    gemm(t, heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim) / tp, static_cast<double>(a.kv_lora_rank),
+         weight_bytes);
+    gemm(t, h, heads * static_cast<double>(a.v_head_dim) / tp, weight_bytes);
+    rope_width = heads * static_cast<double>(a.qk_rope_head_dim) / tp + static_cast<double>(a.qk_rope_head_dim);
+  } else {
+    gemm(t, static_cast<double>(m.q_width() + 2 * m.kv_width()) / tp, h, weight_bytes);
+    gemm(t, h, static_cast<double>(m.q_width()) / tp, weight_bytes);
+    rope_width = static_cast<double>(m.q_width() + m.kv_width()) / tp;
+  }
+
+  // Attention core. Prefill: FlashAttention at attention_forward of the 16-bit peak,
+  // 2·heads·(d_qk + d_v) FLOPs per (query, key) pair. Decode: every sequence reads its KV cache
+  // (FlashDecoding/paged attention is bandwidth-bound); MLA decodes in the absorbed form over the
+  // latent (DeepSeek-V2 §2.1.2: W_UK into W_Q, W_UV into W_O).
+  const double kv_element = dtype_bytes(workload_.kv_dtype);
+  const auto heads_local = static_cast<double>(m.num_heads) / tp;
+  double qk = static_cast<double>(m.head_dim), v = static_cast<double>(m.head_dim);
+  double kv_per_token = 0, decode_width = 0;
+  if (m.mla.enabled()) {
+    qk = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+    v = static_cast<double>(m.mla.v_head_dim);
+    kv_per_token = static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * kv_element;
+    decode_width = static_cast<double>(2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+  } else {
+    kv_per_token =
+        2.0 * std::ceil(static_cast<double>(m.num_kv_heads) / tp) * static_cast<double>(m.head_dim) * kv_element;
+    decode_width = qk + v;
+  }
+  if (b.prefill_pairs > 0) {
+    const double flops = b.prefill_pairs / dp * 2.0 * heads_local * (qk + v);
+    Acc one;
+    one.op(flops / (attention_peak_ * eff.attention_forward), 0);
+    one.flops = flops;
+    acc.add(one, 1);
+  }
+  if (b.decode_context > 0) {
+    const double context = b.decode_context / dp;
+    const double flops = context * 2.0 * heads_local * decode_width;
+    const double bytes = context * kv_per_token;
+    Acc one;
+    one.op(flops / (attention_peak_ * eff.attention_forward), bytes / bandwidth_);
+    one.flops = flops;
+    one.kv_bytes = bytes;
+    acc.add(one, 1);
+  }
+
+  // MLP: dense, or router + routed experts + shared experts.
+  const double gate = m.mlp == MlpKind::gated ? 2.0 : 1.0;
+  double mlp_rows_width = 0;  // Σ rows × local FFN width (element-wise traffic of the activation)
+  if (moe) {
+    const auto experts = static_cast<double>(m.moe.num_experts);
+    const auto k = static_cast<double>(m.moe.top_k);
+    const auto ep = static_cast<double>(layout_.ep);
+    const double f = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(layout_.expert_tp());
+    gemm(t, experts, h, e);  // router, kept in 16 bit
+    // Balanced routing: every instance token picks k of E experts; this rank's ep group owns E/ep.
+    // An expert is read once per iteration if at least one token picks it.
+    const double routed = tokens_instance * k / ep;
+    const double local = experts / ep;
+    const double hit = local * (1.0 - std::pow(1.0 - k / experts, tokens_instance));
+    if (hit > 0) {
+      const double rows = routed / hit;
+      gemm(rows, gate * f, h, weight_bytes, hit);
+      gemm(rows, h, f, weight_bytes, hit);
+    }
+    mlp_rows_width += routed * f;
+    if (m.moe.num_shared_experts > 0) {
+      const double shared = static_cast<double>(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size) / tp;
+      gemm(t, gate * shared, h, weight_bytes);
+      gemm(t, h, shared, weight_bytes);
+      mlp_rows_width += t * shared;
+    }
+  } else {
+    const double f = static_cast<double>(m.ffn_hidden_size) / tp;
+    gemm(t, gate * f, h, weight_bytes);
+    gemm(t, h, f, weight_bytes);
+    mlp_rows_width += t * f;
+  }
+
+  // Element-wise kernels (compute.cpp's inventory): two norms, two residual adds, the activation,
+  // RoPE on Q and K.
+  {
+    const double bytes = t * (2 * 2 * h + 2 * 3 * h) * e + (gate > 1 ? 3.0 : 2.0) * mlp_rows_width * e +
+                         (m.position == PositionKind::rotary ? 2.0 * rope_width * t * e : 0.0);
+    Acc one;
+    one.op(0, bytes / bandwidth_);
+    acc.add(one, 1);
+  }
+
+  // Communication. TP: an all-reduce after attention and after the MLP (SC21 §3.2), of this
+  // rank's tokens; an EP MoE layer replaces the second by the combine. EP: dispatch (FP8 for FP8
+  // checkpoints, as DeepEP does) and combine (16 bit) of every token's k copies, each rank
+  // sending its 1/tp share of its tokens (DeepSeek-V3 §3.4; DeepEP).
+  const bool expert_parallel = moe && layout_.ep > 1;
+  const int tp_calls = layout_.tp > 1 ? (expert_parallel ? 1 : 2) : 0;
+  acc.communication_s += tp_calls * evaluate(tp_all_reduce_, t * h * e, comm_);
+  if (expert_parallel) {
+    const double copies = tokens_instance * static_cast<double>(m.moe.top_k) / (tp * dp);
+    const double dispatch = copies * h * (fp8_gemm ? 1.0 : e);
+    const double combine = copies * h * e;
+    if (decode_only && engine_.low_latency_all_to_all && low_latency_s_per_byte_ > 0) {
+      // DeepEP low-latency kernels: puts straight to each expert's rank, no NCCL algorithm latency.
+      acc.communication_s += 2 * engine_.low_latency_base_s + (dispatch + combine) * low_latency_s_per_byte_;
+    } else {
+      acc.communication_s += evaluate(ep_all_to_all_, dispatch, comm_) + evaluate(ep_all_to_all_, combine, comm_);
+    }
+  }
+}
+
+StepCost ServingModel::step(const StepBatch& batch) const {
+  const ModelSpec& m = model_;
+  const auto pp = static_cast<double>(layout_.pp);
+  const auto tp = static_cast<double>(layout_.tp);
+  const auto dp = static_cast<double>(layout_.dp);
+  const auto h = static_cast<double>(m.hidden_size);
+  const double e = dtype_bytes(workload_.activation_dtype);
+  // The engine splits the batch into up to pp micro-batches so that every stage is busy (vLLM
+  // and TensorRT-LLM pipeline parallelism); one micro-batch passes every stage once per period.
+  const double micro_batches = std::clamp(std::ceil(batch.decode_sequences + batch.prefill_prompts - 1e-9), 1.0, pp);
+  StepBatch micro = batch;
+  micro.prefill_tokens /= micro_batches;
+  micro.prefill_prompts /= micro_batches;
+  micro.prefill_pairs /= micro_batches;
+  micro.decode_sequences /= micro_batches;
+  micro.decode_context /= micro_batches;
+  micro.sampled_tokens /= micro_batches;
+  const bool decode_only = batch.prefill_tokens <= 0;
+  Acc dense, moe;
+  bool have_dense = false, have_moe = false;
+  for (const auto& st : stages_) {
+    have_dense = have_dense || st.dense_layers > 0;
+    have_moe = have_moe || st.moe_layers > 0;
+  }
+  if (have_dense) layer_cost(micro, false, decode_only, dense);
+  if (have_moe) layer_cost(micro, true, decode_only, moe);
+  const double tokens = (micro.prefill_tokens + micro.decode_sequences) / dp;
+
+  Acc path;
+  double slowest_stage = 0;
+  for (const auto& st : stages_) {
+    Acc stage;
+    stage.add(dense, static_cast<double>(st.dense_layers));
+    stage.add(moe, static_cast<double>(st.moe_layers));
+    if (st.first) {
+      Acc embed;
+      embed.op(0, 2 * tokens * h * e / bandwidth_);  // gather the rows, write the hidden states
+      stage.add(embed, 1);
+    }
+    if (st.last && micro.sampled_tokens > 0) {
+      // LM head (16-bit, vocabulary split over TP) only at sampled positions; the logits are
+      // gathered over TP and read twice in fp32 by the sampler (softmax, top-k/top-p).
+      const double rows = micro.sampled_tokens / dp;
+      const double vocab = static_cast<double>(m.vocab_size);
+      const double flops = 2 * rows * vocab / tp * h;
+      const double efficiency = efficiency_.gemm * flops / (flops + efficiency_.gemm_half_flops);
+      Acc head;
+      head.op(flops / (attention_peak_ * efficiency),
+              (vocab / tp * h * e + rows * h * e + rows * vocab / tp * e) / bandwidth_);
+      head.flops = flops;
+      head.weight_bytes = vocab / tp * h * e;
+      head.op(0, rows * vocab * 4 * 2 / bandwidth_);
+      head.communication_s += evaluate(tp_all_gather_, rows * vocab * e, comm_);
+      stage.add(head, 1);
+    }
+    slowest_stage = std::max(slowest_stage, stage.total());
+    path.add(stage, 1);
+  }
+  const double send = layout_.pp > 1 ? evaluate(pp_send_, tokens * h * e, comm_) : 0.0;
+  path.communication_s += (pp - 1) * send;
+  StepCost cost;
+  const double period = layout_.pp > 1 ? std::max(micro_batches * (slowest_stage + send), path.total()) : path.total();
+  // Each attention-DP rank schedules its own sequences (one engine process per DP rank).
+  cost.overhead_s =
+      engine_.step_overhead_s + engine_.sequence_overhead_s * (batch.decode_sequences + batch.prefill_prompts) / dp;
+  cost.time_s = period + cost.overhead_s;
+  cost.compute_s = path.compute_s;
+  cost.memory_s = path.memory_s;
+  cost.communication_s = path.communication_s;
+  cost.flops = path.flops;
+  cost.weight_bytes = path.weight_bytes;
+  cost.kv_bytes = path.kv_bytes;
+  const std::pair<double, ServingBinding> buckets[] = {{cost.compute_s, ServingBinding::compute},
+                                                       {cost.memory_s, ServingBinding::memory_bandwidth},
+                                                       {cost.communication_s, ServingBinding::communication},
+                                                       {cost.overhead_s, ServingBinding::overhead}};
+  cost.binding = std::max_element(std::begin(buckets), std::end(buckets), [](const auto& a, const auto& b) {
+                   return a.first < b.first;
+                 })->second;
+  return cost;
+}
+
+double ServingModel::prefill_s(double prompt_tokens) const {
+  // A prompt runs in one scheduled batch (one attention rank, one micro-batch).
+  const double rank_budget = static_cast<double>(std::max<int64_t>(workload_.max_batched_tokens, 1));
+  const double chunk = engine_.chunked_prefill ? rank_budget : std::max(rank_budget, prompt_tokens);
+  double done = 0, time = 0;
+  while (done < prompt_tokens) {
+    const double c = std::min(chunk, prompt_tokens - done);
+    StepBatch b;
+    b.prefill_tokens = c;
+    b.prefill_prompts = 1;
+    b.prefill_pairs = c * (done + c / 2);
+    done += c;
+    b.sampled_tokens = done >= prompt_tokens ? 1 : 0;
+    time += step(b).time_s;
+  }
+  return time;
+}
+
+StepCost ServingModel::decode_step(double sequences, double context) const {
+  StepBatch b;
+  b.decode_sequences = sequences;
+  b.decode_context = sequences * context;
+  b.sampled_tokens = sequences;
+  return step(b);
+}
+
+// ---- Steady state ----------------------------------------------------------------------------------
+
+namespace {
+
+// The steady state of continuous batching with `n` sequences in flight (closed loop): per
+// iteration r prompts start (r·Lp prefill tokens) and d = r·(Lo − 1) sequences decode; every
+// sequence spends P prefill iterations and Lo − 1 decode iterations (Sarathi-Serve, vLLM V1).
+ServingPoint steady_point(const ServingModel& s, double prompt, double prompt_square, double output, double n,
+                          double arrival_wait_fraction) {
+  ServingPoint point;
+  point.concurrency = static_cast<int64_t>(std::llround(n));
+  const auto max_batch = static_cast<double>(s.max_batch());
+  const double running = std::min(n, max_batch);
+  const double budget = s.token_budget();
+  const auto schedulers = static_cast<double>(s.layout().dp * s.layout().pp);
+  const bool chunked = s.engine().chunked_prefill;
+  double prefill_iterations = 1, rate = 0, decoding = 0;
+  bool budget_bound = false;
+  for (int i = 0; i < 4; ++i) {
+    rate = running / (prefill_iterations + output - 1);
+    decoding = rate * (output - 1);
+    const double room = std::max((budget - decoding) / schedulers, 1.0);  // per scheduled batch
+    prefill_iterations = chunked ? std::max(1.0, std::ceil(prompt / room)) : 1.0;
+  }
+  if (rate * prompt + decoding > budget) {
+    // The token budget binds: each iteration is full; prompts wait for room.
+    budget_bound = true;
+    rate = budget / (prompt + output - 1);
+    decoding = rate * (output - 1);
+  }
+  StepBatch b;
+  b.prefill_tokens = rate * prompt;
+  b.prefill_prompts = rate;
+  b.prefill_pairs = rate * prompt_square / 2;
+  b.decode_sequences = decoding;
+  b.decode_context = decoding * (prompt + output / 2);
+  b.sampled_tokens = rate + decoding;
+  point.step = s.step(b);
+  const double t = point.step.time_s;
+  point.itl_s = t;
+  const double per_replica = rate * output / t;
+  point.output_tokens_per_s = per_replica * static_cast<double>(s.layout().replicas);
+  point.requests_per_s = rate / t * static_cast<double>(s.layout().replicas);
+  // The iterations that hold a prompt carry the whole prompt (or its chunks) next to the decodes.
+  StepBatch first = b;
+  const double prompts = std::max(rate, 1.0);
+  first.prefill_prompts = prompts;
+  first.prefill_tokens = prompts * prompt / prefill_iterations;
+  first.prefill_pairs = prompts * prompt_square / 2 / prefill_iterations;
+  first.sampled_tokens = decoding + prompts / prefill_iterations;
+  const double prompt_iteration = s.step(first).time_s;
+  const double active = std::min(running, rate * (prefill_iterations + output - 1));
+  const double waiting = std::max(n - active, 0.0);
+  const double queue = waiting > 0 ? waiting / (rate / t) : 0.0;
+  point.ttft_s = queue + prefill_iterations * prompt_iteration + arrival_wait_fraction * t;
+  point.e2e_latency_s = point.ttft_s + (output - 1) * point.itl_s;
+  point.running = static_cast<int64_t>(std::llround(active));
+  if (n >= max_batch && max_batch > 0) {
+    const bool kv = s.engine().max_batch <= 0 || s.kv_max_batch() <= s.engine().max_batch;
+    point.binding = kv ? ServingBinding::kv_capacity : ServingBinding::batch_limit;
+  } else if (budget_bound) {
+    point.binding = ServingBinding::token_budget;
+  } else {
+    point.binding = point.step.binding;
+  }
+  return point;
+}
+
+double square_mean(double mean, double spread) {
+  return mean * mean + spread * spread / 3.0;  // uniform on [mean − spread, mean + spread]
+}
+
+}  // namespace
+
+ServingPoint serving_point(const ServingModel& model, double prompt_mean, double prompt_square_mean, double output_mean,
+                           int64_t concurrency) {
+  return steady_point(model, prompt_mean, prompt_square_mean, output_mean, static_cast<double>(concurrency), 0.0);
+}
+
+Result<ServingEstimate> estimate_serving(const ModelSpec& m, const ServingWorkload& w, const ServingTraffic& traffic,
+                                         const ServingLayout& l, const Cluster& cluster, const Router& router,
+                                         const ServingOptions& options) {
+  const auto problems = validate_serving(m, l, cluster.num_gpus());
+  if (!problems.empty()) {
+    std::string message = "the serving layout is not valid for " + m.name + ":";
+    for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
+    return make_error(ErrorCode::invalid_layout, message, "--layout");
+  }
+  MS_TRY(s, ServingModel::create(m, w, l, cluster, router, options));
+  if (!s.weights_fit())
+    return make_error(ErrorCode::invalid_layout,
+                      "the weights, workspace and runtime of one rank exceed " +
+                          format("%.0f %% of the GPU's memory", 100 * w.memory_fraction),
+                      "--layout");
+  if (s.kv_max_batch() < 1)
+    return make_error(ErrorCode::invalid_layout, "the KV cache cannot hold one sequence of prompt + output tokens",
+                      "--serve");
+  const auto prompt = static_cast<double>(w.prompt_len);
+  const auto output = static_cast<double>(w.output_len);
+  const double prompt_square = square_mean(prompt, traffic.prompt_spread);
+  const auto replicas = static_cast<double>(l.replicas);
+
+  ServingEstimate est;
+  est.max_batch = s.max_batch();
+  est.kv_max_batch = s.kv_max_batch();
+  est.memory = s.memory();
+  est.lone_prefill_s = s.prefill_s(prompt);
+  est.lone_decode_step_s = s.decode_step(1, prompt + output / 2).time_s;
+  const auto max_batch = static_cast<double>(est.max_batch);
+  if (traffic.arrival_rate_per_s > 0) {
+    // Open loop: the concurrency n at which the replica completes requests at λ/replicas
+    // (Little's law, n = λ·E2E, follows); arrivals wait half an iteration on average.
+    const double per_replica = traffic.arrival_rate_per_s / replicas;
+    const ServingPoint full = steady_point(s, prompt, prompt_square, output, max_batch, 0.5);
+    if (full.requests_per_s / replicas < per_replica) {
+      est.overloaded = true;
+      est.point = full;
+    } else {
+      double lo = 0, hi = max_batch;
+      for (int i = 0; i < 60; ++i) {
+        const double mid = (lo + hi) / 2;
+        const ServingPoint p = steady_point(s, prompt, prompt_square, output, std::max(mid, 1e-6), 0.5);
+        (p.requests_per_s / replicas < per_replica ? lo : hi) = mid;
+      }
+      est.point = steady_point(s, prompt, prompt_square, output, std::max(hi, 1e-6), 0.5);
+    }
+  } else {
+    est.point = steady_point(s, prompt, prompt_square, output, static_cast<double>(w.concurrency), 0.0);
+  }
+  est.output_tokens_per_s = est.point.output_tokens_per_s;
+  est.output_tokens_per_s_per_replica = est.output_tokens_per_s / replicas;
+  est.output_tokens_per_s_per_gpu = est.output_tokens_per_s / static_cast<double>(l.gpus());
+  for (int64_t n = 1; n < est.max_batch; n *= 2)
+    est.curve.push_back(steady_point(s, prompt, prompt_square, output, static_cast<double>(n), 0.0));
+  est.curve.push_back(steady_point(s, prompt, prompt_square, output, max_batch, 0.0));
+
+  const ServingEngine& engine = s.engine();
+  est.assumptions = {
+      "continuous batching: every iteration runs the decodes of all running sequences plus " +
+          std::string(engine.chunked_prefill ? "prompt chunks" : "whole prompts") + " up to " +
+          format("%.0f tokens", s.token_budget()),
+      format("engine CPU overhead %.3g ms per iteration + %.3g µs per scheduled sequence (assumption)",
+             engine.step_overhead_s * 1e3, engine.sequence_overhead_s * 1e6),
+      std::string("KV capacity reserves ") + (engine.reserve_full_context
+                                                  ? "prompt + output per sequence (TensorRT-LLM GUARANTEED_NO_EVICT)"
+                                                  : "the mean context, prompt + output/2"),
+      "GEMMs: roofline of FLOPs at the size-dependent GEMM efficiency and weight/activation bytes at the memory "
+      "efficiency; " +
+          std::string(w.weight_dtype == DType::fp8 ? "FP8 weights run FP8 GEMMs"
+                                                   : "16-bit GEMMs (integer weights dequantised)"),
+      "decode attention reads every running sequence's KV cache at the memory efficiency",
+      "communication is not overlapped with compute",
+      "balanced expert routing; an expert's weights are read once per iteration if any token picks it",
+  };
+  if (traffic.prompt_spread > 0 || traffic.output_spread > 0)
+    est.assumptions.push_back("length distributions: uniform; throughput uses the means, prefill attention E[s²]");
+  if (est.overloaded)
+    est.assumptions.push_back(format("overloaded: %.3g requests/s exceed the capacity; TTFT grows without bound",
+                                     traffic.arrival_rate_per_s));
+  return est;
+}
+
+// ---- Offline run -----------------------------------------------------------------------------------
+
+OfflineRun simulate_offline(const ServingModel& s, int64_t num_requests) {
+  OfflineRun run;
+  run.requests = num_requests;
+  const auto prompt = static_cast<double>(s.workload().prompt_len);
+  const int64_t output = std::max<int64_t>(s.workload().output_len, 1);
+  const int64_t max_batch = std::max<int64_t>(s.max_batch(), 1);
+  const double budget = s.token_budget();
+  // A prompt runs in one scheduled batch (one attention rank, one micro-batch).
+  const double rank_budget = budget / static_cast<double>(s.layout().dp * s.layout().pp);
+  const bool chunked = s.engine().chunked_prefill;
+  struct Cohort {
+    int64_t count;
+    int64_t produced;  // tokens produced so far (the prefill iteration produced the first)
+  };
+  struct Prefilling {
+    double done;  // prompt tokens already prefilled
+  };
+  std::deque<Cohort> decoding;
+  std::deque<Prefilling> prefilling;
+  int64_t waiting = num_requests, decoding_count = 0;
+  double now = 0, ttft_sum = 0, itl_weighted = 0, decode_tokens = 0, output_tokens = 0;
+  while (waiting > 0 || decoding_count > 0 || !prefilling.empty()) {
+    StepBatch b;
+    b.decode_sequences = static_cast<double>(decoding_count);
+    for (const Cohort& c : decoding)
+      b.decode_context += static_cast<double>(c.count) * (prompt + static_cast<double>(c.produced));
+    double room = std::max(budget - b.decode_sequences, 0.0);
+    int64_t running = decoding_count + static_cast<int64_t>(prefilling.size());
+    // Admission: first come, first served, while the batch limit (which includes the KV
+    // reservation) and the token budget allow; without chunking a prompt must fit whole.
+    if (chunked) {
+      double pending = 0;
+      for (const Prefilling& p : prefilling) pending += prompt - p.done;
+      while (waiting > 0 && running < max_batch && pending < room) {
+        prefilling.push_back({0});
+        pending += prompt;
+        --waiting;
+        ++running;
+      }
+    } else {
+      double left = room;
+      while (waiting > 0 && running < max_batch && left >= prompt) {
+        prefilling.push_back({0});
+        left -= prompt;
+        --waiting;
+        ++running;
+      }
+    }
+    int64_t finished_prefill = 0;
+    for (auto& p : prefilling) {
+      if (room <= 0) break;
+      const double c = std::min({room, prompt - p.done, rank_budget});
+      b.prefill_tokens += c;
+      b.prefill_prompts += 1;
+      b.prefill_pairs += c * (p.done + c / 2);
+      p.done += c;
+      room -= c;
+      if (p.done >= prompt) ++finished_prefill;
+    }
+    b.sampled_tokens = b.decode_sequences + static_cast<double>(finished_prefill);
+    if (b.prefill_tokens <= 0 && b.decode_sequences <= 0) break;  // cannot progress (budget < prompt)
+    const double t = s.step(b).time_s;
+    now += t;
+    ++run.iterations;
+    run.peak_batch = std::max(run.peak_batch, running);
+    itl_weighted += t * b.decode_sequences;
+    decode_tokens += b.decode_sequences;
+    output_tokens += b.decode_sequences + static_cast<double>(finished_prefill);
+    // Decodes advance; finished sequences leave.
+    for (auto& c : decoding) ++c.produced;
+    while (!decoding.empty() && decoding.front().produced >= output) {
+      decoding_count -= decoding.front().count;
+      decoding.pop_front();
+    }
+    // Prompts that completed produce their first token and start decoding.
+    while (!prefilling.empty() && prefilling.front().done >= prompt) prefilling.pop_front();
+    if (finished_prefill > 0) {
+      ttft_sum += now * static_cast<double>(finished_prefill);
+      if (output > 1) {
+        decoding.push_back({finished_prefill, 1});
+        decoding_count += finished_prefill;
+      }
+    }
+  }
+  run.total_s = now;
+  run.output_tokens_per_s = now > 0 ? output_tokens / now : 0;
+  run.mean_ttft_s = num_requests > 0 ? ttft_sum / static_cast<double>(num_requests) : 0;
+  run.mean_itl_s = decode_tokens > 0 ? itl_weighted / decode_tokens : 0;
+  return run;
+}
+
+// ---- Disaggregated prefill and decode --------------------------------------------------------------
+
+Result<DisaggregatedEstimate> estimate_disaggregated(const ModelSpec& m, const ServingWorkload& w,
+                                                     const DisaggregatedLayout& l, const Cluster& cluster,
+                                                     const Router& router, const ServingOptions& options,
+                                                     int64_t prefill_batch, int64_t decode_batch) {
+  if (l.gpus() > cluster.num_gpus())
+    return make_error(ErrorCode::invalid_layout,
+                      "prefill and decode need " + std::to_string(l.gpus()) + " GPUs but the cluster has " +
+                          std::to_string(cluster.num_gpus()),
+                      "--prefill-layout");
+  for (const auto* side : {&l.prefill, &l.decode}) {
+    const auto problems = validate_serving(m, *side);
+    if (!problems.empty())
+      return make_error(ErrorCode::invalid_layout, "[" + problems.front().field + "] " + problems.front().message,
+                        side == &l.prefill ? "--prefill-layout" : "--decode-layout");
+  }
+  MS_TRY(prefill, ServingModel::create(m, w, l.prefill, cluster, router, options, 0));
+  MS_TRY(decode, ServingModel::create(m, w, l.decode, cluster, router, options, l.prefill.gpus()));
+  if (!prefill.weights_fit() || !decode.weights_fit() || prefill.kv_max_batch() < 1 || decode.kv_max_batch() < 1)
+    return make_error(ErrorCode::invalid_layout, "the weights or one sequence's KV cache do not fit an instance",
+                      "--layout");
+  const auto prompt = static_cast<double>(w.prompt_len);
+  const auto output = static_cast<double>(w.output_len);
+  DisaggregatedEstimate est;
+
+  // Prefill: k prompts per iteration, as many as the token budget holds.
+  const auto fit = static_cast<int64_t>(std::floor(prefill.token_budget() / prompt));  // over all DP ranks
+  est.prefill_batch = prefill_batch > 0 ? prefill_batch : std::clamp<int64_t>(fit, 1, prefill.max_batch());
+  double prefill_time = 0;
+  StepCost prefill_cost;
+  if (est.prefill_batch == 1) {
+    prefill_time = prefill.prefill_s(prompt);
+    StepBatch b{prompt, 1, prompt * prompt / 2, 0, 0, 1};
+    prefill_cost = prefill.step(b);
+  } else {
+    const auto k = static_cast<double>(est.prefill_batch);
+    StepBatch b{k * prompt, k, k * prompt * prompt / 2, 0, 0, k};
+    prefill_cost = prefill.step(b);
+    prefill_time = prefill_cost.time_s;
+  }
+  est.prefill_requests_per_s =
+      static_cast<double>(l.prefill.replicas * est.prefill_batch) / std::max(prefill_time, 1e-12);
+
+  // KV transfer: every prefill rank sends its shard to its decode peer at once (NIXL, Mooncake
+  // transfer engine), over the route between the two groups, not overlapped with the prefill.
+  est.kv_bytes_per_request = kv_cache_bytes_per_token(m, w.kv_dtype) * prompt;
+  const Route route = router.route(cluster.gpus.front(), cluster.gpus[static_cast<size_t>(l.prefill.gpus())]);
+  double bandwidth = 0;
+  if (route.reachable && route.bottleneck.valid())
+    bandwidth = route.bottleneck_bytes_per_s * options.comm.efficiency(cluster.link(route.bottleneck).kind);
+  const auto flows = static_cast<double>(std::min(l.prefill.instance_gpus(), l.decode.instance_gpus()));
+  est.kv_transfer_s = bandwidth > 0 ? route.latency_s + est.kv_bytes_per_request / (flows * bandwidth) : 0.0;
+
+  // Decode: a batch of sequences at the mean context.
+  est.decode_batch = decode_batch > 0 ? std::min(decode_batch, decode.max_batch()) : decode.max_batch();
+  const StepCost decode_cost = decode.decode_step(static_cast<double>(est.decode_batch), prompt + output / 2);
+  est.itl_s = decode_cost.time_s;
+  est.decode_requests_per_s =
+      output > 1 ? static_cast<double>(l.decode.replicas * est.decode_batch) / ((output - 1) * est.itl_s)
+                 : std::numeric_limits<double>::infinity();
+  est.ttft_s = prefill_time + est.kv_transfer_s;
+  est.e2e_latency_s = est.ttft_s + (output - 1) * est.itl_s;
+  const bool prefill_bound = est.prefill_requests_per_s < est.decode_requests_per_s;
+  const double rate = std::min(est.prefill_requests_per_s, est.decode_requests_per_s);
+  est.output_tokens_per_s = rate * output;
+  est.output_tokens_per_s_per_gpu = est.output_tokens_per_s / static_cast<double>(l.gpus());
+  est.bound_by = prefill_bound ? "prefill pool" : "decode pool";
+  est.binding = prefill_bound
+                    ? prefill_cost.binding
+                    : (est.decode_batch >= decode.max_batch()
+                           ? (decode.engine().max_batch > 0 && decode.engine().max_batch < decode.kv_max_batch()
+                                  ? ServingBinding::batch_limit
+                                  : ServingBinding::kv_capacity)
+                           : decode_cost.binding);
+  return est;
+}
+
+}  // namespace meshscope

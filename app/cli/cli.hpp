@@ -57,5 +57,6 @@ int cmd_rank(const Args& args);
 int cmd_schedule(const Args& args);
 int cmd_serve(const Args& args);
 int cmd_serve_rank(const Args& args);
+int cmd_import(const Args& args);
 
 }  // namespace meshscope::cli

@@ -33,6 +33,8 @@ Usage:
                            [--engine k=v,...] [--efficiency k=v,...] [--comm k=v,...] [--json]
   meshscope-cli serve-rank --model M --cluster C --serve k=v,... [--target-ttft S] [--target-itl S] [--engine k=v,...]
                            [--top N] [--json]
+  meshscope-cli import     --trace PATH[,PATH...] [--rules FILE] [--json]
+                           | --nccl-tests LOG [--json] | --topo FILE (not yet supported)
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version
 
@@ -58,15 +60,16 @@ int fail(const Error& error) {
 Result<Args> parse_args(int argc, char** argv) {
   Args args;
   static const std::vector<std::string> kValued = {
-      "--model",        "--gpu",         "--train",        "--serve",
-      "--layout",       "--seq",         "--world",        "--recompute",
-      "--cluster",      "--from",        "--to",           "--op",
-      "--gpus",         "--sizes",       "--order",        "--comm",
-      "--efficiency",   "--schedule",    "--objective",    "--top",
-      "--refine",       "--stages",      "--microbatches", "--vpp",
-      "--fwd",          "--bwd",         "--wgrad",        "--p2p",
-      "--engine",       "--target-ttft", "--target-itl",   "--prefill-layout",
-      "--decode-layout"};
+      "--model",         "--gpu",         "--train",        "--serve",
+      "--layout",        "--seq",         "--world",        "--recompute",
+      "--cluster",       "--from",        "--to",           "--op",
+      "--gpus",          "--sizes",       "--order",        "--comm",
+      "--efficiency",    "--schedule",    "--objective",    "--top",
+      "--refine",        "--stages",      "--microbatches", "--vpp",
+      "--fwd",           "--bwd",         "--wgrad",        "--p2p",
+      "--engine",        "--target-ttft", "--target-itl",   "--prefill-layout",
+      "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
+      "--rules"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -162,7 +165,8 @@ int main(int argc, char** argv) {
                                                                    {"rank", cmd_rank},
                                                                    {"schedule", cmd_schedule},
                                                                    {"serve", cmd_serve},
-                                                                   {"serve-rank", cmd_serve_rank}};
+                                                                   {"serve-rank", cmd_serve_rank},
+                                                                   {"import", cmd_import}};
   for (const auto& [name, run] : commands)
     if (args->command == name) return run(*args);
   return fail("unknown command \"" + args->command + "\" (see --help)");

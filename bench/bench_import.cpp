@@ -1,0 +1,196 @@
+// Throughput and peak memory of the Kineto trace importer (core/importers/kineto.hpp). Run:
+//   cmake --preset release -DMESHSCOPE_BUILD_BENCH=ON && cmake --build --preset release
+//   build/release/bench/meshscope_bench --benchmark_filter=kineto
+//
+// Inputs: the largest shared trace (../shared/data/kineto_traces/hta_rank1_ws2_V100_with_memory_events.json.gz,
+// 53.7 MB of JSON, 216k events) and a synthetic ~200 MB trace made by repeating its traceEvents, written once to a
+// temporary .json file. Throughput is counted in bytes of uncompressed JSON (bytes_per_second).
+//
+// Peak memory: before each measured call the benchmark hands freed heap back to the kernel (malloc_trim), resets the
+// process's resident-set high-water mark (writing "5" to /proc/self/clear_refs, Linux >= 4.0) and notes VmRSS; after
+// it, VmHWM - VmRSS(before) is the peak resident memory the call added (counter peak_rss_MiB, the largest over the
+// iterations). It includes the parsed trace, which is what a caller keeps.
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/importers/kineto.hpp"
+
+#ifndef MESHSCOPE_SHARED_DIR
+#define MESHSCOPE_SHARED_DIR "../shared"
+#endif
+
+namespace {
+
+using namespace meshscope;
+
+const std::string kLargest =
+    std::string(MESHSCOPE_SHARED_DIR) + "/data/kineto_traces/hta_rank1_ws2_V100_with_memory_events.json.gz";
+constexpr size_t kSyntheticBytes = size_t{200} << 20;
+
+int64_t status_kib(const std::string& key) {  // a "Key:   1234 kB" line of /proc/self/status
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key + ":", 0) == 0) return std::stoll(line.substr(key.size() + 1));
+  return -1;
+}
+
+class PeakMemory {
+ public:
+  void start() {
+    malloc_trim(0);
+    std::ofstream("/proc/self/clear_refs") << "5";
+    before_kib_ = status_kib("VmRSS");
+  }
+  void stop() { peak_mib_ = std::max(peak_mib_, static_cast<double>(status_kib("VmHWM") - before_kib_) / 1024.0); }
+  [[nodiscard]] double peak_mib() const { return peak_mib_; }
+
+ private:
+  int64_t before_kib_ = 0;
+  double peak_mib_ = 0;
+};
+
+std::string gunzip(const std::string& path) {
+  std::string out;
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) return out;
+  std::string chunk(1 << 20, '\0');
+  int n = 0;
+  while ((n = gzread(file, chunk.data(), static_cast<unsigned>(chunk.size()))) > 0)
+    out.append(chunk.data(), static_cast<size_t>(n));
+  gzclose(file);
+  return out;
+}
+
+// [begin, end) of the elements of the traceEvents array: the bytes between its '[' and ']'.
+std::pair<size_t, size_t> trace_events_body(const std::string& json) {
+  const size_t key = json.find("\"traceEvents\"");
+  const size_t open = json.find('[', key);
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = open; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (--depth == 0) return {open + 1, i};
+    }
+  }
+  return {open + 1, open + 1};
+}
+
+// The largest shared trace with its events repeated until the document reaches kSyntheticBytes, as a .json file.
+class SyntheticTrace {
+ public:
+  SyntheticTrace() : path_((std::filesystem::temp_directory_path() / "meshscope_bench_kineto_200MB.json").string()) {
+    const std::string json = gunzip(kLargest);
+    if (json.empty()) return;
+    auto [begin, end] = trace_events_body(json);
+    while (end > begin && (json[end - 1] == ' ' || json[end - 1] == '\n' || json[end - 1] == ',')) --end;
+    const std::string_view body(json.data() + begin, end - begin);
+    std::ofstream out(path_, std::ios::binary);
+    out.write(json.data(), static_cast<std::streamsize>(begin));
+    size_t written = json.size();
+    out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    while (written < kSyntheticBytes) {
+      out.put(',');
+      out.write(body.data(), static_cast<std::streamsize>(body.size()));
+      written += body.size() + 1;
+    }
+    out.write(json.data() + end, static_cast<std::streamsize>(json.size() - end));
+    ok_ = static_cast<bool>(out);
+  }
+  ~SyntheticTrace() { std::remove(path_.c_str()); }
+  SyntheticTrace(const SyntheticTrace&) = delete;
+  SyntheticTrace& operator=(const SyntheticTrace&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] bool ok() const { return ok_; }
+
+ private:
+  std::string path_;
+  bool ok_ = false;
+};
+
+void run_load(benchmark::State& state, const std::string& path) {
+  PeakMemory memory;
+  int64_t json_bytes = 0;
+  int64_t events = 0;
+  for (auto _ : state) {
+    memory.start();
+    auto trace = load_kineto_trace(path);
+    memory.stop();
+    if (!trace) {
+      state.SkipWithError(trace.error().to_string().c_str());
+      return;
+    }
+    json_bytes = trace->json_bytes;
+    events = trace->events;
+    benchmark::DoNotOptimize(trace->device_events.data());
+  }
+  state.SetBytesProcessed(state.iterations() * json_bytes);
+  state.counters["json_MB"] = static_cast<double>(json_bytes) / 1e6;
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["peak_rss_MiB"] = memory.peak_mib();
+}
+
+void kineto_load_largest_shared_trace_gz(benchmark::State& state) {
+  run_load(state, kLargest);
+}
+BENCHMARK(kineto_load_largest_shared_trace_gz)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The parser alone, without zlib: the uncompressed document from memory.
+void kineto_parse_largest_shared_trace_from_memory(benchmark::State& state) {
+  const std::string json = gunzip(kLargest);
+  for (auto _ : state) {
+    std::istringstream in(json);
+    auto trace = parse_kineto_trace(in, "memory");
+    if (!trace) {
+      state.SkipWithError(trace.error().to_string().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(trace->device_events.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(json.size()));
+}
+BENCHMARK(kineto_parse_largest_shared_trace_from_memory)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void kineto_load_synthetic_200MB_json(benchmark::State& state) {
+  static const SyntheticTrace synthetic;
+  if (!synthetic.ok()) {
+    state.SkipWithError("could not write the synthetic trace");
+    return;
+  }
+  run_load(state, synthetic.path());
+}
+BENCHMARK(kineto_load_synthetic_200MB_json)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+void kineto_analyze_largest_shared_trace(benchmark::State& state) {
+  const auto trace = load_kineto_trace(kLargest);
+  if (!trace) {
+    state.SkipWithError(trace.error().to_string().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto analysis = analyze_kineto_trace(*trace);
+    benchmark::DoNotOptimize(analysis.steps.data());
+  }
+  state.counters["gpu_events"] = static_cast<double>(trace->device_events.size());
+}
+BENCHMARK(kineto_analyze_largest_shared_trace)->Unit(benchmark::kMillisecond);
+
+}  // namespace

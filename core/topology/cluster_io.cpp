@@ -228,25 +228,32 @@ std::vector<std::string> numbered_names(const char* prefix, int32_t count, int w
   return names;
 }
 
-void read_device(const json& entry, size_t index, Cluster& cluster, PlaceField& node, PlaceField& rack,
-                 Problems& problems) {
+// The non-empty string "id" of a device or link entry; a problem (and nullopt) otherwise.
+std::optional<std::string> entry_id(const json& entry, const std::string& context, Problems& problems) {
   if (!entry.is_object()) {
-    problems.add(ErrorCode::wrong_type, device_context(index, "") + " must be an object, got " + shown(entry));
-    return;
+    problems.add(ErrorCode::wrong_type, context + " must be an object, got " + shown(entry));
+    return std::nullopt;
   }
-  const FieldReader pre(entry, device_context(index, ""), problems);
+  const FieldReader pre(entry, context, problems);
   const json* id_value = pre.find("id");
   if (!id_value) {
     pre.missing("id");
-    return;
+    return std::nullopt;
   }
   if (!id_value->is_string() || id_value->get<std::string>().empty()) {
     problems.add(ErrorCode::wrong_type,
                  pre.context() + ": field \"id\" must be a non-empty string, got " + shown(*id_value));
-    return;
+    return std::nullopt;
   }
+  return id_value->get<std::string>();
+}
+
+void read_device(const json& entry, size_t index, Cluster& cluster, PlaceField& node, PlaceField& rack,
+                 Problems& problems) {
+  const auto id = entry_id(entry, device_context(index, ""), problems);
+  if (!id) return;
   Device device;
-  device.id = id_value->get<std::string>();
+  device.id = *id;
   const FieldReader f(entry, device_context(index, device.id), problems);
   if (auto kind = f.string("kind")) {
     if (!parse_device_kind(*kind, device.kind))
@@ -354,23 +361,10 @@ void read_link(const json& entry, size_t index, Cluster& cluster,
                const std::unordered_map<std::string, DeviceId>& devices, Problems& problems,
                std::unordered_set<std::string>& flawed) {
   const size_t problems_before = problems.size();
-  if (!entry.is_object()) {
-    problems.add(ErrorCode::wrong_type, link_context(index, "") + " must be an object, got " + shown(entry));
-    return;
-  }
-  const FieldReader pre(entry, link_context(index, ""), problems);
-  const json* id_value = pre.find("id");
-  if (!id_value) {
-    pre.missing("id");
-    return;
-  }
-  if (!id_value->is_string() || id_value->get<std::string>().empty()) {
-    problems.add(ErrorCode::wrong_type,
-                 pre.context() + ": field \"id\" must be a non-empty string, got " + shown(*id_value));
-    return;
-  }
+  const auto id = entry_id(entry, link_context(index, ""), problems);
+  if (!id) return;
   Link link;
-  link.id = id_value->get<std::string>();
+  link.id = *id;
   const FieldReader f(entry, link_context(index, link.id), problems);
   bool ends_known = true;
   auto endpoint = [&](const char* key, DeviceId& end) {

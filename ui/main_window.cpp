@@ -12,7 +12,9 @@
 
 #include <memory>
 
+#include "core/estimate/step.hpp"
 #include "core/memory.hpp"
+#include "core/topology/generators.hpp"
 #include "ui/formatting.hpp"
 #include "ui/memory_table_model.hpp"
 #include "ui/padded_item_delegate.hpp"
@@ -68,6 +70,25 @@ std::vector<LayoutProblem> layout_problems(const Project& project) {
 MemoryBudget compute_budget(const Project& project) {
   return project.mode == Mode::training ? training_memory(project.model, project.training, project.layout, project.gpu)
                                         : serving_memory(project.model, project.serving, project.layout, project.gpu);
+}
+
+// "Predicted step 63.2 s · 1,037 tokens/s per GPU · MFU 47.1 % · bubble 3.2 %" for a training
+// project whose cluster resolves; empty otherwise (serving has its own view later).
+QString estimate_line(const Project& project) {
+  if (project.mode != Mode::training || project.cluster.empty()) return {};
+  auto cluster = resolve_cluster(project.cluster);
+  if (!cluster) return QObject::tr("cluster %1: %2").arg(html(project.cluster), html(cluster.error().to_string()));
+  const Router router(*cluster);
+  auto estimate = estimate_step(project.model, project.training, project.layout, *cluster, router);
+  if (!estimate) return html(estimate.error().to_string());
+  return QObject::tr(
+             "Predicted step <b>%1 s</b> · %2 tokens/s per GPU · MFU <b>%3 %</b> · bubble %4 % "
+             "· on %5")
+      .arg(estimate->step_time_s, 0, 'f', 2)
+      .arg(estimate->tokens_per_s_per_gpu, 0, 'f', 0)
+      .arg(100 * estimate->mfu, 0, 'f', 1)
+      .arg(100 * estimate->bubble_fraction, 0, 'f', 1)
+      .arg(html(cluster->name));
 }
 
 }  // namespace
@@ -133,6 +154,13 @@ MainWindow::MainWindow(const Project& project, QWidget* parent) : QMainWindow(pa
     // makes the view ask for a new size whenever its contents change.
     memory_view_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     layout->addWidget(memory_view_, 0, Qt::AlignLeft | Qt::AlignTop);
+    const QString estimate = estimate_line(project);
+    if (!estimate.isEmpty()) {
+      auto* summary = new QLabel(estimate, central);
+      summary->setTextFormat(Qt::RichText);
+      summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+      layout->addWidget(summary);
+    }
   }
   layout->addStretch(1);
   setCentralWidget(central);

@@ -2,7 +2,7 @@
 //   import --trace PATH[,PATH...] [--rules FILE] [--json]   PyTorch profiler (Kineto) traces, one per rank; a folder
 //                                                          stands for the .json / .json.gz files in it
 //   import --nccl-tests LOG [--json]                       an nccl-tests log (core/importers/nccl_tests.hpp)
-//   import --topo FILE                                     not yet supported
+//   import --topo FILE [--nodes N] [--gpu G]               nvidia-smi topo -m, hwloc XML, NCCL topology XML
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +15,8 @@
 #include "app/cli/cli.hpp"
 #include "core/importers/kineto.hpp"
 #include "core/importers/nccl_tests.hpp"
+#include "core/importers/node_topology.hpp"
+#include "core/topology/cluster_io.hpp"
 
 namespace meshscope::cli {
 namespace {
@@ -262,16 +264,39 @@ int import_nccl_tests(const Args& args) {
   return 0;
 }
 
+// A node from `nvidia-smi topo -m`, hwloc XML or an NCCL topology file, optionally replicated
+// into N nodes on a rail-optimised fabric; printed as a meshscope cluster document.
+int import_topology(const Args& args) {
+  NodeImportOptions options;
+  if (args.has("--nodes")) {
+    char* end = nullptr;
+    const std::string& text = args.get("--nodes");
+    const long long nodes = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || nodes < 1)
+      return fail("--nodes must be a positive integer, got \"" + text + "\"");
+    options.nodes = nodes;
+  }
+  if (args.has("--gpu")) options.gpu_model = args.get("--gpu");
+  auto imported = import_node_topology_file(args.get("--topo"), options);
+  if (!imported) return fail(imported.error());
+  for (const auto& w : imported->warnings) std::cerr << "warning: " << w.location << ": " << w.message << "\n";
+  if (args.json) {
+    std::cout << cluster_to_json_text(imported->cluster);
+    return 0;
+  }
+  std::cout << "Imported " << imported->cluster.name << ": " << imported->cluster.num_gpus() << " GPUs in "
+            << imported->cluster.num_nodes() << " nodes, " << imported->cluster.devices.size() << " devices, "
+            << imported->cluster.links.size() << " links\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_import(const Args& args) {
   const int sources = static_cast<int>(args.has("--trace")) + static_cast<int>(args.has("--nccl-tests")) +
                       static_cast<int>(args.has("--topo"));
   if (sources != 1) return fail("import needs exactly one of --trace PATH[,PATH...], --nccl-tests LOG or --topo FILE");
-  if (args.has("--topo"))
-    return fail(
-        "import --topo is not yet supported (topology files: use --cluster with a cluster file, "
-        "docs/cluster-format.md)");
+  if (args.has("--topo")) return import_topology(args);
   if (args.has("--nccl-tests")) return import_nccl_tests(args);
   return import_traces(args);
 }

@@ -34,7 +34,7 @@ Usage:
   meshscope-cli serve-rank --model M --cluster C --serve k=v,... [--target-ttft S] [--target-itl S] [--engine k=v,...]
                            [--top N] [--json]
   meshscope-cli import     --trace PATH[,PATH...] [--rules FILE] [--json]
-                           | --nccl-tests LOG [--json] | --topo FILE (not yet supported)
+                           | --nccl-tests LOG [--json] | --topo FILE [--nodes N] [--gpu G] [--json]
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version
 
@@ -69,7 +69,7 @@ Result<Args> parse_args(int argc, char** argv) {
       "--fwd",           "--bwd",         "--wgrad",        "--p2p",
       "--engine",        "--target-ttft", "--target-itl",   "--prefill-layout",
       "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
-      "--rules"};
+      "--rules",         "--nodes"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {

@@ -58,5 +58,7 @@ int cmd_schedule(const Args& args);
 int cmd_serve(const Args& args);
 int cmd_serve_rank(const Args& args);
 int cmd_import(const Args& args);
+int cmd_compare(const Args& args);
+int cmd_calibrate(const Args& args);
 
 }  // namespace meshscope::cli

@@ -35,6 +35,9 @@ Usage:
                            [--top N] [--json]
   meshscope-cli import     --trace PATH[,PATH...] [--rules FILE] [--json]
                            | --nccl-tests LOG [--json] | --topo FILE [--nodes N] [--gpu G] [--json]
+  meshscope-cli compare    --nccl-tests LOG --cluster C [--gpus LIST] [--comm k=v,...] [--json]
+  meshscope-cli calibrate  --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M]
+                           [--comm k=v,...] [--json]
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version
 
@@ -69,7 +72,7 @@ Result<Args> parse_args(int argc, char** argv) {
       "--fwd",           "--bwd",         "--wgrad",        "--p2p",
       "--engine",        "--target-ttft", "--target-itl",   "--prefill-layout",
       "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
-      "--rules",         "--nodes"};
+      "--rules",         "--nodes",       "--min-bytes"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -166,7 +169,9 @@ int main(int argc, char** argv) {
                                                                    {"schedule", cmd_schedule},
                                                                    {"serve", cmd_serve},
                                                                    {"serve-rank", cmd_serve_rank},
-                                                                   {"import", cmd_import}};
+                                                                   {"import", cmd_import},
+                                                                   {"compare", cmd_compare},
+                                                                   {"calibrate", cmd_calibrate}};
   for (const auto& [name, run] : commands)
     if (args->command == name) return run(*args);
   return fail("unknown command \"" + args->command + "\" (see --help)");

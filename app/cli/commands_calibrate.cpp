@@ -1,0 +1,205 @@
+// meshscope-cli compare and calibrate: the collective model against measured nccl-tests logs.
+//   compare   --nccl-tests LOG --cluster C [--gpus LIST] [--comm k=v,...] [--json]
+//             every measured size: measured and predicted time and bus bandwidth, and the error
+//   calibrate --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M] [--comm k=v,...] [--json]
+//             fits the efficiency of the link kind that limits the groups; prints it as --comm keys
+// Without --gpus a log runs on the cluster's first `ranks` GPUs (the ranks its header lists).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/cli/cli.hpp"
+#include "core/calibration/calibrate.hpp"
+#include "core/importers/nccl_tests.hpp"
+
+namespace meshscope::cli {
+namespace {
+
+using json = nlohmann::json;
+
+json number_or_null(double value) {
+  return std::isfinite(value) ? json(value) : json(nullptr);
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+Result<int64_t> parse_gpu_index(const std::string& text) {
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || value < 0)
+    return make_error(ErrorCode::invalid_argument, "\"" + text + "\" is not a GPU index", "--gpus");
+  return static_cast<int64_t>(value);
+}
+
+// "0-7", "0,8,16,24", "0-3,8-11": cluster GPU indices in rank order.
+Result<std::vector<DeviceId>> parse_gpu_list(const Cluster& cluster, const std::string& text) {
+  std::vector<DeviceId> gpus;
+  for (const std::string& item : split_commas(text)) {
+    const size_t dash = item.find('-');
+    MS_TRY(first, parse_gpu_index(item.substr(0, dash)));
+    int64_t last = first;
+    if (dash != std::string::npos) {
+      MS_TRY(end, parse_gpu_index(item.substr(dash + 1)));
+      last = end;
+    }
+    if (last < first) return make_error(ErrorCode::invalid_argument, "range \"" + item + "\" is reversed", "--gpus");
+    if (last >= cluster.num_gpus())
+      return make_error(ErrorCode::invalid_argument,
+                        "GPU " + std::to_string(last) + " does not exist; the cluster has " +
+                            std::to_string(cluster.num_gpus()) + " GPUs",
+                        "--gpus");
+    for (int64_t g = first; g <= last; ++g) gpus.push_back(cluster.gpus[static_cast<size_t>(g)]);
+  }
+  return gpus;
+}
+
+// "64M", "1G", "65536" (binary multiples, as nccl-tests -b/-e).
+Result<double> parse_bytes(const std::string& text, const std::string& option) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  const std::string suffix(end);
+  double scale = -1;
+  if (suffix.empty())
+    scale = 1;
+  else if (suffix == "K" || suffix == "k")
+    scale = 1024.0;
+  else if (suffix == "M" || suffix == "m")
+    scale = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "g")
+    scale = 1024.0 * 1024 * 1024;
+  if (end == text.c_str() || scale < 0 || !(value >= 0))
+    return make_error(ErrorCode::invalid_argument, "\"" + text + "\" is not a size (e.g. 0, 1K, 64M, 1G)", option);
+  return value * scale;
+}
+
+// The group of a log: --gpus, else the cluster's first `log.ranks` GPUs.
+Result<std::vector<DeviceId>> log_gpus(const Args& args, const Cluster& cluster, const NcclTestsLog& log,
+                                       const std::string& path) {
+  if (args.has("--gpus")) return parse_gpu_list(cluster, args.get("--gpus"));
+  if (log.ranks <= 0)
+    return make_error(ErrorCode::invalid_argument, "the log does not say how many ranks ran; pass --gpus", path);
+  if (log.ranks > cluster.num_gpus())
+    return make_error(ErrorCode::invalid_argument,
+                      "the log ran on " + std::to_string(log.ranks) + " ranks but the cluster has " +
+                          std::to_string(cluster.num_gpus()) + " GPUs",
+                      path);
+  return std::vector<DeviceId>(cluster.gpus.begin(), cluster.gpus.begin() + static_cast<std::ptrdiff_t>(log.ranks));
+}
+
+Result<NcclTestsLog> load_log(const std::string& path) {
+  auto log = load_nccl_tests(path);
+  if (!log) return log;
+  if (!log->op)
+    return make_error(ErrorCode::invalid_argument,
+                      "the log does not say which collective it measured; name the file after it (e.g. "
+                      "all_reduce_perf.log)",
+                      path);
+  return log;
+}
+
+}  // namespace
+
+int cmd_compare(const Args& args) {
+  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG is required");
+  const std::string path = args.get("--nccl-tests");
+  auto cluster = cluster_arg(args);
+  if (!cluster) return fail(cluster.error());
+  auto constants = comm_arg(args);
+  if (!constants) return fail(constants.error());
+  auto log = load_log(path);
+  if (!log) return fail(log.error());
+  auto gpus = log_gpus(args, *cluster, *log, path);
+  if (!gpus) return fail(gpus.error());
+  auto rows = compare_nccl_tests(*log, *cluster, *gpus, *constants);
+  if (!rows) return fail(rows.error());
+  const std::string op(collective_op_name(*log->op));
+  double sum = 0;
+  for (const auto& r : *rows) sum += std::abs(r.error());
+  const double mean_error = rows->empty() ? 0 : sum / static_cast<double>(rows->size());
+  if (args.json) {
+    json points = json::array();
+    for (const auto& r : *rows)
+      points.push_back({{"bytes", r.bytes},
+                        {"measured_time_s", r.measured_time_s},
+                        {"predicted_time_s", r.predicted_time_s},
+                        {"measured_busbw_GBps", number_or_null(r.measured_busbw / 1e9)},
+                        {"predicted_busbw_GBps", number_or_null(r.predicted_busbw / 1e9)},
+                        {"error", r.error()}});
+    const json doc = {{"collective", op}, {"ranks", gpus->size()}, {"points", points}, {"mean_abs_error", mean_error}};
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("# %s over %zu GPUs: measured (%s) vs predicted (%s)\n", op.c_str(), gpus->size(), path.c_str(),
+              cluster->name.c_str());
+  std::printf("#%14s %12s %12s %10s %10s %8s\n", "size (B)", "meas (us)", "pred (us)", "meas busbw", "pred busbw",
+              "error");
+  for (const auto& r : *rows)
+    std::printf("%15.0f %12.2f %12.2f %10.2f %10.2f %+7.1f%%\n", r.bytes, r.measured_time_s * 1e6,
+                r.predicted_time_s * 1e6, r.measured_busbw / 1e9, r.predicted_busbw / 1e9, 100 * r.error());
+  std::printf("# mean |time error| %.1f %% over %zu sizes (error: predicted / measured time - 1)\n", 100 * mean_error,
+              rows->size());
+  return 0;
+}
+
+int cmd_calibrate(const Args& args) {
+  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG[,LOG...] is required");
+  auto cluster = cluster_arg(args);
+  if (!cluster) return fail(cluster.error());
+  auto constants = comm_arg(args);
+  if (!constants) return fail(constants.error());
+  double min_bytes = 64.0 * 1024 * 1024;
+  if (args.has("--min-bytes")) {
+    auto parsed = parse_bytes(args.get("--min-bytes"), "--min-bytes");
+    if (!parsed) return fail(parsed.error());
+    min_bytes = *parsed;
+  }
+  std::vector<std::pair<NcclTestsLog, std::vector<DeviceId>>> logs;
+  for (const std::string& path : split_commas(args.get("--nccl-tests"))) {
+    if (path.empty()) continue;
+    auto log = load_log(path);
+    if (!log) return fail(log.error());
+    auto gpus = log_gpus(args, *cluster, *log, path);
+    if (!gpus) return fail(gpus.error());
+    logs.emplace_back(std::move(*log), std::move(*gpus));
+  }
+  auto fit = calibrate_from_nccl_tests(logs, *cluster, *constants, min_bytes);
+  if (!fit) return fail(fit.error());
+  std::string keys;
+  for (const auto& [key, value] : fit->comm_keys) keys += (keys.empty() ? "" : ",") + key + "=" + value;
+  if (args.json) {
+    json comm_keys = json::object();
+    for (const auto& [key, value] : fit->comm_keys) comm_keys[key] = std::strtod(value.c_str(), nullptr);
+    const json doc = {{"changes", fit->changes},
+                      {"comm_keys", comm_keys},
+                      {"comm", keys},
+                      {"error_before", fit->error_before},
+                      {"error_after", fit->error_after},
+                      {"rows", fit->rows},
+                      {"min_bytes", min_bytes}};
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("# calibrated on %zu log(s), %lld rows of at least %.0f B\n", logs.size(),
+              static_cast<long long>(fit->rows), min_bytes);
+  for (const auto& change : fit->changes) std::printf("#   %s\n", change.c_str());
+  std::printf("# mean |time error| %.1f %% -> %.1f %%\n", 100 * fit->error_before, 100 * fit->error_after);
+  std::printf("--comm %s\n", keys.c_str());
+  return 0;
+}
+
+}  // namespace meshscope::cli

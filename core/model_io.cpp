@@ -109,6 +109,10 @@ Result<json> parse_json_text(std::string_view text, const std::string& origin) {
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
     return make_error(ErrorCode::parse_error, std::string("not valid JSON: ") + e.what(),
                       origin + ":" + std::to_string(line) + " (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {
+    // Valid syntax the parser still refuses, e.g. a number beyond the range of a double
+    // (found by tests/fuzz/fuzz_hf_config).
+    return make_error(ErrorCode::parse_error, std::string("not valid JSON: ") + e.what(), origin);
   }
 }
 

@@ -81,7 +81,9 @@ CommConstants CommConstants::defaults() {
 }
 
 Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConstants c) {
-  for (const auto& [key, value] : keys) {
+  for (const auto& entry : keys) {
+    const std::string& key = entry.first;
+    const std::string& value = entry.second;
     char* end = nullptr;
     const double number = std::strtod(value.c_str(), &end);
     const bool is_fraction = !value.empty() && end == value.c_str() + value.size() && number > 0 && number <= 1;

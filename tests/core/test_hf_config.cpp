@@ -159,3 +159,17 @@ TEST_CASE("hf config: a file that does not exist is an I/O error naming it") {
   CHECK(model.error().code == ErrorCode::io_error);
   CHECK_THAT(model.error().to_string(), Contains("/nonexistent/config.json"));
 }
+
+TEST_CASE("hf config: a number beyond the range of a double is a parse error, not a crash") {
+  // Found by tests/fuzz/fuzz_hf_config: nlohmann throws out_of_range (not parse_error) for
+  // "0.0255…e5555"; the input is the shared Qwen3 config with one field mutated
+  // (tests/data/regressions/hf_config_number_overflow.json).
+  auto text =
+      read_text_file(std::string(MESHSCOPE_SOURCE_DIR) + "/tests/data/regressions/hf_config_number_overflow.json");
+  REQUIRE(text);
+  auto doc = parse_json_text(*text, "overflow.json");
+  REQUIRE_FALSE(doc);
+  CHECK(doc.error().code == ErrorCode::parse_error);
+  CHECK_THAT(doc.error().to_string(), Contains("overflow.json"));
+  CHECK_FALSE(parse_json_text(R"({"hidden_size": 1e999})", "inline.json"));
+}

@@ -128,6 +128,12 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   input.virtual_stages = l.vpp;
   input.costs = costs;
   input.p2p_s = pp != nullptr && !pp->collectives.empty() ? pp->collectives.front().time_s : 0.0;
+  // Megatron's pipeline send/recv is synchronous: a stage is busy while it sends its activations
+  // (after each forward) and its input gradients (after each backward) to its neighbours.
+  for (size_t s = 0; s < input.costs.size(); ++s) {
+    if (s + 1 < input.costs.size()) input.costs[s].forward_s += input.p2p_s;
+    if (s > 0) input.costs[s].backward_input_s += input.p2p_s;
+  }
   MS_TRY(schedule, simulate_schedule(input));
   est.schedule = schedule;
   est.bubble_fraction = schedule.bubble_fraction;

@@ -269,6 +269,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       b += head.backward_input_s;
       wt += head.backward_weight_s;
     }
+    // Synchronous pipeline send/recv (as estimate_step): activations after F, gradients after B.
+    if (s + 1 < l.pp) f += p2p;
+    if (s > 0) b += p2p;
     const double t = f + b + wt;
     if (s == 0) first_backward = b + wt;
     t_sum += t;

@@ -10,7 +10,10 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "core/estimate/step.hpp"
 #include "core/memory.hpp"
@@ -18,6 +21,7 @@
 #include "ui/formatting.hpp"
 #include "ui/memory_table_model.hpp"
 #include "ui/padded_item_delegate.hpp"
+#include "ui/pipeline_chart.hpp"
 
 namespace meshscope::ui {
 
@@ -74,21 +78,45 @@ MemoryBudget compute_budget(const Project& project) {
 
 // "Predicted step 63.2 s · 1,037 tokens/s per GPU · MFU 47.1 % · bubble 3.2 %" for a training
 // project whose cluster resolves; empty otherwise (serving has its own view later).
-QString estimate_line(const Project& project) {
+struct EstimateView {
+  QString line;
+  std::optional<StepEstimate> estimate;
+};
+
+EstimateView estimate_view(const Project& project) {
   if (project.mode != Mode::training || project.cluster.empty()) return {};
   auto cluster = resolve_cluster(project.cluster);
-  if (!cluster) return QObject::tr("cluster %1: %2").arg(html(project.cluster), html(cluster.error().to_string()));
+  if (!cluster)
+    return {QObject::tr("cluster %1: %2").arg(html(project.cluster), html(cluster.error().to_string())), {}};
   const Router router(*cluster);
   auto estimate = estimate_step(project.model, project.training, project.layout, *cluster, router);
-  if (!estimate) return html(estimate.error().to_string());
-  return QObject::tr(
-             "Predicted step <b>%1 s</b> · %2 tokens/s per GPU · MFU <b>%3 %</b> · bubble %4 % "
-             "· on %5")
-      .arg(estimate->step_time_s, 0, 'f', 2)
-      .arg(estimate->tokens_per_s_per_gpu, 0, 'f', 0)
-      .arg(100 * estimate->mfu, 0, 'f', 1)
-      .arg(100 * estimate->bubble_fraction, 0, 'f', 1)
-      .arg(html(cluster->name));
+  if (!estimate) return {html(estimate.error().to_string()), {}};
+  QString line = QObject::tr(
+                     "Predicted step <b>%1 s</b> · %2 tokens/s per GPU · MFU <b>%3 %</b> · bubble %4 % "
+                     "· on %5")
+                     .arg(estimate->step_time_s, 0, 'f', 2)
+                     .arg(estimate->tokens_per_s_per_gpu, 0, 'f', 0)
+                     .arg(100 * estimate->mfu, 0, 'f', 1)
+                     .arg(100 * estimate->bubble_fraction, 0, 'f', 1)
+                     .arg(html(cluster->name));
+  return {line, std::move(*estimate)};
+}
+
+// The time from the first event to the end of stage 0's 3·p·v-th work item: the warm-up and the
+// start of the steady state. 0 when the whole schedule is shorter than that (nothing to zoom).
+double warm_up_window_s(const ScheduleResult& schedule) {
+  const auto stages = static_cast<int64_t>(schedule.busy_s.size());
+  if (schedule.events.empty() || stages == 0) return 0;
+  int64_t chunks = 1;
+  for (const ScheduleEvent& event : schedule.events) chunks = std::max(chunks, event.chunk + 1);
+  const double first = schedule.events.front().start_s;
+  const auto wanted = static_cast<size_t>(3 * stages * chunks);
+  size_t seen = 0;
+  for (const ScheduleEvent& event : schedule.events) {
+    if (event.stage != 0) break;
+    if (++seen == wanted) return event.end_s - first < 0.5 * schedule.makespan_s ? event.end_s - first : 0.0;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -120,7 +148,7 @@ QString problems_header_html(const Project& project, const std::vector<LayoutPro
 
 MainWindow::MainWindow(const Project& project, QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("meshscope \u2014 %1").arg(QString::fromStdString(project.name)));
-  resize(1100, 600);
+  resize(1100, 980);
   create_menus();
 
   auto* central = new QWidget(this);
@@ -154,12 +182,28 @@ MainWindow::MainWindow(const Project& project, QWidget* parent) : QMainWindow(pa
     // makes the view ask for a new size whenever its contents change.
     memory_view_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     layout->addWidget(memory_view_, 0, Qt::AlignLeft | Qt::AlignTop);
-    const QString estimate = estimate_line(project);
-    if (!estimate.isEmpty()) {
-      auto* summary = new QLabel(estimate, central);
+    EstimateView estimate = estimate_view(project);
+    if (!estimate.line.isEmpty()) {
+      auto* summary = new QLabel(estimate.line, central);
       summary->setTextFormat(Qt::RichText);
       summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
       layout->addWidget(summary);
+    }
+    if (estimate.estimate) {
+      const PipelineSchedule kind = estimate.estimate->pipeline_schedule;
+      const double warm_up_end = warm_up_window_s(estimate.estimate->schedule);
+      pipeline_chart_ = new PipelineChart(central);
+      pipeline_chart_->setSchedule(estimate.estimate->schedule, kind);
+      layout->addWidget(pipeline_chart_);
+      // With hundreds of micro-batches the whole step is a solid band; the warm-up, where the
+      // bubble forms, is shown again at a scale where every block and its number are legible.
+      if (warm_up_end > 0) {
+        auto* warm_up = new PipelineChart(central);
+        warm_up->setObjectName(QStringLiteral("warm_up_chart"));
+        warm_up->setSchedule(std::move(estimate.estimate->schedule), kind);
+        warm_up->setTimeWindow(0, warm_up_end);
+        layout->addWidget(warm_up);
+      }
     }
   }
   layout->addStretch(1);

@@ -14,6 +14,7 @@ class QTableView;
 namespace meshscope::ui {
 
 class MemoryTableModel;
+class PipelineChart;
 
 class MainWindow final : public QMainWindow {
   Q_OBJECT
@@ -27,6 +28,7 @@ class MainWindow final : public QMainWindow {
   QLabel* header_ = nullptr;
   QTableView* memory_view_ = nullptr;  // null when the layout is invalid
   MemoryTableModel* memory_model_ = nullptr;
+  PipelineChart* pipeline_chart_ = nullptr;  // training projects whose cluster resolves
 };
 
 // The header text (rich text) for a project whose budget was computed.

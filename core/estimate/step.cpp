@@ -136,6 +136,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   }
   MS_TRY(schedule, simulate_schedule(input));
   est.schedule = schedule;
+  est.pipeline_schedule = input.schedule;
   est.bubble_fraction = schedule.bubble_fraction;
 
   // Data parallelism: the gradient reduction overlaps the backward pass bucket by bucket

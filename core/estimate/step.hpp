@@ -53,6 +53,7 @@ struct StepEstimate {
   // embedding, the LM head with the loss, and (per step) the optimizer.
   std::vector<OperationCost> operations;
   ScheduleResult schedule;
+  PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;  // the one simulated
   CommPlan comm;
 };
 

@@ -8,6 +8,7 @@
 #include "core/project.hpp"
 #include "qt_catch.hpp"
 #include "ui/main_window.hpp"
+#include "ui/pipeline_chart.hpp"
 
 using namespace meshscope;
 
@@ -60,4 +61,15 @@ TEST_CASE("main window: a serving project shows the serving budget") {
   REQUIRE(table != nullptr);
   CHECK(table->model()->columnCount() == 1);
   CHECK(window.findChild<QLabel*>()->text().contains(QStringLiteral("serving")));
+}
+
+TEST_CASE("main window: the default project shows its pipeline schedule, whole and zoomed on the warm-up") {
+  const Project project = project_or_fail();
+  const ui::MainWindow window(project);
+  const QList<ui::PipelineChart*> charts = window.findChildren<ui::PipelineChart*>();
+  REQUIRE(charts.size() == 2);
+  // p stages × m micro-batches × v chunks, forward and backward each (Megatron interleaved 1F1B).
+  const int64_t micro_batches = num_micro_batches(project.training, project.layout);
+  const auto expected = static_cast<size_t>(2 * project.layout.pp * project.layout.vpp * micro_batches);
+  for (const ui::PipelineChart* chart : charts) CHECK(chart->schedule().events.size() == expected);
 }

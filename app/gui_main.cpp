@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
                                              QStringLiteral("Render the main window to <path> (PNG) and exit."),
                                              QStringLiteral("path"));
   parser.addOption(screenshot_option);
+  const QCommandLineOption view_option(QStringLiteral("view"),
+                                       QStringLiteral("Open with <view> in front: \"pipeline\" or \"communication\"."),
+                                       QStringLiteral("view"));
+  parser.addOption(view_option);
   parser.addPositionalArgument(QStringLiteral("project"),
                                QStringLiteral("A meshscope project file; default: the built-in example."),
                                QStringLiteral("[project]"));
@@ -64,6 +68,11 @@ int main(int argc, char** argv) {
   }
 
   ui::MainWindow window(*project);
+  if (parser.isSet(view_option) && !window.showView(parser.value(view_option))) {
+    std::fprintf(stderr, "meshscope: no view \"%s\" (pipeline, communication)\n",
+                 qPrintable(parser.value(view_option)));
+    return kExitBadInput;
+  }
   window.show();
   if (!screenshot_path.isEmpty()) {
     // Grab once the event loop has laid out and polished the shown window.

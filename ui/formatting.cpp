@@ -3,6 +3,8 @@
 #include <QLocale>
 #include <QStringList>
 
+#include <cmath>
+
 namespace meshscope::ui {
 
 namespace {
@@ -70,6 +72,22 @@ QString layout_summary(const Layout& layout) {
   if (layout.etp > 1) axes << QStringLiteral("ETP %1").arg(number(layout.etp));
   if (layout.sp) axes << QStringLiteral("SP");
   return axes.join(kAxisSeparator);
+}
+
+QString binary_bytes_text(double bytes) {
+  const double magnitude = std::abs(bytes);
+  if (magnitude < 1024) return QStringLiteral("%1 B").arg(bytes, 0, 'f', 0);
+  if (magnitude < 1024.0 * 1024) return QStringLiteral("%1 KiB").arg(bytes / 1024, 0, 'f', 1);
+  if (magnitude < 1024.0 * 1024 * 1024) return QStringLiteral("%1 MiB").arg(bytes / (1024.0 * 1024), 0, 'f', 1);
+  return QStringLiteral("%1 GiB").arg(bytes / (1024.0 * 1024 * 1024), 0, 'f', 2);
+}
+
+QString duration_text(double seconds) {
+  const double magnitude = std::abs(seconds);
+  if (magnitude == 0) return QStringLiteral("0");
+  if (magnitude < 1e-3) return QStringLiteral("%1 \u00b5s").arg(seconds * 1e6, 0, 'f', 0);
+  if (magnitude < 1.0) return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'f', magnitude < 0.1 ? 1 : 0);
+  return QStringLiteral("%1 s").arg(seconds, 0, 'f', magnitude < 10 ? 2 : 1);
 }
 
 }  // namespace meshscope::ui

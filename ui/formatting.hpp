@@ -13,6 +13,10 @@ namespace meshscope::ui {
 
 // "12.34 GiB" (2^30 bytes, two decimals).
 [[nodiscard]] QString gib_text(double bytes);
+// Bytes with a binary unit chosen by size: "512 B", "12.0 KiB", "45.6 MiB", "1.23 GiB".
+[[nodiscard]] QString binary_bytes_text(double bytes);
+// Seconds with a unit chosen by size: "850 µs", "12.5 ms", "3.20 s", "63.3 s".
+[[nodiscard]] QString duration_text(double seconds);
 // "12,345,678,901 bytes".
 [[nodiscard]] QString exact_bytes_text(double bytes);
 // category_name made readable: "optimizer_state" → "Optimizer state", "kv_cache" → "KV cache".

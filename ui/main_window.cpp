@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QScrollBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -18,6 +19,7 @@
 #include "core/estimate/step.hpp"
 #include "core/memory.hpp"
 #include "core/topology/generators.hpp"
+#include "ui/comm_table_model.hpp"
 #include "ui/formatting.hpp"
 #include "ui/memory_table_model.hpp"
 #include "ui/padded_item_delegate.hpp"
@@ -148,7 +150,7 @@ QString problems_header_html(const Project& project, const std::vector<LayoutPro
 
 MainWindow::MainWindow(const Project& project, QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("meshscope \u2014 %1").arg(QString::fromStdString(project.name)));
-  resize(1100, 980);
+  resize(1280, 980);
   create_menus();
 
   auto* central = new QWidget(this);
@@ -190,24 +192,56 @@ MainWindow::MainWindow(const Project& project, QWidget* parent) : QMainWindow(pa
       layout->addWidget(summary);
     }
     if (estimate.estimate) {
+      views_ = new QTabWidget(central);
       const PipelineSchedule kind = estimate.estimate->pipeline_schedule;
       const double warm_up_end = warm_up_window_s(estimate.estimate->schedule);
-      pipeline_chart_ = new PipelineChart(central);
+      auto* pipeline = new QWidget(views_);
+      auto* pipeline_layout = new QVBoxLayout(pipeline);
+      pipeline_chart_ = new PipelineChart(pipeline);
       pipeline_chart_->setSchedule(estimate.estimate->schedule, kind);
-      layout->addWidget(pipeline_chart_);
+      pipeline_layout->addWidget(pipeline_chart_);
       // With hundreds of micro-batches the whole step is a solid band; the warm-up, where the
       // bubble forms, is shown again at a scale where every block and its number are legible.
       if (warm_up_end > 0) {
-        auto* warm_up = new PipelineChart(central);
+        auto* warm_up = new PipelineChart(pipeline);
         warm_up->setObjectName(QStringLiteral("warm_up_chart"));
         warm_up->setSchedule(std::move(estimate.estimate->schedule), kind);
         warm_up->setTimeWindow(0, warm_up_end);
-        layout->addWidget(warm_up);
+        pipeline_layout->addWidget(warm_up);
       }
+      pipeline_layout->addStretch(1);
+      views_->addTab(pipeline, tr("Pipeline schedule"));
+
+      comm_model_ = new CommTableModel(this);
+      comm_model_->setPlan(std::make_shared<const CommPlan>(std::move(estimate.estimate->comm)));
+      auto* comm_view = new QTableView(views_);
+      comm_view->setObjectName(QStringLiteral("comm_table"));
+      comm_view->setModel(comm_model_);
+      comm_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+      comm_view->setAlternatingRowColors(true);
+      comm_view->setWordWrap(false);
+      comm_view->setItemDelegate(new PaddedItemDelegate(12, 4, comm_view));
+      comm_view->setStyleSheet(QStringLiteral("QHeaderView::section { padding: 4px 12px; }"));
+      comm_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+      comm_view->verticalHeader()->hide();
+      views_->addTab(comm_view, tr("Communication"));
+      layout->addWidget(views_, 1);
     }
   }
-  layout->addStretch(1);
+  if (views_ == nullptr) layout->addStretch(1);
   setCentralWidget(central);
+}
+
+bool MainWindow::showView(const QString& name) {
+  if (views_ == nullptr) return false;
+  for (int tab = 0; tab < views_->count(); ++tab) {
+    if (views_->tabText(tab).compare(name, Qt::CaseInsensitive) == 0 ||
+        views_->tabText(tab).startsWith(name, Qt::CaseInsensitive)) {
+      views_->setCurrentIndex(tab);
+      return true;
+    }
+  }
+  return false;
 }
 
 void MainWindow::create_menus() {

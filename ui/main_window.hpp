@@ -10,11 +10,13 @@
 
 class QLabel;
 class QTableView;
+class QTabWidget;
 
 namespace meshscope::ui {
 
 class MemoryTableModel;
 class PipelineChart;
+class CommTableModel;
 
 class MainWindow final : public QMainWindow {
   Q_OBJECT
@@ -22,12 +24,18 @@ class MainWindow final : public QMainWindow {
  public:
   explicit MainWindow(const Project& project, QWidget* parent = nullptr);
 
+  // Brings the view whose tab title starts with `name` ("pipeline", "communication") to the
+  // front; false when there is no such view (an invalid layout shows none).
+  bool showView(const QString& name);
+
  private:
   void create_menus();
 
   QLabel* header_ = nullptr;
   QTableView* memory_view_ = nullptr;  // null when the layout is invalid
   MemoryTableModel* memory_model_ = nullptr;
+  QTabWidget* views_ = nullptr;  // training projects whose cluster resolves
+  CommTableModel* comm_model_ = nullptr;
   PipelineChart* pipeline_chart_ = nullptr;  // training projects whose cluster resolves
 };
 

@@ -11,6 +11,8 @@
 #include <limits>
 #include <utility>
 
+#include "ui/formatting.hpp"
+
 namespace meshscope::ui {
 
 namespace {
@@ -32,15 +34,6 @@ QColor kind_colour(WorkKind kind) {
       return {0x00, 0x72, 0xB2};  // blue
   }
   return Qt::gray;
-}
-
-// Seconds as the axis and the tooltips show them: "850 µs", "12.5 ms", "3.20 s".
-QString seconds_text(double seconds) {
-  const double magnitude = std::abs(seconds);
-  if (magnitude == 0) return QStringLiteral("0");
-  if (magnitude < 1e-3) return QStringLiteral("%1 \u00b5s").arg(seconds * 1e6, 0, 'f', 0);
-  if (magnitude < 1.0) return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'f', magnitude < 0.1 ? 1 : 0);
-  return QStringLiteral("%1 s").arg(seconds, 0, 'f', magnitude < 10 ? 2 : 1);
 }
 
 // A 1, 2 or 5 × 10^k step giving about `target` ticks over `span`.
@@ -149,15 +142,16 @@ void PipelineChart::paintEvent(QPaintEvent* /*event*/) {
   painter.setPen(text);
 
   // Title: schedule, makespan and bubble, as the core computed them.
-  const QString title = tr("Pipeline schedule %1 \u00b7 %2 stages \u00b7 makespan %3 \u00b7 bubble %4 %")
-                            .arg(QString::fromUtf8(pipeline_schedule_name(kind_).data(),
-                                                   static_cast<qsizetype>(pipeline_schedule_name(kind_).size())))
-                            .arg(static_cast<qlonglong>(stages_))
-                            .arg(seconds_text(schedule_.makespan_s))
-                            .arg(100.0 * schedule_.bubble_fraction, 0, 'f', 1) +
-                        (window_end_s_ > window_start_s_
-                             ? tr(" · showing %1 – %2").arg(seconds_text(window_start_s_), seconds_text(window_end_s_))
-                             : QString());
+  const QString title =
+      tr("Pipeline schedule %1 \u00b7 %2 stages \u00b7 makespan %3 \u00b7 bubble %4 %")
+          .arg(QString::fromUtf8(pipeline_schedule_name(kind_).data(),
+                                 static_cast<qsizetype>(pipeline_schedule_name(kind_).size())))
+          .arg(static_cast<qlonglong>(stages_))
+          .arg(duration_text(schedule_.makespan_s))
+          .arg(100.0 * schedule_.bubble_fraction, 0, 'f', 1) +
+      (window_end_s_ > window_start_s_
+           ? tr(" · showing %1 – %2").arg(duration_text(window_start_s_), duration_text(window_end_s_))
+           : QString());
   painter.drawText(QPointF(kMargin, kMargin + metrics.ascent()), title);
 
   // Legend: only the kinds this schedule uses, plus idle.
@@ -201,7 +195,7 @@ void PipelineChart::paintEvent(QPaintEvent* /*event*/) {
       painter.drawLine(QPointF(box.right(), box.top()), QPointF(box.right(), box.bottom()));
     }
     const QString number = QString::number(static_cast<qlonglong>(event.micro_batch));
-    if (box.width() >= metrics.horizontalAdvance(number) + 4) {
+    if (box.width() >= metrics.horizontalAdvance(number) + 2) {
       painter.setPen(Qt::black);
       painter.drawText(box, Qt::AlignCenter, number);
     }
@@ -217,7 +211,7 @@ void PipelineChart::paintEvent(QPaintEvent* /*event*/) {
     for (double t = std::ceil(windowStart() / step) * step; t <= (windowStart() + span) * (1 + 1e-9); t += step) {
       const double tick_x = timeToX(first_start_s_ + t);
       painter.drawLine(QPointF(tick_x, axis_y), QPointF(tick_x, axis_y + 4));
-      const QString label = seconds_text(t);
+      const QString label = duration_text(t);
       painter.drawText(QPointF(tick_x - metrics.horizontalAdvance(label) / 2.0, axis_y + 4 + metrics.ascent()), label);
     }
   }
@@ -234,7 +228,7 @@ bool PipelineChart::event(QEvent* event) {
       if (kind_ == PipelineSchedule::interleaved) tip += tr(", chunk %1").arg(static_cast<qlonglong>(hit->chunk));
       if (kind_ == PipelineSchedule::dualpipe) tip += tr(", direction %1").arg(static_cast<qlonglong>(hit->chunk));
       tip += tr("<br>start %1 \u00b7 duration %2")
-                 .arg(seconds_text(hit->start_s - first_start_s_), seconds_text(hit->end_s - hit->start_s));
+                 .arg(duration_text(hit->start_s - first_start_s_), duration_text(hit->end_s - hit->start_s));
       QToolTip::showText(help->globalPos(), tip, this);
     } else {
       QToolTip::hideText();

@@ -73,3 +73,14 @@ TEST_CASE("main window: the default project shows its pipeline schedule, whole a
   const auto expected = static_cast<size_t>(2 * project.layout.pp * project.layout.vpp * micro_batches);
   for (const ui::PipelineChart* chart : charts) CHECK(chart->schedule().events.size() == expected);
 }
+
+TEST_CASE("main window: the communication view lists the plan and can be brought to the front") {
+  const Project project = project_or_fail();
+  ui::MainWindow window(project);
+  const auto* table = window.findChild<QTableView*>(QStringLiteral("comm_table"));
+  REQUIRE(table != nullptr);
+  CHECK(table->model()->rowCount() > 0);
+  CHECK(window.showView(QStringLiteral("communication")));
+  CHECK(window.showView(QStringLiteral("pipeline")));
+  CHECK_FALSE(window.showView(QStringLiteral("no such view")));
+}

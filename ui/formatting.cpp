@@ -79,7 +79,9 @@ QString binary_bytes_text(double bytes) {
   if (magnitude < 1024) return QStringLiteral("%1 B").arg(bytes, 0, 'f', 0);
   if (magnitude < 1024.0 * 1024) return QStringLiteral("%1 KiB").arg(bytes / 1024, 0, 'f', 1);
   if (magnitude < 1024.0 * 1024 * 1024) return QStringLiteral("%1 MiB").arg(bytes / (1024.0 * 1024), 0, 'f', 1);
-  return QStringLiteral("%1 GiB").arg(bytes / (1024.0 * 1024 * 1024), 0, 'f', 2);
+  if (magnitude < 1024.0 * 1024 * 1024 * 1024)
+    return QStringLiteral("%1 GiB").arg(bytes / (1024.0 * 1024 * 1024), 0, 'f', 2);
+  return QStringLiteral("%1 TiB").arg(bytes / (1024.0 * 1024 * 1024 * 1024), 0, 'f', 2);
 }
 
 QString duration_text(double seconds) {

@@ -13,7 +13,7 @@ namespace meshscope::ui {
 
 // "12.34 GiB" (2^30 bytes, two decimals).
 [[nodiscard]] QString gib_text(double bytes);
-// Bytes with a binary unit chosen by size: "512 B", "12.0 KiB", "45.6 MiB", "1.23 GiB".
+// Bytes with a binary unit chosen by size: "512 B", "12.0 KiB", "45.6 MiB", "1.23 GiB", "2.50 TiB".
 [[nodiscard]] QString binary_bytes_text(double bytes);
 // Seconds with a unit chosen by size: "850 µs", "12.5 ms", "3.20 s", "63.3 s".
 [[nodiscard]] QString duration_text(double seconds);

@@ -81,6 +81,7 @@ TEST_CASE("formatting: binary byte units and durations pick the unit by size") {
   CHECK(ui::binary_bytes_text(1536) == QStringLiteral("1.5 KiB"));
   CHECK(ui::binary_bytes_text(16.0 * 1024 * 1024) == QStringLiteral("16.0 MiB"));
   CHECK(ui::binary_bytes_text(2.5 * 1024 * 1024 * 1024) == QStringLiteral("2.50 GiB"));
+  CHECK(ui::binary_bytes_text(2560.0 * 1024 * 1024 * 1024) == QStringLiteral("2.50 TiB"));
   CHECK(ui::duration_text(0) == QStringLiteral("0"));
   CHECK(ui::duration_text(850e-6) == QStringLiteral("850 \u00b5s"));
   CHECK(ui::duration_text(0.0125) == QStringLiteral("12.5 ms"));

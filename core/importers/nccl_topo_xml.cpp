@@ -142,11 +142,7 @@ Result<NodeImport> import_nccl_topo_xml(std::string_view text, const std::string
                                         const NodeImportOptions& options) {
   pugi::xml_document doc;
   const auto parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!parsed)
-    return make_error(
-        ErrorCode::parse_error, std::string("XML syntax error: ") + parsed.description(),
-        origin + ":" +
-            std::to_string(node_import::line_of(text, static_cast<size_t>(std::max<ptrdiff_t>(parsed.offset, 0)))));
+  if (!parsed) return node_import::xml_syntax_error(text, origin, parsed.description(), parsed.offset);
   const pugi::xml_node root = doc.document_element();
   const std::string_view root_name = root.name();
   if (root_name == "graphs" || root_name == "graph")

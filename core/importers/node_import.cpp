@@ -84,6 +84,13 @@ int64_t line_of(std::string_view text, size_t offset) {
   return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
 }
 
+tl::unexpected<Error> xml_syntax_error(std::string_view text, const std::string& origin, const char* description,
+                                       std::ptrdiff_t offset) {
+  return make_error(
+      ErrorCode::parse_error, std::string("XML syntax error: ") + description,
+      origin + ":" + std::to_string(line_of(text, static_cast<size_t>(std::max<std::ptrdiff_t>(offset, 0)))));
+}
+
 NodeBuilder::NodeBuilder(const NodeImportOptions& options, std::string origin)
     : options_(options), origin_(std::move(origin)) {
   pcie_generation_ = options.pcie_generation > 0 ? options.pcie_generation : pcie_generation_of(options.gpu_model);

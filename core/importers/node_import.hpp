@@ -2,6 +2,7 @@
 // What the node-topology importers (nvidia_smi_topo, hwloc_xml, nccl_topo_xml, node_topology)
 // share: the options, the result with its warnings, and the builder that turns what a format says
 // about one host into cluster devices and links (docs/import-topology.md gives the mapping rules).
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -56,6 +57,9 @@ namespace node_import {
 [[nodiscard]] int32_t pcie_generation_of(std::string_view gpu_name);
 // 1-based line number of byte `offset` in `text`.
 [[nodiscard]] int64_t line_of(std::string_view text, size_t offset);
+// The parse error for an XML document that pugixml rejected: its description at "origin:line".
+[[nodiscard]] tl::unexpected<Error> xml_syntax_error(std::string_view text, const std::string& origin,
+                                                     const char* description, std::ptrdiff_t offset);
 
 struct NvlinkPair {
   int32_t a = 0, b = 0;  // the GPUs' local indices

@@ -235,8 +235,7 @@ MainWindow::MainWindow(const Project& project, QWidget* parent) : QMainWindow(pa
 bool MainWindow::showView(const QString& name) {
   if (views_ == nullptr) return false;
   for (int tab = 0; tab < views_->count(); ++tab) {
-    if (views_->tabText(tab).compare(name, Qt::CaseInsensitive) == 0 ||
-        views_->tabText(tab).startsWith(name, Qt::CaseInsensitive)) {
+    if (views_->tabText(tab).startsWith(name, Qt::CaseInsensitive)) {
       views_->setCurrentIndex(tab);
       return true;
     }

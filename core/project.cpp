@@ -5,6 +5,8 @@
 #include "core/catalogue.hpp"
 #include "core/model_io.hpp"
 #include "core/options.hpp"
+#include "core/topology/cluster_io.hpp"
+#include "core/topology/generators.hpp"
 
 namespace meshscope {
 
@@ -57,8 +59,13 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
   if (!doc.is_object() || doc.value("format", "") != "meshscope-project")
     return make_error(ErrorCode::invalid_argument, "not a meshscope project (\"format\" must be \"meshscope-project\")",
                       origin);
-  if (doc.value("version", 0) != 1)
-    return make_error(ErrorCode::unsupported, "project version must be 1", origin + ": version");
+  const json* version = doc.contains("version") ? &doc.at("version") : nullptr;
+  if (version == nullptr || !version->is_number_integer() || version->get<int64_t>() < 1 ||
+      version->get<int64_t>() > kProjectVersion)
+    return make_error(ErrorCode::unsupported,
+                      "project version must be 1 or " + std::to_string(kProjectVersion) +
+                          " (this meshscope reads versions up to " + std::to_string(kProjectVersion) + ")",
+                      origin + ": version");
   Project p;
   p.name = doc.value("name", "untitled");
   if (!doc.contains("model")) return make_error(ErrorCode::missing_field, "\"model\" is missing", origin + ": model");
@@ -74,7 +81,15 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
     return make_error(ErrorCode::missing_field, "\"gpu\" (a catalogue id) is missing", origin + ": gpu");
   MS_TRY(gpu, find_gpu(doc.at("gpu").get<std::string>()));
   p.gpu = gpu;
-  p.cluster = doc.value("cluster", "");
+  if (doc.contains("cluster") && doc.at("cluster").is_object()) {
+    MS_TRY(cluster, cluster_from_json(doc.at("cluster"), origin + ": cluster"));
+    p.cluster_inline = std::move(cluster);
+  } else if (doc.contains("cluster") && !doc.at("cluster").is_string()) {
+    return make_error(ErrorCode::wrong_type, "\"cluster\" must be a generator string, a file name or a cluster object",
+                      origin + ": cluster");
+  } else {
+    p.cluster = doc.value("cluster", "");
+  }
   p.gpu_count = doc.value("gpu_count", int64_t{0});
   const std::string mode = doc.value("mode", "training");
   if (mode != "training" && mode != "serving")
@@ -89,12 +104,26 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
   MS_TRY(layout_keys, object_keys(doc, "layout", origin));
   MS_TRY(layout, layout_from_keys(layout_keys));
   p.layout = layout;
+  if (doc.contains("schedule")) {
+    const json& schedule = doc.at("schedule");
+    const auto parsed = schedule.is_string() ? parse_pipeline_schedule(schedule.get<std::string>()) : std::nullopt;
+    if (!parsed)
+      return make_error(ErrorCode::invalid_argument,
+                        "\"schedule\" must name a pipeline schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe)",
+                        origin + ": schedule");
+    p.pipeline_schedule = parsed;
+  }
+  if (doc.contains("view")) {
+    if (!doc.at("view").is_object())
+      return make_error(ErrorCode::wrong_type, "\"view\" must be an object", origin + ": view");
+    p.view = doc.at("view");
+  }
   return p;
 }
 
 json project_to_json(const Project& p) {
   json doc = {{"format", "meshscope-project"},
-              {"version", 1},
+              {"version", kProjectVersion},
               {"name", p.name},
               {"gpu", p.gpu.id},
               {"cluster", p.cluster},
@@ -104,7 +133,29 @@ json project_to_json(const Project& p) {
               {"serving", keys_to_object(serving_to_keys(p.serving))},
               {"layout", keys_to_object(layout_to_keys(p.layout))}};
   doc["model"] = p.model_ref.empty() ? model_to_json(p.model) : json(p.model_ref);
+  if (p.cluster_inline) doc["cluster"] = cluster_to_json(*p.cluster_inline);
+  if (p.pipeline_schedule) doc["schedule"] = std::string(pipeline_schedule_name(*p.pipeline_schedule));
+  if (!p.view.empty()) doc["view"] = p.view;
   return doc;
+}
+
+Result<Cluster> project_cluster(const Project& project) {
+  if (project.cluster_inline) {
+    Cluster cluster = *project.cluster_inline;
+    const std::vector<ClusterProblem> problems = index_cluster(cluster);
+    if (!problems.empty()) {
+      const ClusterProblem& first = problems.front();
+      std::string message = first.message;
+      if (problems.size() > 1) message += " (and " + std::to_string(problems.size() - 1) + " more problems)";
+      return make_error(ErrorCode::invalid_argument, message,
+                        "cluster " + project.cluster_inline->name + ": " + first.id);
+    }
+    return cluster;
+  }
+  if (project.cluster.empty())
+    return make_error(ErrorCode::missing_field, "the project names no cluster",
+                      "project " + project.name + ": cluster");
+  return resolve_cluster(project.cluster);
 }
 
 Result<Project> default_project() {

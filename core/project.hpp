@@ -1,35 +1,47 @@
 #pragma once
 // A meshscope project: model, GPU/cluster, workload and chosen layout in one versioned JSON file
 // (docs/formats.md). The app opens the embedded default project on start.
+#include <optional>
 #include <string>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "core/hardware.hpp"
 #include "core/layout.hpp"
 #include "core/model.hpp"
 #include "core/result.hpp"
+#include "core/schedule/schedule.hpp"
+#include "core/topology/cluster.hpp"
 #include "core/workload.hpp"
 
 namespace meshscope {
 
 enum class Mode { training, serving };
 
+// Version 2 added the inline cluster (a drawn or edited cluster is saved with the project), the
+// pipeline schedule and the app's view state; version 1 files are still read.
+inline constexpr int kProjectVersion = 2;
+
 struct Project {
   std::string name;
   std::string model_ref;  // preset name, or empty when the model is stored inline
   ModelSpec model;
   GpuSpec gpu;
-  std::string cluster;    // generator string or cluster file (topology issue); informational here
-  int64_t gpu_count = 0;  // total GPUs of the cluster
+  std::string cluster;                    // generator string or cluster file, when not inline
+  std::optional<Cluster> cluster_inline;  // the cluster itself ("cluster": {...}); wins over `cluster`
+  int64_t gpu_count = 0;                  // total GPUs of the cluster
   Mode mode = Mode::training;
   TrainingWorkload training;
   ServingWorkload serving;
   Layout layout;
+  std::optional<PipelineSchedule> pipeline_schedule;  // none: the workload's (1F1B, interleaved with vpp > 1)
+  nlohmann::json view = nlohmann::json::object();     // the app's view state, kept as written
 };
 
 [[nodiscard]] Result<Project> project_from_json(const nlohmann::json& doc, const std::string& origin);
 [[nodiscard]] nlohmann::json project_to_json(const Project& project);
 [[nodiscard]] Result<Project> default_project();
+// The project's cluster: the inline one (re-indexed and checked), else the generator string or file.
+[[nodiscard]] Result<Cluster> project_cluster(const Project& project);
 
 }  // namespace meshscope

@@ -95,3 +95,49 @@ TEST_CASE("project: a broken project file names the field") {
   broken["version"] = 7;
   CHECK_FALSE(project_from_json(broken, "broken.json"));
 }
+
+TEST_CASE("project: version 2 keeps an edited cluster, the schedule and the view state") {
+  auto p = default_project();
+  REQUIRE(p);
+  auto cluster = project_cluster(*p);
+  REQUIRE(cluster);
+  CHECK(cluster->num_gpus() == 64);
+  // Edit the cluster as the topology editor would: drop one node's spine uplinks' bandwidth.
+  cluster->name = "edited";
+  p->cluster_inline = *cluster;
+  p->pipeline_schedule = PipelineSchedule::zb_h1;
+  p->view = {{"current_view", "pipeline"}};
+  const nlohmann::json doc = project_to_json(*p);
+  CHECK(doc.at("version") == kProjectVersion);
+  CHECK(doc.at("cluster").is_object());
+  auto again = project_from_json(doc, "v2.json");
+  REQUIRE(again);
+  REQUIRE(again->cluster_inline);
+  auto resolved = project_cluster(*again);
+  REQUIRE(resolved);
+  CHECK(resolved->name == "edited");
+  CHECK(resolved->num_gpus() == 64);
+  CHECK(resolved->links.size() == cluster->links.size());
+  CHECK(again->pipeline_schedule == PipelineSchedule::zb_h1);
+  CHECK(again->view.at("current_view") == "pipeline");
+
+  // A cluster with a dangling link is reported by the link's id, not loaded silently.
+  nlohmann::json broken = doc;
+  broken["cluster"]["links"][0]["b"] = "nowhere";
+  auto bad = project_from_json(broken, "v2.json");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().to_string(), Contains("v2.json"));
+  broken = doc;
+  broken["schedule"] = "2f2b";
+  bad = project_from_json(broken, "v2.json");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().to_string(), Contains("schedule"));
+  broken = doc;
+  broken["cluster"] = 5;
+  CHECK_FALSE(project_from_json(broken, "v2.json"));
+  // Version 1 files (no inline cluster) still load.
+  broken = doc;
+  broken["version"] = 1;
+  broken["cluster"] = "dgx-h100:nodes=8";
+  CHECK(project_from_json(broken, "v1.json"));
+}

@@ -47,6 +47,15 @@ Result<ModelSpec> model_preset(std::string_view name) {
                     "--model");
 }
 
+std::vector<SampleCluster> sample_clusters() {
+  constexpr std::string_view kPrefix = "../sample_clusters/";
+  std::vector<SampleCluster> out;
+  for (const auto& file : embedded_files())
+    if (file.path.starts_with(kPrefix)) out.push_back({file.path.substr(kPrefix.size()), file.content});
+  std::sort(out.begin(), out.end(), [](const SampleCluster& a, const SampleCluster& b) { return a.file < b.file; });
+  return out;
+}
+
 Result<ModelSpec> resolve_model(const std::string& name_or_path) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(name_or_path, ec)) return load_model_file(name_or_path);

@@ -24,4 +24,11 @@ namespace meshscope {
 // The embedded default project (resources/default_project.json).
 [[nodiscard]] std::string_view default_project_text();
 
+// The sample clusters of sample_clusters/, embedded: file name ("teaching-2x4.json") and text.
+struct SampleCluster {
+  std::string_view file;
+  std::string_view text;
+};
+[[nodiscard]] std::vector<SampleCluster> sample_clusters();
+
 }  // namespace meshscope

@@ -5,6 +5,7 @@
 
 #include "app/cli/cli.hpp"
 #include "core/estimate/step.hpp"
+#include "core/report.hpp"
 #include "core/topology/generators.hpp"
 
 namespace meshscope::cli {
@@ -36,38 +37,7 @@ int cmd_estimate(const Args& args) {
   if (!estimate) return fail(estimate.error());
   const StepEstimate& e = *estimate;
   const StepBreakdown& b = e.breakdown;
-  json doc = {{"step_time_s", e.step_time_s},
-              {"tokens_per_s", e.tokens_per_s},
-              {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
-              {"model_tflops_per_gpu", e.model_tflops_per_gpu},
-              {"hardware_tflops_per_gpu", e.hardware_tflops_per_gpu},
-              {"mfu", e.mfu},
-              {"hfu", e.hfu},
-              {"bubble_fraction", e.bubble_fraction},
-              {"micro_batches", e.micro_batches},
-              {"breakdown",
-               {{"forward_s", b.forward_s},
-                {"backward_s", b.backward_s},
-                {"recompute_s", b.recompute_s},
-                {"tp_exposed_s", b.tp_exposed_s},
-                {"cp_exposed_s", b.cp_exposed_s},
-                {"ep_exposed_s", b.ep_exposed_s},
-                {"pp_p2p_s", b.pp_p2p_s},
-                {"bubble_s", b.bubble_s},
-                {"dp_exposed_s", b.dp_exposed_s},
-                {"optimizer_s", b.optimizer_s}}},
-              {"peak_memory_bytes", e.peak_memory_bytes},
-              {"fits_in_memory", e.fits_in_memory},
-              {"assumptions", e.assumptions}};
-  json operations = json::array();
-  for (const auto& op : e.operations)
-    operations.push_back({{"name", op.name},
-                          {"flops", op.flops},
-                          {"bytes", op.bytes},
-                          {"forward_s", op.forward_s},
-                          {"backward_input_s", op.backward_input_s},
-                          {"backward_weight_s", op.backward_weight_s}});
-  doc["operations"] = operations;
+  const json doc = estimate_report(e);
   if (args.json) {
     std::cout << doc.dump(2) << "\n";
     return 0;

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/catalogue.hpp"
+#include "core/model_io.hpp"
 
 using namespace meshscope;
 
@@ -58,4 +59,14 @@ TEST_CASE("catalogue: an unknown preset lists the known ones") {
   REQUIRE_FALSE(model);
   CHECK(model.error().message.find("llama3-8b") != std::string::npos);
   CHECK_FALSE(find_gpu("h9000"));
+}
+
+TEST_CASE("catalogue: the sample clusters are embedded byte for byte") {
+  const auto samples = sample_clusters();
+  REQUIRE(samples.size() >= 10);
+  for (const SampleCluster& sample : samples) {
+    auto text = read_text_file(std::string(MESHSCOPE_SOURCE_DIR) + "/sample_clusters/" + std::string(sample.file));
+    REQUIRE(text);
+    CHECK(*text == sample.text);
+  }
 }

@@ -403,9 +403,8 @@ int32_t spread(int32_t index, int32_t count, int32_t bins) {
   return static_cast<int32_t>(int64_t{index} * bins / std::max(count, 1));
 }
 
-// One host; appends its NICs (rail order) to `nics`.
-void build_host(Builder& b, const HostDesign& h, int32_t node, const std::string& gpu_model,
-                std::vector<DeviceId>& nics) {
+// One host.
+void build_host(Builder& b, const HostDesign& h, int32_t node, const std::string& gpu_model) {
   const std::string p = "n" + std::to_string(node) + ".";
   const int32_t switches = h.pcie_switches;
   auto socket_of_switch = [&](int32_t s) { return spread(s, switches, h.sockets); };
@@ -418,7 +417,7 @@ void build_host(Builder& b, const HostDesign& h, int32_t node, const std::string
     return h.nics_on_switches && switches > 0 ? socket_of_switch(nic_switch(k)) : spread(k, h.nics, h.sockets);
   };
 
-  std::vector<DeviceId> gpus, cpus, pcie;
+  std::vector<DeviceId> gpus, cpus, pcie, nics;
   gpus.reserve(static_cast<size_t>(h.gpus));
   for (int32_t g = 0; g < h.gpus; ++g)
     gpus.push_back(b.device(p + "gpu" + std::to_string(g), DeviceKind::gpu, {}, node, -1, gpu_socket(g), g, gpu_model));
@@ -432,7 +431,6 @@ void build_host(Builder& b, const HostDesign& h, int32_t node, const std::string
   for (int32_t s = 0; s < switches; ++s)
     pcie.push_back(b.device(p + "pcie" + std::to_string(s), DeviceKind::pcie_switch,
                             "PCIe Gen" + std::to_string(h.pcie_generation) + " switch", node, -1, socket_of_switch(s)));
-  const size_t first_nic = nics.size();
   for (int32_t k = 0; k < h.nics; ++k)
     nics.push_back(
         b.device(p + "nic" + std::to_string(k), DeviceKind::nic, std::string(h.nic_name), node, -1, nic_socket(k), k));
@@ -450,7 +448,7 @@ void build_host(Builder& b, const HostDesign& h, int32_t node, const std::string
   for (int32_t k = 0; k < h.nics; ++k) {
     const DeviceId up = h.nics_on_switches && switches > 0 ? pcie[static_cast<size_t>(nic_switch(k))]
                                                            : cpus[static_cast<size_t>(nic_socket(k))];
-    b.pcie(nics[first_nic + static_cast<size_t>(k)], up, h.pcie_generation, kLanes);
+    b.pcie(nics[static_cast<size_t>(k)], up, h.pcie_generation, kLanes);
   }
   for (int32_t s = 0; s < switches; ++s)
     b.pcie(pcie[static_cast<size_t>(s)], cpus[static_cast<size_t>(socket_of_switch(s))], h.pcie_generation, kLanes);
@@ -459,19 +457,18 @@ void build_host(Builder& b, const HostDesign& h, int32_t node, const std::string
 }
 
 // One GB200 NVL72 rack: the rack's NVSwitch fabric, then 18 trays (nodes).
-void build_gb200_rack(Builder& b, int32_t rack, std::vector<DeviceId>& nics) {
+void build_gb200_rack(Builder& b, int32_t rack) {
   const DeviceId nvswitch = b.device("r" + std::to_string(rack) + ".nvsw", DeviceKind::nvswitch,
                                      "NVLink switch trays (" + std::to_string(kGb200NvswitchChips) + " NVSwitch chips)",
                                      -1, rack, -1, -1, {}, kGb200NvswitchChips);
   for (int32_t tray = 0; tray < kTraysPerRack; ++tray) {
     const int32_t node = rack * kTraysPerRack + tray;
     const std::string p = "n" + std::to_string(node) + ".";
-    std::vector<DeviceId> gpus, cpus;
+    std::vector<DeviceId> gpus, cpus, nics;
     for (int32_t g = 0; g < kGb200GpusPerTray; ++g)
       gpus.push_back(b.device(p + "gpu" + std::to_string(g), DeviceKind::gpu, {}, node, rack, g / 2, g, "gb200"));
     for (int32_t s = 0; s < 2; ++s)
       cpus.push_back(b.device(p + "cpu" + std::to_string(s), DeviceKind::cpu, "NVIDIA Grace", node, rack, s));
-    const size_t first_nic = nics.size();
     for (int32_t k = 0; k < kGb200GpusPerTray; ++k)
       nics.push_back(
           b.device(p + "nic" + std::to_string(k), DeviceKind::nic, "ConnectX-7 NDR 400 Gb/s", node, rack, k / 2, k));
@@ -480,46 +477,7 @@ void build_gb200_rack(Builder& b, int32_t rack, std::vector<DeviceId>& nics) {
       b.direct(gpus[static_cast<size_t>(g)], cpus[static_cast<size_t>(g / 2)], LinkKind::nvlink, kNvlinkC2cBytesPerS);
     }
     for (int32_t k = 0; k < kGb200GpusPerTray; ++k)
-      b.pcie(nics[first_nic + static_cast<size_t>(k)], cpus[static_cast<size_t>(k / 2)], 5, kLanes);
-  }
-}
-
-// Rail-optimised two-level fabric: the rail-r NICs of each group of `nodes_per_leaf` nodes share a
-// leaf; every leaf links to every spine with one aggregated link. A leaf's uplink capacity is its
-// downlink capacity ÷ oversubscription, split evenly over the spines; the spine count is the
-// number of NIC-rate uplink ports of the fullest leaf, at most 16. One leaf alone gets no spines.
-void build_fabric(Builder& b, const std::vector<DeviceId>& nics, int32_t nodes, int32_t rails, LinkKind kind,
-                  double nic_gbps, const Options& options) {
-  if (nodes < 2 || rails < 1) return;
-  const int32_t per_leaf = options.nodes_per_leaf;
-  const int32_t groups = (nodes + per_leaf - 1) / per_leaf;
-  std::vector<DeviceId> leaves;
-  leaves.reserve(static_cast<size_t>(groups) * static_cast<size_t>(rails));
-  for (int32_t g = 0; g < groups; ++g)
-    for (int32_t r = 0; r < rails; ++r)
-      leaves.push_back(b.device("leaf.r" + std::to_string(r) + ".p" + std::to_string(g), DeviceKind::leaf_switch,
-                                "leaf switch (rail " + std::to_string(r) + ", group " + std::to_string(g) + ")", -1, -1,
-                                -1));
-  for (int32_t n = 0; n < nodes; ++n)
-    for (int32_t r = 0; r < rails; ++r)
-      b.network(nics[static_cast<size_t>(n) * static_cast<size_t>(rails) + static_cast<size_t>(r)],
-                leaves[static_cast<size_t>(n / per_leaf) * static_cast<size_t>(rails) + static_cast<size_t>(r)], kind,
-                nic_gbps);
-  if (leaves.size() < 2) return;
-  const int32_t fullest = std::min(nodes, per_leaf);
-  const auto uplink_ports = static_cast<int32_t>(std::ceil(fullest / options.oversubscription - 1e-9));
-  const int32_t spines = std::clamp(uplink_ports, 1, 16);
-  std::vector<DeviceId> spine_ids;
-  spine_ids.reserve(static_cast<size_t>(spines));
-  for (int32_t s = 0; s < spines; ++s)
-    spine_ids.push_back(b.device("spine" + std::to_string(s), DeviceKind::spine_switch, "spine switch", -1, -1, -1));
-  for (int32_t g = 0; g < groups; ++g) {
-    const int32_t attached = std::min(per_leaf, nodes - g * per_leaf);
-    const double gbits_per_link = attached * nic_gbps / options.oversubscription / spines;
-    for (int32_t r = 0; r < rails; ++r)
-      for (const DeviceId spine : spine_ids)
-        b.network(leaves[static_cast<size_t>(g) * static_cast<size_t>(rails) + static_cast<size_t>(r)], spine, kind,
-                  gbits_per_link);
+      b.pcie(nics[static_cast<size_t>(k)], cpus[static_cast<size_t>(k / 2)], 5, kLanes);
   }
 }
 
@@ -531,42 +489,97 @@ Cluster build(const Generator& generator, const Options& options, std::string sp
   Cluster c;
   c.generator = std::move(spec);
   Builder b(c);
-  std::vector<DeviceId> nics;
-  int32_t nodes = 0, rails = 0;
+  int32_t nodes = 0;
   LinkKind nic_kind = LinkKind::infiniband;
   double nic_gbps = 0;
   if (generator.host) {
     const HostDesign& h = *generator.host;
     nodes = options.count;
-    rails = h.nics;
     nic_kind = h.nic_kind;
     nic_gbps = options.nic_gbps > 0 ? options.nic_gbps : h.nic_gbps;
     const std::string gpu_model = options.gpu.empty() ? std::string(h.gpu_model) : options.gpu;
     const size_t per_node = static_cast<size_t>(h.gpus + h.sockets + h.pcie_switches + h.nics + 1);
     c.devices.reserve(static_cast<size_t>(nodes) * per_node + 64);
     c.links.reserve(static_cast<size_t>(nodes) * (per_node + static_cast<size_t>(h.gpus * h.gpus)) + 64);
-    nics.reserve(static_cast<size_t>(nodes) * static_cast<size_t>(rails));
-    for (int32_t n = 0; n < nodes; ++n) build_host(b, h, n, gpu_model, nics);
+    for (int32_t n = 0; n < nodes; ++n) build_host(b, h, n, gpu_model);
     c.name = std::string(h.title) + ", " + plural(nodes, "node") + " (" + gpu_model + ")";
   } else {
     const int32_t racks = options.count;
     nodes = racks * kTraysPerRack;
-    rails = kGb200GpusPerTray;
     nic_gbps = options.nic_gbps > 0 ? options.nic_gbps : 400;
     c.devices.reserve(static_cast<size_t>(nodes) * 10 + 64);
     c.links.reserve(static_cast<size_t>(nodes) * 16 + 64);
-    for (int32_t r = 0; r < racks; ++r) build_gb200_rack(b, r, nics);
+    for (int32_t r = 0; r < racks; ++r) build_gb200_rack(b, r);
     for (int32_t r = 0; r < racks; ++r) c.rack_names.push_back("rack" + padded(r, 2));
     c.name = "GB200 NVL72, " + plural(racks, "rack");
   }
   const size_t width = std::max<size_t>(3, std::to_string(std::max(nodes - 1, 0)).size());
   c.node_names.reserve(static_cast<size_t>(nodes));
   for (int32_t n = 0; n < nodes; ++n) c.node_names.push_back("node" + padded(n, width));
-  build_fabric(b, nics, nodes, rails, nic_kind, nic_gbps, options);
+  connect_to_fabric(c, FabricOptions{.nodes_per_leaf = options.nodes_per_leaf,
+                                     .oversubscription = options.oversubscription,
+                                     .kind = nic_kind,
+                                     .nic_gbps = nic_gbps});
   return c;
 }
 
 }  // namespace
+
+// Rail-optimised two-level fabric: the rail-r NICs of each group of `nodes_per_leaf` nodes share a
+// leaf; every leaf links to every spine with one aggregated link. A leaf's uplink capacity is its
+// downlink capacity ÷ oversubscription, split evenly over the spines; the spine count is the
+// number of NIC-rate uplink ports of the fullest leaf, at most 16. One leaf alone gets no spines.
+void connect_to_fabric(Cluster& cluster, const FabricOptions& options) {
+  // NICs by node and rail (their local index; NICs without one take the next free rail).
+  int32_t nodes = static_cast<int32_t>(cluster.node_names.size());
+  for (const Device& d : cluster.devices)
+    if (d.kind == DeviceKind::nic) nodes = std::max(nodes, d.node + 1);
+  std::vector<std::vector<DeviceId>> nics(static_cast<size_t>(std::max(nodes, 0)));
+  int32_t rails = 0;
+  for (size_t i = 0; i < cluster.devices.size(); ++i) {
+    const Device& d = cluster.devices[i];
+    if (d.kind != DeviceKind::nic || d.node < 0) continue;
+    auto& rail_nics = nics[static_cast<size_t>(d.node)];
+    const auto rail = static_cast<size_t>(d.local_index >= 0 ? d.local_index : static_cast<int32_t>(rail_nics.size()));
+    if (rail_nics.size() <= rail) rail_nics.resize(rail + 1);
+    if (!rail_nics[rail].valid()) rail_nics[rail] = DeviceId{static_cast<int32_t>(i)};
+    rails = std::max(rails, static_cast<int32_t>(rail) + 1);
+  }
+  if (nodes < 2 || rails < 1) return;
+  Builder b(cluster);
+  const int32_t per_leaf = std::max(options.nodes_per_leaf, 1);
+  const int32_t groups = (nodes + per_leaf - 1) / per_leaf;
+  std::vector<DeviceId> leaves;
+  leaves.reserve(static_cast<size_t>(groups) * static_cast<size_t>(rails));
+  for (int32_t g = 0; g < groups; ++g)
+    for (int32_t r = 0; r < rails; ++r)
+      leaves.push_back(b.device("leaf.r" + std::to_string(r) + ".p" + std::to_string(g), DeviceKind::leaf_switch,
+                                "leaf switch (rail " + std::to_string(r) + ", group " + std::to_string(g) + ")", -1, -1,
+                                -1));
+  for (int32_t n = 0; n < nodes; ++n) {
+    const auto& rail_nics = nics[static_cast<size_t>(n)];
+    for (size_t r = 0; r < rail_nics.size(); ++r)
+      if (rail_nics[r].valid())
+        b.network(rail_nics[r], leaves[static_cast<size_t>(n / per_leaf) * static_cast<size_t>(rails) + r],
+                  options.kind, options.nic_gbps);
+  }
+  if (leaves.size() < 2) return;
+  const int32_t fullest = std::min(nodes, per_leaf);
+  const auto uplink_ports = static_cast<int32_t>(std::ceil(fullest / options.oversubscription - 1e-9));
+  const int32_t spines = std::clamp(uplink_ports, 1, 16);
+  std::vector<DeviceId> spine_ids;
+  spine_ids.reserve(static_cast<size_t>(spines));
+  for (int32_t s = 0; s < spines; ++s)
+    spine_ids.push_back(b.device("spine" + std::to_string(s), DeviceKind::spine_switch, "spine switch", -1, -1, -1));
+  for (int32_t g = 0; g < groups; ++g) {
+    const int32_t attached = std::min(per_leaf, nodes - g * per_leaf);
+    const double gbits_per_link = attached * options.nic_gbps / options.oversubscription / spines;
+    for (int32_t r = 0; r < rails; ++r)
+      for (const DeviceId spine : spine_ids)
+        b.network(leaves[static_cast<size_t>(g) * static_cast<size_t>(rails) + static_cast<size_t>(r)], spine,
+                  options.kind, gbits_per_link);
+  }
+}
 
 const std::vector<GeneratorInfo>& cluster_generators() {
   static const std::vector<GeneratorInfo> infos = [] {

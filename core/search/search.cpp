@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/activations.hpp"
@@ -186,6 +187,21 @@ std::vector<int64_t> balanced_stage_layers(int64_t layers, int64_t pp) {
     counts[index] -= 1;
   }
   return counts;
+}
+
+// The degrees a rejection example records (the knobs not chosen yet keep their defaults).
+Layout mesh(int64_t tp, int64_t cp, int64_t pp, int64_t dp, int64_t ep = 1, int64_t etp = 1, int64_t vpp = 1,
+            int64_t micro_batch = 1) {
+  Layout l;
+  l.tp = tp;
+  l.cp = cp;
+  l.pp = pp;
+  l.dp = dp;
+  l.ep = ep;
+  l.etp = etp;
+  l.vpp = vpp;
+  l.micro_batch = micro_batch;
+  return l;
 }
 
 struct Candidate {
@@ -389,9 +405,32 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   const SearchSpace& space = options.space;
   const int64_t max_tp = space.max_tp > 0 ? space.max_tp : per_node;
   std::vector<std::pair<RankedLayout, double>> ranked;  // layout, objective (lower is better)
-  auto reject = [&](const std::string& reason) {
-    ++result.rejected[reason];
+  // Rejection examples (SearchResult::rejected_examples). Structural rejections happen once per
+  // sub-tree, so keeping the first few costs nothing measurable; "does not fit" happens per
+  // candidate, so its nearest misses are kept in a bounded max-heap by (overflow, enumeration
+  // order) and a candidate is only copied when it beats the heap's worst.
+  const auto examples_per_reason = std::max<int64_t>(options.rejected_examples_per_reason, 0);
+  const std::string does_not_fit = "does not fit in GPU memory";
+  std::vector<std::string> reason_order;  // reasons in the order they first occurred
+  std::vector<RejectedLayout> structural_examples;
+  struct Miss {
+    RejectedLayout example;
+    int64_t order = 0;
+  };
+  const auto worse_miss = [](const Miss& a, const Miss& b) {
+    return std::tie(a.example.overflow_bytes, a.order) < std::tie(b.example.overflow_bytes, b.order);
+  };
+  std::vector<Miss> nearest_misses;
+  auto reject = [&](const std::string& reason, const Layout& degrees, RejectedScope scope) {
+    const int64_t count = ++result.rejected[reason];
     ++result.evaluated;
+    if (count == 1) reason_order.push_back(reason);
+    if (count > examples_per_reason) return;
+    RejectedLayout example;
+    example.layout = degrees;
+    example.scope = scope;
+    example.reason = reason;
+    structural_examples.push_back(std::move(example));
   };
   const std::vector<int64_t> tps = divisors(gpus, max_tp);
   for (const int64_t tp : tps) {
@@ -401,19 +440,19 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
         const int64_t dp = gpus / (tp * cp * pp);
         // Structural checks first: each failure rejects the whole sub-tree, counted once.
         if (m.num_heads % tp != 0 || (!m.mla.enabled() && m.num_kv_heads % tp != 0)) {
-          reject("attention heads or KV heads not divisible by TP");
+          reject("attention heads or KV heads not divisible by TP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
           continue;
         }
         if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % tp != 0) {
-          reject("FFN width not divisible by TP");
+          reject("FFN width not divisible by TP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
           continue;
         }
         if (uneven && m.num_layers / pp < 2) {
-          reject("fewer than two layers per pipeline stage");
+          reject("fewer than two layers per pipeline stage", mesh(tp, cp, pp, dp), RejectedScope::mesh);
           continue;
         }
         if (cp > 1 && base.seq_len % (2 * cp) != 0) {
-          reject("sequence not divisible by 2×CP");
+          reject("sequence not divisible by 2×CP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
           continue;
         }
         std::vector<int64_t> eps = {1};
@@ -422,11 +461,11 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
           // Expert tensor parallelism: none, or as wide as TP (Megatron-Core's two common choices).
           for (const int64_t etp : (m.is_moe() && tp > 1) ? std::vector<int64_t>{1, tp} : std::vector<int64_t>{1}) {
             if ((tp * cp * dp) % (ep * etp) != 0) {
-              reject("EP×expert-TP does not divide TP×CP×DP");
+              reject("EP×expert-TP does not divide TP×CP×DP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
               continue;
             }
             if (m.is_moe() && m.moe.expert_ffn_hidden_size % etp != 0) {
-              reject("expert FFN width not divisible by expert-TP");
+              reject("expert FFN width not divisible by expert-TP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
               continue;
             }
             // Uneven splits (Llama 3: 126 layers on 16 stages, one fewer on the first and last) are
@@ -434,12 +473,14 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
             for (const int64_t vpp : divisors(m.num_layers / pp, pp > 1 && !uneven ? space.max_vpp : 1)) {
               for (const int64_t mbs : space.micro_batches) {
                 if (base.global_batch % (dp * mbs) != 0) {
-                  reject("global batch not divisible by DP×micro-batch");
+                  reject("global batch not divisible by DP×micro-batch", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
+                         RejectedScope::micro_batch);
                   continue;
                 }
                 const int64_t micro_batches = base.global_batch / (dp * mbs);
                 if (vpp > 1 && micro_batches % pp != 0) {
-                  reject("interleaving needs micro-batches in multiples of PP");
+                  reject("interleaving needs micro-batches in multiples of PP", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
+                         RejectedScope::micro_batch);
                   continue;
                 }
                 for (const RecomputeMode recompute : space.recompute) {
@@ -478,9 +519,29 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                             score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
                         const double capacity = ev.gpu().memory_bytes;
                         if (s.peak_memory_bytes > capacity) {
-                          ++result.rejected["does not fit in GPU memory"];
-                          result.largest_overflow_bytes =
-                              std::max(result.largest_overflow_bytes, s.peak_memory_bytes - capacity);
+                          if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
+                          const double overflow = s.peak_memory_bytes - capacity;
+                          result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
+                          if (examples_per_reason > 0 &&
+                              (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
+                               overflow < nearest_misses.front().example.overflow_bytes)) {
+                            Miss miss;
+                            miss.example.layout = c.layout;
+                            miss.example.recompute = recompute;
+                            miss.example.zero_stage = zero;
+                            miss.example.schedule = c.schedule;
+                            miss.example.scope = RejectedScope::candidate;
+                            miss.example.reason = does_not_fit;
+                            miss.example.peak_memory_bytes = s.peak_memory_bytes;
+                            miss.example.overflow_bytes = overflow;
+                            miss.order = result.evaluated;
+                            if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
+                              std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                              nearest_misses.pop_back();
+                            }
+                            nearest_misses.push_back(std::move(miss));
+                            std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                          }
                           continue;
                         }
                         ++result.valid;
@@ -512,6 +573,15 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
         }
       }
     }
+  }
+  std::sort_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+  for (const std::string& reason : reason_order) {
+    if (reason == does_not_fit) {
+      for (Miss& miss : nearest_misses) result.rejected_examples.push_back(std::move(miss.example));
+      continue;
+    }
+    for (RejectedLayout& example : structural_examples)
+      if (example.reason == reason) result.rejected_examples.push_back(std::move(example));
   }
   // Deterministic order: by objective, then by the layout's degrees (fewest-axes first).
   auto tie_key = [](const RankedLayout& r) {

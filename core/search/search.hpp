@@ -35,6 +35,9 @@ struct SearchOptions {
   int64_t top = 10;
   int64_t refine = 0;          // re-evaluate this many of the best with the full model
   double gpu_hour_cost = 1.0;  // cost per GPU-hour, for cost_per_token (relative units)
+  // Rejected candidates kept as examples, per distinct reason (about nine reasons exist, so a few
+  // hundred in all); the counts in SearchResult::rejected are always complete.
+  int64_t rejected_examples_per_reason = 24;
   EstimateOptions estimate;
 };
 
@@ -53,6 +56,26 @@ struct RankedLayout {
   bool refined = false;  // scored by the full event simulation
 };
 
+// How far the enumeration had gone when a candidate was rejected: structural checks turn away a
+// whole sub-tree before the later knobs are chosen, and those keep their defaults.
+enum class RejectedScope {
+  mesh,         // TP, CP, PP, DP (and EP, expert-TP) chosen
+  micro_batch,  // also virtual stages and micro-batch
+  candidate,    // every knob: recompute, ZeRO stage, schedule, SP too
+};
+
+// A candidate the search turned away, kept as an example of its reason.
+struct RejectedLayout {
+  Layout layout;  // the degrees chosen so far (see scope)
+  RecomputeMode recompute = RecomputeMode::selective;
+  int zero_stage = 1;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  RejectedScope scope = RejectedScope::mesh;
+  std::string reason;            // the sentence that keys SearchResult::rejected
+  double peak_memory_bytes = 0;  // "does not fit in GPU memory": the predicted peak of the worst rank
+  double overflow_bytes = 0;     // "does not fit in GPU memory": peak − capacity; 0 for other reasons
+};
+
 struct SearchResult {
   int64_t evaluated = 0;                    // candidates scored or rejected
   int64_t valid = 0;                        // fit and valid
@@ -61,6 +84,11 @@ struct SearchResult {
   double largest_overflow_bytes = 0;        // the worst "does not fit" amount
   double elapsed_s = 0;
   std::vector<RankedLayout> layouts;  // the best `top`, best first
+  // At most `rejected_examples_per_reason` per reason: the first ones enumerated for structural
+  // reasons, and for "does not fit in GPU memory" the nearest misses (smallest overflow first),
+  // which are the ones a user can rescue by changing one knob. Grouped by reason in the order the
+  // reasons first occurred.
+  std::vector<RejectedLayout> rejected_examples;
 };
 
 [[nodiscard]] Result<SearchResult> rank_layouts(const ModelSpec& model, const TrainingWorkload& workload,

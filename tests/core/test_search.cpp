@@ -130,3 +130,73 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
   std::printf("[search] SC21 Table 1: %d of 10 in the top 5, %d of 10 within 5 %%\n", in_top5, within5);
   CHECK(in_top5 >= 5);
 }
+
+TEST_CASE("search: rejected candidates are kept as examples with their reason (TP 16 on 8 KV heads)") {
+  // Llama 3.1 70B has 64 query heads and 8 KV heads (meta-llama/Llama-3.1-70B config.json), so a
+  // TP of 16 cannot split the KV heads: with max_tp = 16 every TP-16 sub-tree is rejected for it.
+  auto cluster = generate_cluster("dgx-h100:nodes=8");
+  REQUIRE(cluster);
+  const ModelSpec m = *model_preset("llama3.1-70b");
+  REQUIRE(m.num_kv_heads == 8);
+  SearchOptions options;
+  options.space.max_tp = 16;
+  options.rejected_examples_per_reason = 5;
+  auto r = rank_layouts(m, llama_workload(), *cluster, options);
+  REQUIRE(r);
+  const std::string heads = "attention heads or KV heads not divisible by TP";
+  REQUIRE(r->rejected.count(heads) == 1);
+
+  std::map<std::string, int64_t> examples_per_reason;
+  bool tp16_example = false;
+  for (const RejectedLayout& example : r->rejected_examples) {
+    INFO(example.reason);
+    REQUIRE(r->rejected.count(example.reason) == 1);
+    ++examples_per_reason[example.reason];
+    if (example.reason == heads) {
+      CHECK(example.layout.tp == 16);
+      CHECK(example.scope == RejectedScope::mesh);
+      CHECK(example.overflow_bytes == 0);
+      CHECK(example.layout.world_size() == 64);
+      tp16_example = tp16_example || example.layout.tp == 16;
+    }
+  }
+  CHECK(tp16_example);
+  for (const auto& [reason, count] : r->rejected) {
+    INFO(reason);
+    CHECK(examples_per_reason[reason] == std::min<int64_t>(count, 5));
+  }
+}
+
+TEST_CASE("search: examples of \"does not fit\" are the nearest misses, with the memory budget's overflow") {
+  auto cluster = generate_cluster("dgx-h100:nodes=8");
+  REQUIRE(cluster);
+  const ModelSpec m = *model_preset("llama3.1-70b");
+  SearchOptions options;
+  options.rejected_examples_per_reason = 8;
+  auto r = rank_layouts(m, llama_workload(), *cluster, options);
+  REQUIRE(r);
+  const std::string does_not_fit = "does not fit in GPU memory";
+  REQUIRE(r->rejected.at(does_not_fit) > 8);
+  std::vector<const RejectedLayout*> misses;
+  for (const RejectedLayout& example : r->rejected_examples)
+    if (example.reason == does_not_fit) misses.push_back(&example);
+  REQUIRE(misses.size() == 8);
+  const GpuSpec gpu = *find_gpu("h100-sxm");
+  for (size_t i = 0; i < misses.size(); ++i) {
+    const RejectedLayout& miss = *misses[i];
+    CHECK(miss.scope == RejectedScope::candidate);
+    CHECK(miss.layout.world_size() == 64);
+    CHECK(miss.overflow_bytes > 0);
+    CHECK(miss.overflow_bytes <= r->largest_overflow_bytes);
+    if (i > 0) CHECK(misses[i - 1]->overflow_bytes <= miss.overflow_bytes);
+    // The overflow is the memory budget's own peak over the GPU's capacity.
+    TrainingWorkload w = llama_workload();
+    w.recompute = miss.recompute;
+    w.zero_stage = miss.zero_stage;
+    const MemoryBudget budget = training_memory(m, w, miss.layout, gpu);
+    CHECK_THAT(miss.peak_memory_bytes, WithinRel(budget.peak_total_bytes(), 1e-9));
+    CHECK_THAT(miss.overflow_bytes, WithinRel(budget.peak_total_bytes() - gpu.memory_bytes, 1e-9));
+  }
+  // The nearest misses are nearer than the worst overflow by a wide margin.
+  CHECK(misses.back()->overflow_bytes < r->largest_overflow_bytes);
+}

@@ -1,12 +1,18 @@
 // meshscope-cli compare and calibrate: the collective model against measured nccl-tests logs.
 //   compare   --nccl-tests LOG --cluster C [--gpus LIST] [--comm k=v,...] [--json]
 //             every measured size: measured and predicted time and bus bandwidth, and the error
+//   compare   --trace PATH[,PATH...] --model M --cluster C --train k=v,... --layout k=v,... [--efficiency k=v,...]
+//             [--comm k=v,...] [--order megatron|torchtitan] [--json]
+//             a profiler trace (one file per rank, or a folder of them) against the predicted step of the layout it
+//             ran with (core/calibration/trace_compare.hpp), and the GEMM efficiency that matches its compute
 //   calibrate --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M] [--comm k=v,...] [--json]
 //             fits the efficiency of the link kind that limits the groups; prints it as --comm keys
 // Without --gpus a log runs on the cluster's first `ranks` GPUs (the ranks its header lists).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,6 +21,9 @@
 
 #include "app/cli/cli.hpp"
 #include "core/calibration/calibrate.hpp"
+#include "core/calibration/trace_compare.hpp"
+#include "core/estimate/step.hpp"
+#include "core/importers/kineto.hpp"
 #include "core/importers/nccl_tests.hpp"
 
 namespace meshscope::cli {
@@ -112,10 +121,160 @@ Result<NcclTestsLog> load_log(const std::string& path) {
   return log;
 }
 
+// Files named in --trace; a folder stands for its *.json and *.json.gz files, sorted by name (as import --trace).
+Result<std::vector<std::string>> trace_files(const std::string& option) {
+  std::vector<std::string> files;
+  for (const std::string& entry : split_commas(option)) {
+    if (entry.empty()) continue;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(entry, ec)) {
+      files.push_back(entry);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& item : std::filesystem::directory_iterator(entry, ec)) {
+      const std::string name = item.path().filename().string();
+      if (item.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz")))
+        found.push_back(item.path().string());
+    }
+    if (ec) return make_error(ErrorCode::io_error, "cannot list the folder (" + ec.message() + ")", entry);
+    if (found.empty()) return make_error(ErrorCode::io_error, "the folder has no .json or .json.gz trace", entry);
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  if (files.empty()) return make_error(ErrorCode::invalid_argument, "--trace needs at least one file or folder");
+  return files;
+}
+
+json optional_number(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? json(*value) : json(nullptr);
+}
+
+// A row's value in the table's unit: ms for times, GB/s for bandwidths.
+std::string table_value(const TraceCompareRow& row, double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f", row.kind == TraceRowKind::time ? value * 1e3 : value / 1e9);
+  return buffer;
+}
+
+int compare_trace_command(const Args& args) {
+  auto setup = training_setup(args, /*with_layout=*/false);
+  if (!setup) return fail(setup.error());
+  const auto& [model, cluster, workload, layout] = *setup;
+  // The job may have run on part of the cluster: the layout must be valid and fit, not fill it.
+  const auto problems = validate_training_layout(model, workload, layout);
+  if (!problems.empty()) return fail(problems_message(model.name, problems));
+  if (layout.world_size() > cluster.num_gpus())
+    return fail("the layout has " + std::to_string(layout.world_size()) + " ranks but the cluster only " +
+                std::to_string(cluster.num_gpus()) + " GPUs");
+  EstimateOptions options;
+  auto efficiency_keys = key_values_arg(args, "--efficiency");
+  if (!efficiency_keys) return fail(efficiency_keys.error());
+  auto efficiency = compute_efficiency_from_keys(*efficiency_keys);
+  if (!efficiency) return fail(efficiency.error());
+  options.efficiency = *efficiency;
+  auto constants = comm_arg(args);
+  if (!constants) return fail(constants.error());
+  options.comm.constants = *constants;
+  if (args.has("--order") && !parse_axis_order(args.get("--order"), options.order))
+    return fail("--order must be megatron or torchtitan");
+
+  auto files = trace_files(args.get("--trace"));
+  if (!files) return fail(files.error());
+  std::vector<KinetoTrace> traces;
+  for (const std::string& file : *files) {
+    auto trace = load_kineto_trace(file);
+    if (!trace) return fail(trace.error());
+    traces.push_back(std::move(*trace));
+  }
+  const KinetoRunAnalysis run = analyze_kineto_run(traces);
+  const Router router(cluster);
+  auto estimate = estimate_step(model, workload, layout, cluster, router, options);
+  if (!estimate) return fail(estimate.error());
+  auto comparison = compare_trace(run, *estimate, layout, cluster, {options.order, options.comm.constants});
+  if (!comparison) return fail(comparison.error());
+  const TraceComparison& c = *comparison;
+  const TraceCompareRow* compute = c.row("compute");
+  auto hint = gemm_efficiency_hint(compute ? compute->measured : 0, model, workload, layout, cluster, router, options);
+  std::vector<std::string> notes = c.notes;
+  for (const std::string& w : run.warnings) notes.push_back(w);
+  if (!hint) notes.push_back("no GEMM efficiency hint: " + hint.error().to_string());
+
+  if (args.json) {
+    json rows = json::array();
+    for (const auto& r : c.rows)
+      rows.push_back({{"quantity", r.quantity},
+                      {"unit", r.kind == TraceRowKind::time ? "s" : "B/s"},
+                      {"measured", r.measured},
+                      {"measured_min", r.measured_min},
+                      {"measured_max", r.measured_max},
+                      {"ranks", r.ranks},
+                      {"predicted", optional_number(r.predicted)},
+                      {"error", optional_number(r.error())},
+                      {"note", r.note}});
+    json collectives = json::array();
+    for (const auto& k : c.collectives)
+      collectives.push_back(
+          {{"op", std::string(collective_op_name(k.op))},
+           {"group", k.group},
+           {"group_size", k.group_size},
+           {"count_per_step", k.count_per_step},
+           {"mean_message_bytes", k.mean_message_bytes},
+           {"measured_busbw_GBps", number_or_null(k.measured_busbw / 1e9)},
+           {"predicted_busbw_GBps", k.predicted_busbw ? number_or_null(*k.predicted_busbw / 1e9) : json(nullptr)},
+           {"predicted_time_s", optional_number(k.predicted_time_s)}});
+    json groups = json::array();
+    for (const auto& g : c.process_groups)
+      groups.push_back({{"name", g.name},
+                        {"description", g.description},
+                        {"size", g.size},
+                        {"stride", g.stride},
+                        {"axis", g.axis ? json(std::string(mesh_axis_name(*g.axis))) : json(nullptr)},
+                        {"label", g.label},
+                        {"reason", g.reason}});
+    json doc = {{"world_size", c.world_size}, {"ranks", c.ranks},         {"steps", c.steps}, {"rows", rows},
+                {"collectives", collectives}, {"process_groups", groups}, {"notes", notes}};
+    if (hint)
+      doc["gemm_efficiency"] = {{"before", hint->before},
+                                {"after", hint->after},
+                                {"compute_error_before", hint->compute_error_before},
+                                {"compute_error_after", hint->compute_error_after},
+                                {"at_limit", hint->at_limit},
+                                {"efficiency", hint->efficiency_key}};
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("# %s: %lld rank(s), %lld ProfilerStep(s) vs %s on %s (%lld ranks)\n", args.get("--trace").c_str(),
+              static_cast<long long>(c.ranks), static_cast<long long>(c.steps), model.name.c_str(),
+              cluster.name.c_str(), static_cast<long long>(c.world_size));
+  std::printf(
+      "# times in ms per step, bandwidths in GB/s; measured: mean over ranks (min..max); "
+      "error: predicted / measured - 1\n");
+  std::printf("%-26s %12s %21s %12s %9s\n", "quantity", "measured", "(min..max)", "predicted", "error");
+  for (const auto& r : c.rows) {
+    const std::string range =
+        r.ranks > 1 ? table_value(r, r.measured_min) + ".." + table_value(r, r.measured_max) : std::string();
+    char error[16] = "-";
+    if (const auto e = r.error()) std::snprintf(error, sizeof error, "%+.1f%%", 100 * *e);
+    std::printf("%-26s %12s %21s %12s %9s\n", r.quantity.c_str(), table_value(r, r.measured).c_str(), range.c_str(),
+                r.predicted ? table_value(r, *r.predicted).c_str() : "-", error);
+  }
+  for (const auto& g : c.process_groups)
+    std::printf("# pg %s (%s): %s - %s\n", g.name.c_str(), g.description.c_str(), g.label.c_str(), g.reason.c_str());
+  if (hint)
+    std::printf("# GEMM efficiency %.3f -> %.3f: compute error %+.1f %% -> %+.1f %%%s; --efficiency %s\n", hint->before,
+                hint->after, 100 * hint->compute_error_before, 100 * hint->compute_error_after,
+                hint->at_limit ? " (at its limit: GEMMs alone cannot explain the difference)" : "",
+                hint->efficiency_key.c_str());
+  for (const auto& note : notes) std::printf("# note: %s\n", note.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int cmd_compare(const Args& args) {
-  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG is required");
+  if (args.has("--trace")) return compare_trace_command(args);
+  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG or --trace PATH is required");
   const std::string path = args.get("--nccl-tests");
   auto cluster = cluster_arg(args);
   if (!cluster) return fail(cluster.error());

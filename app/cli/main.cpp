@@ -36,6 +36,8 @@ Usage:
   meshscope-cli import     --trace PATH[,PATH...] [--rules FILE] [--json]
                            | --nccl-tests LOG [--json] | --topo FILE [--nodes N] [--gpu G] [--json]
   meshscope-cli compare    --nccl-tests LOG --cluster C [--gpus LIST] [--comm k=v,...] [--json]
+                           | --trace PATH[,PATH...] --model M --cluster C --train k=v,... --layout k=v,...
+                             [--efficiency k=v,...] [--comm k=v,...] [--order megatron|torchtitan] [--json]
   meshscope-cli calibrate  --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M]
                            [--comm k=v,...] [--json]
   meshscope-cli presets    [--json]

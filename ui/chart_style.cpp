@@ -1,0 +1,81 @@
+#include "ui/chart_style.hpp"
+
+#include <QGraphicsLayout>
+#include <QtCharts/QChart>
+#include <QtCharts/QLegend>
+
+#include <array>
+
+namespace meshscope::ui {
+
+namespace {
+
+// Okabe & Ito (2008), "Color Universal Design (CUD): how to make figures and presentations that
+// are friendly to colorblind people", the eight-colour set.
+constexpr std::array<QRgb, 8> kOkabeIto = {
+    0x0072B2,  // blue
+    0xE69F00,  // orange
+    0x009E73,  // bluish green
+    0xD55E00,  // vermillion
+    0xCC79A7,  // reddish purple
+    0x56B4E9,  // sky blue
+    0xF0E442,  // yellow
+    0x000000,  // black
+};
+
+}  // namespace
+
+QColor series_colour(int index) {
+  const auto size = static_cast<int>(kOkabeIto.size());
+  return QColor::fromRgb(kOkabeIto[static_cast<size_t>(((index % size) + size) % size)]);
+}
+
+QColor memory_category_colour(MemoryCategory category) {
+  switch (category) {
+    case MemoryCategory::parameters:
+      return QColor::fromRgb(0x0072B2);  // blue
+    case MemoryCategory::gradients:
+      return QColor::fromRgb(0x56B4E9);  // sky blue
+    case MemoryCategory::optimizer_state:
+      return QColor::fromRgb(0xCC79A7);  // reddish purple
+    case MemoryCategory::activations:
+      return QColor::fromRgb(0xE69F00);  // orange
+    case MemoryCategory::kv_cache:
+      return QColor::fromRgb(0x009E73);  // bluish green
+    case MemoryCategory::temporary:
+      return QColor::fromRgb(0xF0E442);  // yellow
+    case MemoryCategory::communication:
+      return QColor::fromRgb(0xD55E00);  // vermillion
+    case MemoryCategory::runtime:
+      return QColor::fromRgb(0x7F7F7F);  // mid grey: fixed overhead, not a modelling choice
+    case MemoryCategory::allocator:
+      return QColor::fromRgb(0xC8C8C8);  // light grey: reserved, not used
+  }
+  return Qt::gray;
+}
+
+QColor overflow_colour() {
+  return QColor::fromRgb(0xC0, 0x00, 0x1A);
+}
+
+QColor reference_line_colour() {
+  return QColor::fromRgb(0x20, 0x20, 0x20);
+}
+
+QFont chart_font(const QFont& base, qreal delta_points) {
+  QFont font = base;
+  if (font.pointSizeF() > 0) font.setPointSizeF(font.pointSizeF() + delta_points);
+  return font;
+}
+
+void apply_chart_style(QChart* chart, const QFont& base) {
+  chart->setTheme(QChart::ChartThemeLight);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->setBackgroundRoundness(0);
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setMargins(QMargins(8, 8, 8, 8));
+  chart->legend()->setFont(chart_font(base));
+  chart->legend()->setShowToolTips(true);  // truncated legend labels show in full on hover
+}
+
+}  // namespace meshscope::ui

@@ -1,0 +1,30 @@
+#pragma once
+// The look shared by meshscope's charts: one colour per memory category and per compared series
+// from the Okabe–Ito palette (Okabe & Ito, "Color Universal Design", 2008: distinguishable under
+// the common forms of colour blindness), the red used for "does not fit", and the fonts and
+// margins applied to every QChart. The memory category colours are the same in every view.
+#include <QColor>
+#include <QFont>
+
+#include "core/memory.hpp"
+
+class QChart;
+
+namespace meshscope::ui {
+
+// Okabe–Ito without black, in an order where neighbours contrast: blue, orange, bluish green,
+// vermillion, reddish purple, sky blue, yellow; then black, then the cycle again.
+[[nodiscard]] QColor series_colour(int index);
+// One fixed colour per category (grey for the runtime and allocator overheads).
+[[nodiscard]] QColor memory_category_colour(MemoryCategory category);
+// Text and marks for "does not fit" / "misses the target".
+[[nodiscard]] QColor overflow_colour();
+// The colour of reference lines (capacity, targets).
+[[nodiscard]] QColor reference_line_colour();
+
+// The application font at `delta_points` above (or below) its size.
+[[nodiscard]] QFont chart_font(const QFont& base, qreal delta_points = 0);
+// Light theme, no animation, antialiasing-friendly margins, fonts from `base` on the legend.
+void apply_chart_style(QChart* chart, const QFont& base);
+
+}  // namespace meshscope::ui

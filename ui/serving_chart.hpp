@@ -1,0 +1,115 @@
+#pragma once
+// The serving latency–throughput chart: one line per serving layout through the operating points
+// of ServingEstimate::curve (concurrency 1, 2, 4, … up to the largest batch), x the output tokens/s
+// per GPU, y the inter-token latency (ITL) or, switched, the time to first token (TTFT), in ms; the
+// latency target drawn as a dashed horizontal line. Hovering a point names its concurrency, TTFT,
+// ITL, throughput and the resource that binds it. It draws the core's points (core/serving/
+// serving.hpp) as they are; nothing here re-estimates them.
+//
+// serving_chart_spec() turns the curves into plain data (series, points, axes, target) that tests
+// check; ServingCurveChart is the thin QtCharts adapter over it.
+#include <QColor>
+#include <QPointF>
+#include <QString>
+#include <QWidget>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/serving/serving.hpp"
+
+class QChartView;
+class QGraphicsSimpleTextItem;
+class QLabel;
+class QLineSeries;
+class QRadioButton;
+
+namespace meshscope::ui {
+
+enum class ServingMetric { itl, ttft };
+
+// One layout's estimate and what the chart calls it.
+struct ServingCurve {
+  QString name;          // legend text; empty: serving_layout_label(layout)
+  ServingLayout layout;  // its GPU count turns deployment throughput into throughput per GPU
+  ServingEstimate estimate;
+};
+
+struct ServingChartSpec {
+  struct Series {
+    QString name;
+    QColor colour;
+    std::vector<QPointF> points;       // x: output tokens/s per GPU, y: the metric in ms
+    std::vector<QString> tooltips;     // one per point (rich text)
+    std::vector<int64_t> concurrency;  // one per point
+  };
+  ServingMetric metric = ServingMetric::itl;
+  std::vector<Series> series;
+  QString title;
+  QString x_title;     // "Output tokens/s per GPU"
+  QString y_title;     // "ITL (ms)" or "TTFT (ms)"
+  bool log_x = false;  // throughput spanning a decade or more reads on a log axis
+  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
+  std::optional<double> target_ms;  // the target of the metric shown, when it has one
+  QString target_label;             // "ITL target 50 ms"
+};
+
+// "TP 8 · PP 2 × 2 replicas (32 GPUs)"; DP and EP shown when used.
+[[nodiscard]] QString serving_layout_label(const ServingLayout& layout);
+// "<b>name</b><br>concurrency 64 per replica …<br>… tokens/s per GPU …<br>TTFT … · ITL …<br>bound by …".
+[[nodiscard]] QString serving_point_tooltip(const QString& name, const ServingPoint& point, int64_t gpus);
+[[nodiscard]] ServingChartSpec serving_chart_spec(const std::vector<ServingCurve>& curves, const ServingTarget& target,
+                                                  ServingMetric metric);
+
+class ServingCurveChart final : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ServingCurveChart(QWidget* parent = nullptr);
+  ~ServingCurveChart() override;
+
+  void setCurves(std::vector<ServingCurve> curves);
+  // Infinite limits (ServingTarget's default) draw no target line.
+  void setTarget(const ServingTarget& target);
+  void setMetric(ServingMetric metric);  // also what the ITL/TTFT switch sets
+  [[nodiscard]] ServingMetric metric() const { return metric_; }
+  [[nodiscard]] const std::vector<ServingCurve>& curves() const { return curves_; }
+  [[nodiscard]] const ServingChartSpec& spec() const { return spec_; }
+
+  // What the QtCharts objects hold (tests check the adapter against the spec with these).
+  [[nodiscard]] int seriesCount() const;  // layout lines, without the target line
+  [[nodiscard]] QString seriesName(int series) const;
+  [[nodiscard]] std::vector<QPointF> seriesPoints(int series) const;
+  [[nodiscard]] QString pointToolTip(int series, int point) const;
+  [[nodiscard]] std::optional<double> targetLineMs() const;
+  [[nodiscard]] bool logX() const;
+
+  [[nodiscard]] QSize sizeHint() const override;
+  [[nodiscard]] QSize minimumSizeHint() const override;
+
+ signals:
+  void metricChanged(meshscope::ui::ServingMetric metric);
+  // A point was clicked: the curve's index in setCurves' list and the point's concurrency.
+  void pointClicked(int curve, int64_t concurrency);
+
+ private:
+  void rebuild();
+  void placeMinorLabels();
+  // The point of `series` nearest to `value` on screen, or -1.
+  [[nodiscard]] int nearestPoint(int series, QPointF value) const;
+
+  std::vector<ServingCurve> curves_;
+  ServingTarget target_;
+  ServingMetric metric_ = ServingMetric::itl;
+  ServingChartSpec spec_;
+  QLabel* title_ = nullptr;
+  QRadioButton* itl_button_ = nullptr;
+  QRadioButton* ttft_button_ = nullptr;
+  QChartView* view_ = nullptr;
+  std::vector<QLineSeries*> lines_;  // parallel to spec_.series
+  QLineSeries* target_line_ = nullptr;
+  std::vector<QGraphicsSimpleTextItem*> minor_labels_;  // 2× and 5× labels of a log axis
+};
+
+}  // namespace meshscope::ui

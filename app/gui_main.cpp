@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QMessageBox>
 #include <QPixmap>
+#include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
@@ -36,6 +37,7 @@ Result<Project> load_project(const QStringList& positional) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("meshscope"));
+  QApplication::setOrganizationName(QStringLiteral("meshscope"));
   QApplication::setApplicationVersion(QStringLiteral(MESHSCOPE_VERSION));
   QApplication::setDesktopFileName(QStringLiteral("meshscope"));
 
@@ -47,9 +49,11 @@ int main(int argc, char** argv) {
                                              QStringLiteral("Render the main window to <path> (PNG) and exit."),
                                              QStringLiteral("path"));
   parser.addOption(screenshot_option);
-  const QCommandLineOption view_option(QStringLiteral("view"),
-                                       QStringLiteral("Open with <view> in front: \"pipeline\" or \"communication\"."),
-                                       QStringLiteral("view"));
+  const QCommandLineOption view_option(
+      QStringLiteral("view"),
+      QStringLiteral("Open with <view> in front: memory, pipeline, communication, ranked, compare, explain, "
+                     "topology, serving, profile."),
+      QStringLiteral("view"));
   parser.addOption(view_option);
   parser.addPositionalArgument(QStringLiteral("project"),
                                QStringLiteral("A meshscope project file; default: the built-in example."),
@@ -67,16 +71,26 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
 
-  ui::MainWindow window(*project);
+  ui::MainWindow::Options options;
+  // The embedded default project opens on the best-ranked layout (the first screen).
+  options.select_best_layout = parser.positionalArguments().isEmpty();
+  ui::MainWindow window(*project, options);
+  if (screenshot_path.isEmpty()) {
+    // The arrangement the user left (a screenshot run uses the default one, reproducibly).
+    const QSettings settings;
+    window.restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    window.restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+  }
   if (parser.isSet(view_option) && !window.showView(parser.value(view_option))) {
-    std::fprintf(stderr, "meshscope: no view \"%s\" (pipeline, communication)\n",
-                 qPrintable(parser.value(view_option)));
+    std::fprintf(stderr, "meshscope: no view \"%s\" (%s)\n", qPrintable(parser.value(view_option)),
+                 qPrintable(window.viewNames().join(QStringLiteral(", "))));
     return kExitBadInput;
   }
   window.show();
   if (!screenshot_path.isEmpty()) {
-    // Grab once the event loop has laid out and polished the shown window.
+    // Grab once every view shows the evaluation (and the search's best layout, if asked for).
     QTimer::singleShot(0, &window, [&window, &screenshot_path] {
+      window.waitForEvaluation();
       if (window.grab().save(screenshot_path)) {
         QApplication::exit(0);
       } else {

@@ -1,42 +1,141 @@
 #pragma once
-// The main window: the composition root that computes a project's memory budget and shows it.
+// The main window: the composition root. A project (model, cluster, workload, layout) is edited in
+// the workload panel and the topology editor; every edit goes to the Evaluator, which re-computes
+// in the background, and every view shows the latest evaluation. Views are docks whose
+// arrangement is saved with the window (QSettings) and in the project's view state.
 #include <QMainWindow>
 
+#include <map>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/layout.hpp"
 #include "core/memory.hpp"
 #include "core/project.hpp"
+#include "core/search/search.hpp"
+#include "ui/evaluator.hpp"
 
+class QAction;
+class QComboBox;
+class QDockWidget;
 class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
 class QTableView;
-class QTabWidget;
+class QTextBrowser;
 
 namespace meshscope::ui {
 
+class CommTableModel;
+class LayoutCompareWidget;
+class MemoryChart;
 class MemoryTableModel;
 class PipelineChart;
-class CommTableModel;
+class ProfileView;
+class RankedLayoutsPanel;
+class ServingCurveChart;
+class TopologyEditor;
+class WorkloadPanel;
 
 class MainWindow final : public QMainWindow {
   Q_OBJECT
 
  public:
+  struct Options {
+    bool select_best_layout = false;  // apply the best-ranked layout when the first search ends
+  };
   explicit MainWindow(const Project& project, QWidget* parent = nullptr);
+  MainWindow(const Project& project, Options options, QWidget* parent = nullptr);
+  ~MainWindow() override;
 
-  // Brings the view whose tab title starts with `name` ("pipeline", "communication") to the
-  // front; false when there is no such view (an invalid layout shows none).
+  // Brings the view whose name or title starts with `name` ("memory", "pipeline",
+  // "communication", "ranked", "compare", "explain", "topology", "workload", "serving",
+  // "profile") to the front; false when there is none.
   bool showView(const QString& name);
+  [[nodiscard]] QStringList viewNames() const;
+  [[nodiscard]] QWidget* view(const QString& name) const;
+
+  [[nodiscard]] const Project& project() const { return project_; }
+  // Replaces the project (as File → Open does) and re-evaluates.
+  void setProject(const Project& project);
+  // Loads a project file; on error the message is shown inline and the current project is kept.
+  bool openProject(const QString& path);
+  bool saveProject(const QString& path);
+  // The message of the last failed open/import ("" when none).
+  [[nodiscard]] QString inlineError() const;
+
+  // Exports (File → Export): the named view as PNG or SVG, the ranked table as CSV, the current
+  // estimate as JSON. False with an inline error when the file cannot be written.
+  bool exportViewImage(const QString& name, const QString& path);
+  bool exportRankedCsv(const QString& path);
+  bool exportEstimateJson(const QString& path);
+
+  // Blocks until the evaluation (and the search, if one runs) of the latest edit is shown.
+  void waitForEvaluation();
+  [[nodiscard]] const std::shared_ptr<const Evaluation>& evaluation() const { return evaluation_; }
+  [[nodiscard]] const std::shared_ptr<const SearchEvaluation>& search() const { return search_; }
+  [[nodiscard]] WorkloadPanel* workloadPanel() const { return workload_; }
+  [[nodiscard]] Evaluator* evaluator() const { return evaluator_; }
+
+  // The dock arrangement and the view in front, as saved into project files.
+  [[nodiscard]] nlohmann::json viewState() const;
+  void applyViewState(const nlohmann::json& state);
+
+ signals:
+  // Emitted after the views show a new evaluation (tests and the benchmark wait on it).
+  void viewsUpdated();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
 
  private:
+  void create_docks();
   void create_menus();
+  void rebuild_recent_menu();
+  QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
+  void edit(const Project& edited);
+  void show_evaluation(std::shared_ptr<const Evaluation> evaluation);
+  void show_search(std::shared_ptr<const SearchEvaluation> search);
+  void show_inline_error(const QString& message);
+  void apply_ranked(const RankedLayout& ranked);
+  void update_compare();
+  [[nodiscard]] QString explain_html(const Evaluation& evaluation) const;
+
+  Project project_;
+  Options options_;
+  QString path_;
+  Evaluator* evaluator_ = nullptr;
+  std::shared_ptr<const Evaluation> evaluation_;
+  std::shared_ptr<const SearchEvaluation> search_;
+  std::vector<RankedLayout> pinned_;
 
   QLabel* header_ = nullptr;
-  QTableView* memory_view_ = nullptr;  // null when the layout is invalid
+  QLabel* summary_ = nullptr;
+  QLabel* error_banner_ = nullptr;
+  std::map<QString, QDockWidget*> docks_;
+  WorkloadPanel* workload_ = nullptr;
+  TopologyEditor* topology_ = nullptr;
   MemoryTableModel* memory_model_ = nullptr;
-  QTabWidget* views_ = nullptr;  // training projects whose cluster resolves
+  QTableView* memory_view_ = nullptr;
+  MemoryChart* memory_chart_ = nullptr;
+  PipelineChart* pipeline_chart_ = nullptr;
+  PipelineChart* compare_chart_ = nullptr;
+  QLabel* pipeline_caption_ = nullptr;
+  QLabel* compare_caption_ = nullptr;
+  QComboBox* compare_schedule_ = nullptr;
   CommTableModel* comm_model_ = nullptr;
-  PipelineChart* pipeline_chart_ = nullptr;  // training projects whose cluster resolves
+  QComboBox* comm_axis_ = nullptr;
+  RankedLayoutsPanel* ranked_ = nullptr;
+  LayoutCompareWidget* compare_ = nullptr;
+  QTextBrowser* explain_ = nullptr;
+  ServingCurveChart* serving_chart_ = nullptr;
+  ProfileView* profile_ = nullptr;
+  QProgressBar* search_progress_ = nullptr;
+  QPushButton* cancel_search_ = nullptr;
+  QLabel* status_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
 };
 
 // The header text (rich text) for a project whose budget was computed.

@@ -1,14 +1,25 @@
-// The main window as a composition root: it computes the project's budget and shows it, or
-// explains why the layout is invalid. Checked through its widgets, offscreen, without events.
+// The main window as a composition root: edits go to the background evaluator and every view
+// shows the latest evaluation. Checked through its widgets, offscreen.
 #include <catch2/catch.hpp>
 
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QLabel>
+#include <QSpinBox>
 #include <QTableView>
+#include <QTemporaryDir>
+#include <QTextBrowser>
 
+#include <nlohmann/json.hpp>
+
+#include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
 #include "ui/main_window.hpp"
 #include "ui/pipeline_chart.hpp"
+#include "ui/workload_panel.hpp"
 
 using namespace meshscope;
 
@@ -20,67 +31,212 @@ Project project_or_fail() {
   return *project;
 }
 
+QString header_text(const ui::MainWindow& window) {
+  // The header is the first label of the central widget.
+  const auto labels = window.centralWidget()->findChildren<QLabel*>();
+  QString text;
+  for (const QLabel* label : labels) text += label->text() + QLatin1Char('\n');
+  return text;
+}
+
+void write(const QString& path, const QByteArray& bytes) {
+  QFile file(path);
+  REQUIRE(file.open(QIODevice::WriteOnly));
+  REQUIRE(file.write(bytes) == bytes.size());
+}
+
 }  // namespace
 
 TEST_CASE("main window: the default project shows its memory table under a summary header") {
   const Project project = project_or_fail();
-  const ui::MainWindow window(project);
-  CHECK(window.windowTitle() == QStringLiteral("meshscope — ") + QString::fromStdString(project.name));
-
-  const auto* table = window.findChild<QTableView*>();
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  CHECK(window.windowTitle().startsWith(QStringLiteral("meshscope — ") + QString::fromStdString(project.name)));
+  const auto* table = window.findChild<QTableView*>(QStringLiteral("memory_table"));
   REQUIRE(table != nullptr);
   REQUIRE(table->model() != nullptr);
   CHECK(table->model()->rowCount() == kMemoryCategoryCount + 1);
-
-  const auto* header = window.findChild<QLabel*>();
-  REQUIRE(header != nullptr);
-  CHECK(header->text().contains(QStringLiteral("TP 8 · PP 4 (v 5) · DP 2 · SP")));
-  CHECK(header->text().contains(QString::fromStdString(project.gpu.name)));
-  CHECK(header->text().contains(QStringLiteral("fits")));
+  const QString header = header_text(window);
+  CHECK(header.contains(QStringLiteral("TP 8 · PP 4 (v 5) · DP 2 · SP")));
+  CHECK(header.contains(QString::fromStdString(project.gpu.name)));
+  CHECK(header.contains(QStringLiteral("fits")));
+  CHECK(header.contains(QStringLiteral("Predicted step")));
+  // The explain panel names the convention behind the numbers.
+  CHECK(window.findChild<QTextBrowser*>(QStringLiteral("explain"))->toPlainText().contains(QStringLiteral("MFU")));
 }
 
-TEST_CASE("main window: an invalid layout lists its problems instead of a table") {
+TEST_CASE("main window: an invalid layout lists its problems and empties the views") {
   Project project = project_or_fail();
   project.layout.tp = 7;  // 64 attention heads cannot be split over 7 ranks
-  const ui::MainWindow window(project);
-  CHECK(window.findChild<QTableView*>() == nullptr);
-  const auto* header = window.findChild<QLabel*>();
-  REQUIRE(header != nullptr);
-  CHECK(header->text().contains(QStringLiteral("not valid")));
-  CHECK(header->text().contains(QStringLiteral("<b>tp</b>")));
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  CHECK(window.findChild<QTableView*>(QStringLiteral("memory_table"))->model()->rowCount() == 0);
+  const QString header = header_text(window);
+  CHECK(header.contains(QStringLiteral("not valid")));
+  CHECK(header.contains(QStringLiteral("<b>tp</b>")));
+  CHECK(window.findChild<QLabel*>(QStringLiteral("validity"))->text().contains(QStringLiteral("tp")));
 }
 
-TEST_CASE("main window: a serving project shows the serving budget") {
+TEST_CASE("main window: a serving project shows the serving budget and its latencies") {
   Project project = project_or_fail();
   project.mode = Mode::serving;
   project.layout = Layout{};
   project.layout.tp = 8;
   project.layout.dp = 8;
-  const ui::MainWindow window(project);
-  const auto* table = window.findChild<QTableView*>();
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  const auto* table = window.findChild<QTableView*>(QStringLiteral("memory_table"));
   REQUIRE(table != nullptr);
   CHECK(table->model()->columnCount() == 1);
-  CHECK(window.findChild<QLabel*>()->text().contains(QStringLiteral("serving")));
+  const QString header = header_text(window);
+  CHECK(header.contains(QStringLiteral("serving")));
+  CHECK(header.contains(QStringLiteral("TTFT")));
+  REQUIRE(window.evaluation() != nullptr);
+  CHECK(window.evaluation()->serving != nullptr);
 }
 
-TEST_CASE("main window: the default project shows its pipeline schedule, whole and zoomed on the warm-up") {
+TEST_CASE("main window: the pipeline view shows the schedule whole and zoomed on the warm-up") {
   const Project project = project_or_fail();
-  const ui::MainWindow window(project);
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
   const QList<ui::PipelineChart*> charts = window.findChildren<ui::PipelineChart*>();
   REQUIRE(charts.size() == 2);
   // p stages × m micro-batches × v chunks, forward and backward each (Megatron interleaved 1F1B).
   const int64_t micro_batches = num_micro_batches(project.training, project.layout);
   const auto expected = static_cast<size_t>(2 * project.layout.pp * project.layout.vpp * micro_batches);
-  for (const ui::PipelineChart* chart : charts) CHECK(chart->schedule().events.size() == expected);
+  for (const ui::PipelineChart* c : charts) CHECK(c->schedule().events.size() == expected);
 }
 
-TEST_CASE("main window: the communication view lists the plan and can be brought to the front") {
+TEST_CASE("main window: changing a layout degree updates the memory and bubble views") {
   const Project project = project_or_fail();
   ui::MainWindow window(project);
-  const auto* table = window.findChild<QTableView*>(QStringLiteral("comm_table"));
-  REQUIRE(table != nullptr);
-  CHECK(table->model()->rowCount() > 0);
-  CHECK(window.showView(QStringLiteral("communication")));
-  CHECK(window.showView(QStringLiteral("pipeline")));
+  window.waitForEvaluation();
+  REQUIRE(window.evaluation());
+  REQUIRE(window.evaluation()->estimate);
+  const double bubble_before = window.evaluation()->estimate->bubble_fraction;
+  const double memory_before = window.evaluation()->budget->peak_total_bytes();
+  const size_t events_before = window.findChild<ui::PipelineChart*>()->schedule().events.size();
+
+  // PP 4 (v 5) → PP 8 (v 5), DP 2 → DP 1: 80 layers / 8 stages / 5 chunks = 2 layers per chunk.
+  ui::KeyForm* form = window.workloadPanel()->layoutForm();
+  REQUIRE(form->setValue("dp", QStringLiteral("1")));
+  REQUIRE(form->setValue("pp", QStringLiteral("8")));
+  window.waitForEvaluation();
+  REQUIRE(window.evaluation()->estimate);
+  CHECK(window.evaluation()->project.layout.pp == 8);
+  CHECK(window.evaluation()->estimate->bubble_fraction != bubble_before);
+  CHECK(window.evaluation()->budget->peak_total_bytes() != memory_before);
+  CHECK(window.findChild<ui::PipelineChart*>()->schedule().events.size() != events_before);
+  CHECK(window.isWindowModified());
+}
+
+TEST_CASE("main window: a value the core refuses is shown inline and the project is kept") {
+  const Project project = project_or_fail();
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  ui::KeyForm* training = window.workloadPanel()->trainingForm();
+  REQUIRE(training->setValue("runtime_gib", QStringLiteral("lots")));
+  window.waitForEvaluation();
+  CHECK(window.workloadPanel()->inputError().contains(QStringLiteral("runtime_gib")));
+  CHECK(window.project().training.runtime.runtime_bytes == project.training.runtime.runtime_bytes);
+}
+
+TEST_CASE("main window: save and open a project; a malformed file keeps the current project") {
+  QCoreApplication::setOrganizationName(QStringLiteral("meshscope-tests"));
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  Project project = project_or_fail();
+  project.layout.micro_batch = 2;
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  const QString path = dir.filePath(QStringLiteral("p.json"));
+  REQUIRE(window.saveProject(path));
+  CHECK_FALSE(window.isWindowModified());
+
+  // The saved file is a version-2 project that reads back to the same layout.
+  auto text = read_text_file(path.toStdString());
+  REQUIRE(text);
+  auto doc = parse_json_text(*text, "p.json");
+  REQUIRE(doc);
+  CHECK(doc->at("version") == kProjectVersion);
+  CHECK(doc->at("view").contains("docks"));
+
+  Project other = project_or_fail();
+  other.layout.micro_batch = 1;
+  window.setProject(other);
+  window.waitForEvaluation();
+  REQUIRE(window.openProject(path));
+  window.waitForEvaluation();
+  CHECK(window.project().layout.micro_batch == 2);
+  CHECK(window.inlineError().isEmpty());
+
+  // Truncated and wrongly typed variants of the saved file: an inline error naming the file.
+  const QByteArray saved = QByteArray::fromStdString(*text);
+  const QString truncated = dir.filePath(QStringLiteral("truncated.json"));
+  write(truncated, saved.left(saved.size() / 2));
+  CHECK_FALSE(window.openProject(truncated));
+  CHECK(window.inlineError().contains(QStringLiteral("truncated.json")));
+  CHECK(window.project().layout.micro_batch == 2);
+  nlohmann::json wrong = *doc;
+  wrong["layout"]["tp"] = "eight";
+  const QString wrong_path = dir.filePath(QStringLiteral("wrong.json"));
+  write(wrong_path, QByteArray::fromStdString(wrong.dump()));
+  CHECK_FALSE(window.openProject(wrong_path));
+  CHECK(window.inlineError().contains(QStringLiteral("tp")));
+  CHECK(window.project().layout.micro_batch == 2);
+  CHECK_FALSE(window.openProject(dir.filePath(QStringLiteral("missing.json"))));
+}
+
+TEST_CASE("main window: exports write the estimate, the ranked table and each view") {
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  ui::MainWindow window(project_or_fail());
+  window.waitForEvaluation();
+  REQUIRE(window.search());
+  const QString json_path = dir.filePath(QStringLiteral("estimate.json"));
+  REQUIRE(window.exportEstimateJson(json_path));
+  auto text = read_text_file(json_path.toStdString());
+  REQUIRE(text);
+  auto doc = parse_json_text(*text, "estimate.json");
+  REQUIRE(doc);
+  CHECK(doc->at("estimate").at("step_time_s").get<double>() == window.evaluation()->estimate->step_time_s);
+
+  const QString csv_path = dir.filePath(QStringLiteral("ranked.csv"));
+  REQUIRE(window.exportRankedCsv(csv_path));
+  auto csv = read_text_file(csv_path.toStdString());
+  REQUIRE(csv);
+  const auto lines = std::count(csv->begin(), csv->end(), '\n');
+  CHECK(lines == static_cast<long>(window.search()->training->layouts.size()) + 1);
+
+  for (const QString& name : window.viewNames()) {
+    CHECK(window.exportViewImage(name, dir.filePath(name + QStringLiteral(".png"))));
+    CHECK(window.exportViewImage(name, dir.filePath(name + QStringLiteral(".svg"))));
+    CHECK(QFileInfo(dir.filePath(name + QStringLiteral(".svg"))).size() > 100);
+  }
+  CHECK_FALSE(window.exportViewImage(QStringLiteral("memory"), QStringLiteral("/no/such/dir/x.png")));
+}
+
+TEST_CASE("main window: the default project opens on the best-ranked layout when asked") {
+  ui::MainWindow::Options options;
+  options.select_best_layout = true;
+  ui::MainWindow window(project_or_fail(), options);
+  window.waitForEvaluation();
+  window.waitForEvaluation();
+  REQUIRE(window.search());
+  REQUIRE(window.search()->training);
+  REQUIRE_FALSE(window.search()->training->layouts.empty());
+  const RankedLayout& best = window.search()->training->layouts.front();
+  CHECK(window.project().layout.tp == best.layout.tp);
+  CHECK(window.project().layout.pp == best.layout.pp);
+  CHECK(window.project().layout.dp == best.layout.dp);
+  CHECK(window.project().training.zero_stage == best.zero_stage);
+  REQUIRE(window.evaluation()->estimate);
+  CHECK(window.evaluation()->project.layout.tp == best.layout.tp);
+}
+
+TEST_CASE("main window: every view can be brought to the front") {
+  ui::MainWindow window(project_or_fail());
+  for (const char* name : {"memory", "pipeline", "communication", "explain", "workload"})
+    CHECK(window.showView(QString::fromLatin1(name)));
   CHECK_FALSE(window.showView(QStringLiteral("no such view")));
 }

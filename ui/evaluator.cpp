@@ -1,0 +1,244 @@
+#include "ui/evaluator.hpp"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <chrono>
+#include <utility>
+
+#include "core/topology/cluster_io.hpp"
+
+namespace meshscope::ui {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string cluster_key(const Project& project) {
+  return project.cluster_inline ? cluster_to_json_text(*project.cluster_inline) : project.cluster;
+}
+
+}  // namespace
+
+ServingLayout serving_layout_of(const Layout& layout) {
+  ServingLayout serving;
+  serving.tp = layout.tp;
+  serving.pp = layout.pp;
+  serving.ep = layout.ep;
+  serving.replicas = layout.dp;
+  return serving;
+}
+
+std::string search_key(const Project& project) {
+  Project copy = project;
+  copy.layout = {};
+  copy.view = nlohmann::json::object();
+  copy.pipeline_schedule.reset();
+  copy.name.clear();
+  // The search chooses recompute, ZeRO stage and schedule itself.
+  copy.training.recompute = RecomputeMode::selective;
+  copy.training.zero_stage = 1;
+  copy.training.schedule = Schedule::one_f_one_b;
+  return project_to_json(copy).dump();
+}
+
+Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
+  const auto start = std::chrono::steady_clock::now();
+  Evaluation out;
+  out.project = project;
+  const bool training = project.mode == Mode::training;
+
+  const std::string key = cluster_key(project);
+  if (key != cache.key || !cache.cluster) {
+    cache = {};
+    auto cluster = project_cluster(project);
+    if (cluster) {
+      cache.key = key;
+      cache.cluster = std::make_shared<const Cluster>(std::move(*cluster));
+      cache.router = std::make_shared<const Router>(*cache.cluster);
+    } else {
+      out.cluster_error = cluster.error().to_string();
+    }
+  }
+  out.cluster = cache.cluster;
+  const int64_t gpus = out.cluster ? out.cluster->num_gpus() : project.gpu_count;
+  const GpuSpec gpu = out.cluster ? cluster_gpu(*out.cluster) : project.gpu;
+
+  if (training) {
+    out.problems = validate_training_layout(project.model, project.training, project.layout, gpus);
+  } else {
+    out.problems = validate_serving(project.model, serving_layout_of(project.layout), gpus);
+  }
+  if (!out.problems.empty()) {
+    out.elapsed_s = seconds_since(start);
+    return out;
+  }
+  if (training) {
+    out.budget =
+        std::make_shared<const MemoryBudget>(training_memory(project.model, project.training, project.layout, gpu));
+  } else {
+    out.budget =
+        std::make_shared<const MemoryBudget>(serving_memory(project.model, project.serving, project.layout, gpu));
+  }
+  if (out.cluster) {
+    if (training) {
+      EstimateOptions options;
+      options.schedule = project.pipeline_schedule;
+      auto estimate =
+          estimate_step(project.model, project.training, project.layout, *out.cluster, *cache.router, options);
+      if (estimate)
+        out.estimate = std::make_shared<const StepEstimate>(std::move(*estimate));
+      else
+        out.estimate_error = estimate.error().to_string();
+      const auto compare = project.view.find("compare_schedule");
+      if (out.estimate && compare != project.view.end() && compare->is_string()) {
+        options.schedule = parse_pipeline_schedule(compare->get<std::string>());
+        if (options.schedule) {
+          auto other =
+              estimate_step(project.model, project.training, project.layout, *out.cluster, *cache.router, options);
+          if (other) out.compare_estimate = std::make_shared<const StepEstimate>(std::move(*other));
+        }
+      }
+    } else {
+      auto estimate = estimate_serving(project.model, project.serving, {}, serving_layout_of(project.layout),
+                                       *out.cluster, *cache.router);
+      if (estimate)
+        out.serving = std::make_shared<const ServingEstimate>(std::move(*estimate));
+      else
+        out.estimate_error = estimate.error().to_string();
+    }
+  }
+  out.elapsed_s = seconds_since(start);
+  return out;
+}
+
+SearchEvaluation search_project(const Project& project, const ServingTarget& target, const std::atomic<bool>& cancel) {
+  const auto start = std::chrono::steady_clock::now();
+  SearchEvaluation out;
+  out.project = project;
+  out.target = target;
+  auto cluster = project_cluster(project);
+  if (!cluster) {
+    out.error = cluster.error().to_string();
+    return out;
+  }
+  if (project.mode == Mode::training) {
+    SearchOptions options;
+    options.top = 200;
+    auto result = rank_layouts(project.model, project.training, *cluster, options);
+    if (result)
+      out.training = std::make_shared<const SearchResult>(std::move(*result));
+    else
+      out.error = result.error().to_string();
+  } else {
+    ServingRankOptions options;
+    options.top = 200;
+    auto result = rank_serving_layouts(project.model, project.serving, *cluster, target, options);
+    if (result)
+      out.serving = std::make_shared<const ServingRankResult>(std::move(*result));
+    else
+      out.error = result.error().to_string();
+  }
+  out.cancelled = cancel.load();
+  out.elapsed_s = seconds_since(start);
+  return out;
+}
+
+Evaluator::Evaluator(QObject* parent) : QObject(parent) {
+  debounce_.setSingleShot(true);
+  debounce_.setInterval(30);
+  connect(&debounce_, &QTimer::timeout, this, &Evaluator::start);
+  connect(&watcher_, &QFutureWatcher<Evaluation>::finished, this, &Evaluator::on_finished);
+  connect(&search_watcher_, &QFutureWatcher<SearchEvaluation>::finished, this, &Evaluator::on_search_finished);
+}
+
+Evaluator::~Evaluator() {
+  // The workers hold copies of everything they use; wait so that no signal outlives us.
+  if (search_cancel_) search_cancel_->store(true);
+  watcher_.waitForFinished();
+  search_watcher_.waitForFinished();
+}
+
+void Evaluator::request(const Project& project) {
+  pending_ = project;
+  has_pending_ = true;
+  ++generation_;
+  debounce_.start();
+  if (search_key(project) != searched_key_) {
+    searched_key_ = search_key(project);
+    search_pending_ = project;
+    if (!search_running_) start_search();
+  }
+}
+
+void Evaluator::setServingTarget(const ServingTarget& target) {
+  target_ = target;
+  if (latest_result_ && latest_result_->project.mode == Mode::serving) {
+    search_pending_ = latest_result_->project;
+    if (!search_running_) start_search();
+  }
+}
+
+void Evaluator::start() {
+  if (!has_pending_) return;
+  if (evaluating_) return;  // on_finished starts the latest request
+  has_pending_ = false;
+  evaluating_ = true;
+  const uint64_t generation = generation_;
+  std::shared_ptr<ClusterCache> cache = cache_;
+  watcher_.setFuture(QtConcurrent::run([project = pending_, generation, cache] {
+    Evaluation evaluation = evaluate_project(project, *cache);
+    evaluation.generation = generation;
+    return evaluation;
+  }));
+}
+
+void Evaluator::on_finished() {
+  evaluating_ = false;
+  Evaluation result = watcher_.result();
+  if (result.generation == generation_) {
+    latest_result_ = std::make_shared<const Evaluation>(std::move(result));
+    emit evaluated(latest_result_);
+  }
+  if (has_pending_ && !debounce_.isActive()) start();
+}
+
+void Evaluator::start_search() {
+  if (!search_pending_) return;
+  search_cancel_ = std::make_shared<std::atomic<bool>>(false);
+  search_running_ = true;
+  const uint64_t generation = ++search_generation_;
+  emit searchStarted();
+  search_watcher_.setFuture(
+      QtConcurrent::run([project = std::move(*search_pending_), target = target_, cancel = search_cancel_, generation] {
+        SearchEvaluation search = search_project(project, target, *cancel);
+        search.generation = generation;
+        return search;
+      }));
+  search_pending_.reset();
+}
+
+void Evaluator::cancelSearch() {
+  if (!search_running_) return;
+  search_cancel_->store(true);
+  search_pending_.reset();
+  emit searchCancelled();
+}
+
+void Evaluator::on_search_finished() {
+  search_running_ = false;
+  SearchEvaluation result = search_watcher_.result();
+  // A newer search waits: this one is stale.
+  if (search_pending_) {
+    start_search();
+    return;
+  }
+  if (result.cancelled) {
+    searched_key_.clear();  // a later edit searches again
+    return;
+  }
+  emit searched(std::make_shared<const SearchEvaluation>(std::move(result)));
+}
+
+}  // namespace meshscope::ui

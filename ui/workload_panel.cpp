@@ -1,0 +1,538 @@
+#include "ui/workload_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <utility>
+
+#include "core/catalogue.hpp"
+#include "core/model.hpp"
+#include "core/model_io.hpp"
+#include "core/topology/generators.hpp"
+
+namespace meshscope::ui {
+
+namespace {
+
+const QString kProblemColour = QStringLiteral("#c62828");
+const QString kFitsColour = QStringLiteral("#2e7d32");
+
+QString qs(const std::string& text) {
+  return QString::fromStdString(text);
+}
+
+bool is_integer(const std::string& text) {
+  if (text.empty()) return false;
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc{} && end == text.data() + text.size();
+}
+
+const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp8", "fp32"};
+const std::vector<std::string> kWeightDtypes = {"bf16", "fp16", "fp8", "int8", "int4"};
+
+// The model's fields as dotted keys ("moe.top_k"), scalars only.
+KeyValues flatten(const nlohmann::json& doc, const std::string& prefix = {}) {
+  KeyValues keys;
+  for (const auto& [key, value] : doc.items()) {
+    if (prefix.empty() && (key == "format" || key == "version" || key == "source")) continue;
+    const std::string name = prefix.empty() ? key : prefix + "." + key;
+    if (value.is_object()) {
+      const KeyValues inner = flatten(value, name);
+      keys.insert(keys.end(), inner.begin(), inner.end());
+    } else if (value.is_boolean()) {
+      keys.emplace_back(name, value.get<bool>() ? "true" : "false");
+    } else if (value.is_string()) {
+      keys.emplace_back(name, value.get<std::string>());
+    } else if (!value.is_array() && !value.is_null()) {
+      keys.emplace_back(name, value.dump());
+    }
+  }
+  return keys;
+}
+
+// Writes `text` into the model document at a dotted key, typed like the value it replaces.
+void set_dotted(nlohmann::json& doc, const std::string& key, const std::string& text) {
+  nlohmann::json* node = &doc;
+  size_t start = 0;
+  for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
+    node = &(*node)[key.substr(start, dot - start)];
+    start = dot + 1;
+  }
+  nlohmann::json& value = (*node)[key.substr(start)];
+  if (value.is_boolean()) {
+    value = text == "true";
+  } else if (value.is_number_integer() && is_integer(text)) {
+    value = std::stoll(text);
+  } else if (value.is_number()) {
+    try {
+      value = std::stod(text);
+    } catch (const std::exception&) {
+      value = text;  // the core names the field and the wrong type
+    }
+  } else {
+    value = text;
+  }
+}
+
+}  // namespace
+
+// ---- KeyForm -----------------------------------------------------------------------------------
+
+KeyForm::KeyForm(QWidget* parent) : QWidget(parent) {
+  form_ = new QFormLayout(this);
+  form_->setContentsMargins(0, 0, 0, 0);
+  form_->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+}
+
+void KeyForm::setChoices(const std::string& key, std::vector<std::string> choices) {
+  choices_[key] = std::move(choices);
+}
+
+void KeyForm::setHelp(const std::string& key, const QString& help) {
+  help_[key] = help;
+}
+
+QWidget* KeyForm::editor(const std::string& key) const {
+  for (const Row& row : rows_)
+    if (row.key == key) return row.editor;
+  return nullptr;
+}
+
+QString KeyForm::value_of(const QWidget* editor) {
+  if (const auto* spin = qobject_cast<const QSpinBox*>(editor)) return QString::number(spin->value());
+  if (const auto* check = qobject_cast<const QCheckBox*>(editor))
+    return check->isChecked() ? QStringLiteral("true") : QStringLiteral("false");
+  if (const auto* combo = qobject_cast<const QComboBox*>(editor)) return combo->currentText();
+  if (const auto* line = qobject_cast<const QLineEdit*>(editor)) return line->text().trimmed();
+  return {};
+}
+
+void KeyForm::set_value_of(QWidget* editor, const QString& value) {
+  if (auto* spin = qobject_cast<QSpinBox*>(editor)) {
+    spin->setValue(value.toInt());
+  } else if (auto* check = qobject_cast<QCheckBox*>(editor)) {
+    check->setChecked(value == QStringLiteral("true"));
+  } else if (auto* combo = qobject_cast<QComboBox*>(editor)) {
+    if (combo->findText(value) < 0) combo->addItem(value);
+    combo->setCurrentText(value);
+  } else if (auto* line = qobject_cast<QLineEdit*>(editor)) {
+    line->setText(value);
+  }
+}
+
+void KeyForm::rebuild(const KeyValues& keys) {
+  while (form_->rowCount() > 0) form_->removeRow(0);
+  rows_.clear();
+  for (const auto& [key, value] : keys) {
+    const QString name = qs(key);
+    QWidget* editor = nullptr;
+    if (const auto choices = choices_.find(key); choices != choices_.end()) {
+      auto* combo = new QComboBox(this);
+      for (const std::string& choice : choices->second) combo->addItem(qs(choice));
+      connect(combo, &QComboBox::activated, this, [this, name] { emit edited(name); });
+      editor = combo;
+    } else if (value == "true" || value == "false") {
+      auto* check = new QCheckBox(this);
+      connect(check, &QCheckBox::toggled, this, [this, name] { emit edited(name); });
+      editor = check;
+    } else if (is_integer(value) && std::find(free_text_.begin(), free_text_.end(), key) == free_text_.end()) {
+      auto* spin = new QSpinBox(this);
+      spin->setRange(0, std::numeric_limits<int>::max());
+      spin->setKeyboardTracking(false);  // one evaluation per committed number, not per digit
+      spin->setGroupSeparatorShown(true);
+      connect(spin, &QSpinBox::valueChanged, this, [this, name] { emit edited(name); });
+      editor = spin;
+    } else {
+      auto* line = new QLineEdit(this);
+      connect(line, &QLineEdit::editingFinished, this, [this, name, line] {
+        if (line->isModified()) {
+          line->setModified(false);
+          emit edited(name);
+        }
+      });
+      editor = line;
+    }
+    editor->setObjectName(name);
+    if (const auto help = help_.find(key); help != help_.end()) editor->setToolTip(help->second);
+    {
+      const QSignalBlocker block(editor);
+      set_value_of(editor, qs(value));
+    }
+    form_->addRow(name, editor);
+    rows_.push_back({key, editor});
+  }
+}
+
+void KeyForm::setKeys(const KeyValues& keys) {
+  bool same = keys.size() == rows_.size();
+  for (size_t i = 0; same && i < keys.size(); ++i) same = keys[i].first == rows_[i].key;
+  if (!same) {
+    rebuild(keys);
+    return;
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const QSignalBlocker block(rows_[i].editor);
+    if (value_of(rows_[i].editor) != qs(keys[i].second)) set_value_of(rows_[i].editor, qs(keys[i].second));
+  }
+}
+
+KeyValues KeyForm::keys() const {
+  KeyValues out;
+  for (const Row& row : rows_) out.emplace_back(row.key, value_of(row.editor).toStdString());
+  return out;
+}
+
+bool KeyForm::setValue(const std::string& key, const QString& value) {
+  QWidget* target = editor(key);
+  if (target == nullptr) return false;
+  {
+    const QSignalBlocker block(target);
+    set_value_of(target, value);
+  }
+  emit edited(qs(key));
+  return true;
+}
+
+// ---- WorkloadPanel -----------------------------------------------------------------------------
+
+WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+
+  auto* model_box = new QGroupBox(tr("Model"), this);
+  auto* model_layout = new QVBoxLayout(model_box);
+  auto* model_row = new QHBoxLayout;
+  model_combo_ = new QComboBox(model_box);
+  model_combo_->setObjectName(QStringLiteral("model_preset"));
+  for (const std::string& name : model_preset_names()) model_combo_->addItem(qs(name), qs(name));
+  model_combo_->addItem(tr("(custom)"), QString());
+  connect(model_combo_, &QComboBox::activated, this, &WorkloadPanel::on_model_preset);
+  model_row->addWidget(model_combo_, 1);
+  auto* hf_button = new QPushButton(tr("config.json…"), model_box);
+  hf_button->setToolTip(
+      tr("Load a Hugging Face config.json (llama, mistral, mixtral, qwen2/3, qwen3_moe, deepseek_v3, gpt2)"));
+  connect(hf_button, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Hugging Face config.json"), QString(),
+                                                      tr("JSON (*.json);;All files (*)"));
+    if (!path.isEmpty()) importHfConfig(path);
+  });
+  model_row->addWidget(hf_button);
+  model_layout->addLayout(model_row);
+  model_summary_ = new QLabel(model_box);
+  model_summary_->setWordWrap(true);
+  model_layout->addWidget(model_summary_);
+  model_fields_box_ = new QGroupBox(tr("Every field"), model_box);
+  model_fields_box_->setCheckable(true);
+  model_fields_box_->setChecked(false);
+  model_form_ = new KeyForm(model_fields_box_);
+  model_form_->setChoices("mlp", {"gated", "plain"});
+  model_form_->setChoices("norm", {"rmsnorm", "layernorm"});
+  model_form_->setChoices("position_embedding", {"rotary", "learned"});
+  auto* fields_layout = new QVBoxLayout(model_fields_box_);
+  fields_layout->addWidget(model_form_);
+  model_form_->setVisible(false);
+  connect(model_fields_box_, &QGroupBox::toggled, model_form_, &QWidget::setVisible);
+  connect(model_form_, &KeyForm::edited, this, &WorkloadPanel::on_model_field);
+  model_layout->addWidget(model_fields_box_);
+  outer->addWidget(model_box);
+
+  auto* cluster_box = new QGroupBox(tr("Cluster and mode"), this);
+  auto* cluster_form = new QFormLayout(cluster_box);
+  auto* cluster_row = new QHBoxLayout;
+  generator_combo_ = new QComboBox(cluster_box);
+  generator_combo_->setObjectName(QStringLiteral("generator"));
+  for (const GeneratorInfo& info : cluster_generators()) {
+    generator_combo_->addItem(qs(info.name), qs(info.name));
+    generator_combo_->setItemData(generator_combo_->count() - 1, qs(info.summary), Qt::ToolTipRole);
+  }
+  connect(generator_combo_, &QComboBox::activated, this, &WorkloadPanel::on_cluster);
+  cluster_row->addWidget(generator_combo_, 1);
+  nodes_spin_ = new QSpinBox(cluster_box);
+  nodes_spin_->setObjectName(QStringLiteral("nodes"));
+  nodes_spin_->setRange(1, 4096);
+  nodes_spin_->setPrefix(tr("nodes "));
+  nodes_spin_->setKeyboardTracking(false);
+  connect(nodes_spin_, &QSpinBox::valueChanged, this, &WorkloadPanel::on_cluster);
+  cluster_row->addWidget(nodes_spin_);
+  cluster_form->addRow(tr("generator"), cluster_row);
+  cluster_note_ = new QLabel(cluster_box);
+  cluster_note_->setWordWrap(true);
+  cluster_form->addRow(cluster_note_);
+  mode_combo_ = new QComboBox(cluster_box);
+  mode_combo_->setObjectName(QStringLiteral("mode"));
+  mode_combo_->addItem(tr("training"));
+  mode_combo_->addItem(tr("serving"));
+  connect(mode_combo_, &QComboBox::activated, this, &WorkloadPanel::on_mode);
+  cluster_form->addRow(tr("mode"), mode_combo_);
+  outer->addWidget(cluster_box);
+
+  training_box_ = new QGroupBox(tr("Training"), this);
+  training_form_ = new KeyForm(training_box_);
+  training_form_->setChoices("convention", {"megatron-distopt", "megatron", "zero", "playbook-fp32"});
+  training_form_->setChoices("precision", kDtypes);
+  training_form_->setChoices("param_dtype", kDtypes);
+  training_form_->setChoices("grad_dtype", kDtypes);
+  training_form_->setChoices("master", {"fp32", "none"});
+  training_form_->setChoices("optimizer", {"adam", "sgd"});
+  training_form_->setChoices("zero", {"0", "1", "2", "3"});
+  training_form_->setChoices("recompute", {"none", "selective", "full"});
+  training_form_->setChoices("schedule", {"1f1b", "gpipe", "interleaved"});
+  training_form_->setChoices("cp_comm", {"p2p", "a2a"});
+  for (const char* key : {"runtime_gib", "allocator_fraction", "nccl_buffer_mib"}) training_form_->setFreeText(key);
+  training_form_->setHelp("convention", tr("Bytes per parameter (docs/conventions.md): sets the dtypes below"));
+  training_form_->setHelp("global_batch", tr("Sequences per optimizer step"));
+  training_form_->setHelp("zero", tr("0 replicate; 1 optimizer state sharded; 2 + gradients; 3 + parameters (FSDP)"));
+  (new QVBoxLayout(training_box_))->addWidget(training_form_);
+  connect(training_form_, &KeyForm::edited, this, &WorkloadPanel::on_training);
+  outer->addWidget(training_box_);
+
+  serving_box_ = new QGroupBox(tr("Serving"), this);
+  serving_form_ = new KeyForm(serving_box_);
+  serving_form_->setChoices("weights", kWeightDtypes);
+  serving_form_->setChoices("kv", {"bf16", "fp16", "fp8"});
+  serving_form_->setFreeText("memory_fraction");
+  (new QVBoxLayout(serving_box_))->addWidget(serving_form_);
+  connect(serving_form_, &KeyForm::edited, this, &WorkloadPanel::on_serving);
+  outer->addWidget(serving_box_);
+
+  auto* layout_box = new QGroupBox(tr("Layout"), this);
+  auto* layout_layout = new QVBoxLayout(layout_box);
+  layout_form_ = new KeyForm(layout_box);
+  layout_form_->setHelp("dp", tr("Data-parallel replicas (serving: independent replicas)"));
+  layout_form_->setHelp("fsdp", tr("ZeRO/FSDP shard-group size (HSDP); 0: the whole DP group"));
+  layout_form_->setHelp("tp", tr("Tensor parallel degree"));
+  layout_form_->setHelp("pp", tr("Pipeline stages"));
+  layout_form_->setHelp("vpp", tr("Virtual stages (model chunks) per pipeline rank"));
+  layout_form_->setHelp("cp", tr("Context parallel degree"));
+  layout_form_->setHelp("ep", tr("Expert parallel degree"));
+  layout_form_->setHelp("etp", tr("Expert tensor parallel degree"));
+  layout_form_->setHelp("sp", tr("Sequence parallelism (Korthikanti et al. §4.2.2)"));
+  connect(layout_form_, &KeyForm::edited, this, &WorkloadPanel::on_layout);
+  layout_layout->addWidget(layout_form_);
+  auto* schedule_row = new QFormLayout;
+  schedule_combo_ = new QComboBox(layout_box);
+  schedule_combo_->setObjectName(QStringLiteral("pipeline_schedule"));
+  schedule_combo_->addItem(tr("workload default"), QString());
+  for (const char* name : {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe"})
+    schedule_combo_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
+  connect(schedule_combo_, &QComboBox::activated, this, &WorkloadPanel::on_schedule);
+  schedule_row->addRow(tr("pipeline schedule"), schedule_combo_);
+  layout_layout->addLayout(schedule_row);
+  input_error_ = new QLabel(layout_box);
+  input_error_->setObjectName(QStringLiteral("input_error"));
+  input_error_->setWordWrap(true);
+  input_error_->setTextFormat(Qt::RichText);
+  input_error_->hide();
+  layout_layout->addWidget(input_error_);
+  validity_ = new QLabel(layout_box);
+  validity_->setObjectName(QStringLiteral("validity"));
+  validity_->setWordWrap(true);
+  validity_->setTextFormat(Qt::RichText);
+  layout_layout->addWidget(validity_);
+  outer->addWidget(layout_box);
+
+  conventions_ = new QLabel(this);
+  conventions_->setWordWrap(true);
+  conventions_->setTextFormat(Qt::RichText);
+  conventions_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  outer->addWidget(conventions_);
+  outer->addStretch(1);
+}
+
+void WorkloadPanel::setProject(const Project& project) {
+  project_ = project;
+  refresh();
+}
+
+void WorkloadPanel::refresh() {
+  const QSignalBlocker b1(model_combo_), b2(generator_combo_), b3(nodes_spin_), b4(mode_combo_), b5(schedule_combo_);
+  const int preset = model_combo_->findData(qs(project_.model_ref));
+  model_combo_->setCurrentIndex(preset >= 0 ? preset : model_combo_->count() - 1);
+  const ParamCounts params = count_params(project_.model);
+  QString summary = tr("%1: %2 B parameters").arg(qs(project_.model.name)).arg(params.total_params() / 1e9, 0, 'f', 2);
+  if (project_.model.is_moe()) summary += tr(", %1 B active per token").arg(params.active_params() / 1e9, 0, 'f', 2);
+  model_summary_->setText(summary);
+  model_form_->setKeys(flatten(model_to_json(project_.model)));
+
+  // "dgx-h100:nodes=8" → generator and nodes; an inline (edited) cluster is said so.
+  const std::string& spec = project_.cluster;
+  const auto colon = spec.find(':');
+  const QString generator = qs(spec.substr(0, colon));
+  const int generator_index = generator_combo_->findData(generator);
+  if (generator_index >= 0) generator_combo_->setCurrentIndex(generator_index);
+  if (const auto nodes = spec.find("nodes="); nodes != std::string::npos)
+    nodes_spin_->setValue(std::atoi(spec.c_str() + nodes + 6));
+  if (project_.cluster_inline) {
+    cluster_note_->setText(tr("Using the cluster drawn in the topology editor (%1). Choosing a generator replaces it.")
+                               .arg(qs(project_.cluster_inline->name)));
+  } else if (generator_index < 0 && !spec.empty()) {
+    cluster_note_->setText(tr("Cluster file: %1").arg(qs(spec)));
+  } else {
+    cluster_note_->clear();
+  }
+  cluster_note_->setVisible(!cluster_note_->text().isEmpty());
+
+  mode_combo_->setCurrentIndex(project_.mode == Mode::training ? 0 : 1);
+  training_box_->setVisible(project_.mode == Mode::training);
+  serving_box_->setVisible(project_.mode == Mode::serving);
+  training_form_->setKeys(training_to_keys(project_.training));
+  serving_form_->setKeys(serving_to_keys(project_.serving));
+  layout_form_->setKeys(layout_to_keys(project_.layout));
+  const QString schedule =
+      project_.pipeline_schedule ? qs(std::string(pipeline_schedule_name(*project_.pipeline_schedule))) : QString();
+  schedule_combo_->setCurrentIndex(std::max(0, schedule_combo_->findData(schedule)));
+  schedule_combo_->setEnabled(project_.mode == Mode::training);
+}
+
+void WorkloadPanel::setStatus(const std::vector<LayoutProblem>& problems, const QString& conventions,
+                              const QString& cluster_error) {
+  QString text;
+  if (!cluster_error.isEmpty())
+    text += QStringLiteral("<p style=\"color:%1\"><b>%2</b> %3</p>")
+                .arg(kProblemColour, tr("Cluster:"), cluster_error.toHtmlEscaped());
+  if (problems.empty()) {
+    text += QStringLiteral("<span style=\"color:%1\">%2</span>").arg(kFitsColour, tr("✓ valid layout"));
+  } else {
+    text += QStringLiteral("<span style=\"color:%1\"><b>%2</b></span><ul style=\"color:%1; margin-left:-24px\">")
+                .arg(kProblemColour, tr("Not a valid layout:"));
+    for (const LayoutProblem& problem : problems)
+      text += QStringLiteral("<li><b>%1</b>: %2</li>")
+                  .arg(qs(problem.field).toHtmlEscaped(), qs(problem.message).toHtmlEscaped());
+    text += QStringLiteral("</ul>");
+  }
+  validity_->setText(text);
+  conventions_->setText(conventions.isEmpty() ? QString()
+                                              : tr("<b>Conventions</b>: %1").arg(conventions.toHtmlEscaped()));
+}
+
+QString WorkloadPanel::inputError() const {
+  return input_error_->isHidden() ? QString() : input_error_->text();
+}
+
+void WorkloadPanel::apply(Project edited, const QString& error_key, const QString& error) {
+  if (!error.isEmpty()) {
+    // The project stays as it was; the field shows what the core said.
+    input_error_->setText(QStringLiteral("<span style=\"color:%1\"><b>%2</b>: %3</span>")
+                              .arg(kProblemColour, error_key.toHtmlEscaped(), error.toHtmlEscaped()));
+    input_error_->show();
+    return;
+  }
+  input_error_->hide();
+  input_error_->clear();
+  project_ = std::move(edited);
+  refresh();
+  emit projectEdited(project_);
+}
+
+void WorkloadPanel::on_model_preset(int index) {
+  const QString name = model_combo_->itemData(index).toString();
+  if (name.isEmpty()) return;  // "(custom)": nothing to load
+  auto model = model_preset(name.toStdString());
+  Project edited = project_;
+  if (!model) return apply(edited, tr("model"), qs(model.error().to_string()));
+  edited.model = *model;
+  edited.model_ref = name.toStdString();
+  apply(std::move(edited), {}, {});
+}
+
+void WorkloadPanel::on_model_field(const QString& key) {
+  nlohmann::json doc = model_to_json(project_.model);
+  for (const auto& [name, value] : model_form_->keys())
+    if (name == key.toStdString()) set_dotted(doc, name, value);
+  auto model = model_from_json(doc, "model");
+  Project edited = project_;
+  if (!model) return apply(edited, key, qs(model.error().to_string()));
+  edited.model = *model;
+  edited.model_ref.clear();
+  apply(std::move(edited), {}, {});
+}
+
+bool WorkloadPanel::importHfConfig(const QString& path) {
+  const std::string file = QFile::encodeName(path).toStdString();
+  Result<ModelSpec> model = [&]() -> Result<ModelSpec> {
+    MS_TRY(text, read_text_file(file));
+    MS_TRY(doc, parse_json_text(text, file));
+    return model_from_hf_config(doc, file);
+  }();
+  Project edited = project_;
+  if (!model) {
+    apply(edited, tr("config.json"), qs(model.error().to_string()));
+    return false;
+  }
+  edited.model = *model;
+  edited.model_ref.clear();
+  apply(std::move(edited), {}, {});
+  return true;
+}
+
+void WorkloadPanel::on_cluster() {
+  Project edited = project_;
+  const QString generator = generator_combo_->currentData().toString();
+  edited.cluster = QStringLiteral("%1:nodes=%2").arg(generator).arg(nodes_spin_->value()).toStdString();
+  edited.cluster_inline.reset();
+  auto cluster = resolve_cluster(edited.cluster);
+  if (!cluster) return apply(edited, tr("cluster"), qs(cluster.error().to_string()));
+  edited.gpu_count = cluster->num_gpus();
+  apply(std::move(edited), {}, {});
+}
+
+void WorkloadPanel::on_mode(int index) {
+  Project edited = project_;
+  edited.mode = index == 0 ? Mode::training : Mode::serving;
+  apply(std::move(edited), {}, {});
+}
+
+void WorkloadPanel::on_training(const QString& key) {
+  KeyValues keys = training_form_->keys();
+  if (key == QStringLiteral("convention")) {
+    // A new convention sets the dtypes, optimizer and ZeRO stage: drop the values it decides.
+    std::erase_if(keys, [](const auto& entry) {
+      return entry.first == "param_dtype" || entry.first == "grad_dtype" || entry.first == "master" ||
+             entry.first == "optimizer" || entry.first == "zero";
+    });
+  }
+  auto training = training_from_keys(keys);
+  Project edited = project_;
+  if (!training) return apply(edited, key, qs(training.error().to_string()));
+  edited.training = *training;
+  apply(std::move(edited), {}, {});
+}
+
+void WorkloadPanel::on_serving(const QString& key) {
+  auto serving = serving_from_keys(serving_form_->keys());
+  Project edited = project_;
+  if (!serving) return apply(edited, key, qs(serving.error().to_string()));
+  edited.serving = *serving;
+  apply(std::move(edited), {}, {});
+}
+
+void WorkloadPanel::on_layout(const QString& key) {
+  auto layout = layout_from_keys(layout_form_->keys());
+  Project edited = project_;
+  if (!layout) return apply(edited, key, qs(layout.error().to_string()));
+  edited.layout = *layout;
+  apply(std::move(edited), {}, {});
+}
+
+void WorkloadPanel::on_schedule(int index) {
+  Project edited = project_;
+  const QString name = schedule_combo_->itemData(index).toString();
+  edited.pipeline_schedule = name.isEmpty() ? std::nullopt : parse_pipeline_schedule(name.toStdString());
+  apply(std::move(edited), {}, {});
+}
+
+}  // namespace meshscope::ui

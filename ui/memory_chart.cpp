@@ -13,6 +13,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QStackedBarSeries>
 #include <QtCharts/QValueAxis>
@@ -86,6 +87,8 @@ MemoryChartSpec memory_chart_spec(const MemoryBudget& budget) {
 
   for (const RankMemory& rank : budget.ranks) {
     spec.bar_labels << rank_label(rank);
+    spec.bar_short_labels << (rank.pp_stages.size() == 1 ? QObject::tr("stage %1") : QObject::tr("stages %1"))
+                                 .arg(stage_ranges_text(rank.pp_stages));
     spec.headroom.push_back(headroom_of(budget.usable_bytes, rank.total_bytes()));
   }
   for (int c = 0; c < kMemoryCategoryCount; ++c) {
@@ -134,7 +137,10 @@ MemoryChart::MemoryChart(QWidget* parent) : QWidget(parent) {
   view_->setMouseTracking(true);
   apply_chart_style(view_->chart(), font());
   view_->chart()->legend()->setAlignment(Qt::AlignRight);
-  connect(view_->chart(), &QChart::plotAreaChanged, this, [this] { placeHeadroomLabels(); });
+  connect(view_->chart(), &QChart::plotAreaChanged, this, [this] {
+    fitRankLabels();
+    placeHeadroomLabels();
+  });
   layout->addWidget(title_);
   layout->addWidget(convention_);
   layout->addWidget(view_, 1);
@@ -156,6 +162,7 @@ void MemoryChart::rebuild() {
   sets_.clear();
   chart->removeAllSeries();
   bars_ = nullptr;
+  ranks_ = nullptr;
   capacity_ = usable_ = nullptr;
   for (QAbstractAxis* axis : chart->axes()) {
     chart->removeAxis(axis);
@@ -193,7 +200,7 @@ void MemoryChart::rebuild() {
   }
   chart->addSeries(bars_);
 
-  auto* ranks = new QBarCategoryAxis;
+  auto* ranks = ranks_ = new QBarCategoryAxis;
   ranks->append(spec_.bar_labels);
   ranks->setLabelsFont(label_font);
   ranks->setGridLineVisible(false);
@@ -225,6 +232,8 @@ void MemoryChart::rebuild() {
     chart->addSeries(line);
     line->attachAxis(ranks);
     line->attachAxis(gib);
+    // In the legend as a stroke of its pen (capacity solid, usable dashed), not a square.
+    for (QLegendMarker* marker : chart->legend()->markers(line)) marker->setShape(QLegend::MarkerShapeFromSeries);
     return line;
   };
   capacity_ = reference_line(tr("GPU capacity %1").arg(gib_text(spec_.capacity_gib * kBytesPerGib)), spec_.capacity_gib,
@@ -261,6 +270,18 @@ void MemoryChart::placeHeadroomLabels() {
   }
 }
 
+void MemoryChart::fitRankLabels() {
+  if (!ranks_ || spec_.bar_labels.isEmpty()) return;
+  const QFontMetricsF metrics(ranks_->labelsFont());
+  const double slot = view_->chart()->plotArea().width() / static_cast<double>(spec_.bar_labels.size());
+  double widest = 0;
+  for (const QString& label : spec_.bar_labels) widest = std::max(widest, metrics.horizontalAdvance(label));
+  const QStringList& wanted = widest <= slot - 8 ? spec_.bar_labels : spec_.bar_short_labels;
+  if (ranks_->categories() == wanted) return;  // also ends the re-layout this change causes
+  const QStringList shown = ranks_->categories();
+  for (qsizetype i = 0; i < shown.size() && i < wanted.size(); ++i) ranks_->replace(shown[i], wanted[i]);
+}
+
 void MemoryChart::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   placeHeadroomLabels();
@@ -280,6 +301,10 @@ int MemoryChart::barCount() const {
   for (QAbstractAxis* axis : axes)
     if (auto* categories = qobject_cast<QBarCategoryAxis*>(axis)) return static_cast<int>(categories->count());
   return 0;
+}
+
+QStringList MemoryChart::barLabels() const {
+  return ranks_ ? ranks_->categories() : QStringList();
 }
 
 QStringList MemoryChart::setLabels() const {

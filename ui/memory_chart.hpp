@@ -19,6 +19,7 @@
 
 #include "core/memory.hpp"
 
+class QBarCategoryAxis;
 class QBarSet;
 class QChart;
 class QChartView;
@@ -51,6 +52,7 @@ struct MemoryChartSpec {
   QString convention;              // the budget's convention, shown under the title
   bool fits = true;                // every rank within the usable memory (MemoryBudget::fits)
   QStringList bar_labels;          // rank_label() of each rank, in budget order
+  QStringList bar_short_labels;    // "stage 3", "stages 1–2": when the full labels do not fit
   std::vector<CategorySet> sets;   // in MemoryCategory order
   std::vector<Headroom> headroom;  // one per bar
   double capacity_gib = 0;
@@ -78,6 +80,8 @@ class MemoryChart final : public QWidget {
 
   // What the QtCharts objects hold (tests check the adapter against the spec with these).
   [[nodiscard]] int barCount() const;
+  // The rank labels under the bars: the full ones, or the short ones when the bars are narrow.
+  [[nodiscard]] QStringList barLabels() const;
   [[nodiscard]] QStringList setLabels() const;  // one per bar set, legend order
   // The value drawn for a category on a bar, in GiB; nullopt when the category has no set.
   [[nodiscard]] std::optional<double> segmentGib(int bar, MemoryCategory category) const;
@@ -101,6 +105,7 @@ class MemoryChart final : public QWidget {
  private:
   void rebuild();
   void placeHeadroomLabels();
+  void fitRankLabels();
   void showSegmentToolTip(bool hovered, int bar, MemoryCategory category);
 
   std::shared_ptr<const MemoryBudget> budget_;
@@ -109,6 +114,7 @@ class MemoryChart final : public QWidget {
   QLabel* convention_ = nullptr;
   QChartView* view_ = nullptr;
   QStackedBarSeries* bars_ = nullptr;
+  QBarCategoryAxis* ranks_ = nullptr;
   QLineSeries* capacity_ = nullptr;
   QLineSeries* usable_ = nullptr;
   std::vector<QBarSet*> sets_;                             // parallel to spec_.sets

@@ -175,6 +175,8 @@ ServingCurveChart::ServingCurveChart(QWidget* parent) : QWidget(parent) {
   view_->setRenderHint(QPainter::Antialiasing);
   apply_chart_style(view_->chart(), font());
   view_->chart()->legend()->setAlignment(Qt::AlignBottom);
+  // Every series is a line: the legend shows each as a stroke of its pen (the target dashed).
+  view_->chart()->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
   connect(view_->chart(), &QChart::plotAreaChanged, this, [this] { placeMinorLabels(); });
   layout->addWidget(view_, 1);
   rebuild();

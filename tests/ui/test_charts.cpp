@@ -67,6 +67,18 @@ std::shared_ptr<const MemoryBudget> serving_budget() {
   return std::make_shared<const MemoryBudget>(serving_memory(project->model, project->serving, layout, project->gpu));
 }
 
+// The default project at PP 8 without interleaving: every stage holds a different number of
+// in-flight micro-batches (1F1B), so eight distinct ranks.
+std::shared_ptr<const MemoryBudget> eight_stage_budget() {
+  const Result<Project> project = default_project();
+  REQUIRE(project);
+  Layout layout = project->layout;
+  layout.pp = 8;
+  layout.vpp = 1;
+  layout.dp = 1;
+  return std::make_shared<const MemoryBudget>(training_memory(project->model, project->training, layout, project->gpu));
+}
+
 // Llama-3.1-70B trained without any parallelism on one 48 GB L40S: ~140 GB of bf16 weights alone.
 std::shared_ptr<const MemoryBudget> overflowing_budget() {
   const Result<Project> project = default_project();
@@ -187,6 +199,21 @@ TEST_CASE("memory chart: the capacity line is drawn at the GPU's capacity") {
   CHECK(chart.spec().axis_max_gib >= 80.0);
 }
 
+TEST_CASE("memory chart: a usable share below the capacity gets its own line and sets the headroom") {
+  // The core's budgets use the whole GPU today; an engine limit (vLLM's gpu_memory_utilization)
+  // would lower usable_bytes, and the chart must then measure headroom against it.
+  auto budget = std::make_shared<MemoryBudget>(*serving_budget());
+  budget->usable_bytes = 0.5 * budget->capacity_bytes;
+  ui::MemoryChart chart;
+  chart.setBudget(budget);
+  render(chart, {900, 450}, QStringLiteral("memory-usable"));
+  REQUIRE(chart.usableLineGib());
+  CHECK_THAT(*chart.usableLineGib(), WithinRel(0.5 * budget->capacity_bytes / kBytesPerGib, 1e-12));
+  CHECK_THAT(*chart.capacityLineGib(), WithinRel(budget->capacity_bytes / kBytesPerGib, 1e-12));
+  const double free_bytes = budget->usable_bytes - budget->ranks.front().total_bytes();
+  CHECK(chart.headroomText(0) == QStringLiteral("+%1 free").arg(ui::gib_text(free_bytes)));
+}
+
 TEST_CASE("memory chart: a rank that fits shows its free memory, one that does not shows the overflow in red") {
   ui::MemoryChart chart;
   const auto fitting = default_training_budget();
@@ -249,11 +276,24 @@ TEST_CASE("memory chart: hovering a segment shows its tooltip") {
   QToolTip::hideText();
 }
 
+TEST_CASE("memory chart: narrow bars are labelled by their stages alone") {
+  const auto budget = eight_stage_budget();
+  REQUIRE(budget->ranks.size() == 8);
+  ui::MemoryChart chart;
+  chart.setBudget(budget);
+  render(chart, {1600, 1000}, QStringLiteral("memory-eight-stages-wide"));
+  CHECK(chart.barLabels().front() == QStringLiteral("first stage (0)"));
+  render(chart, {900, 450}, QStringLiteral("memory-eight-stages-narrow"));
+  CHECK(chart.barLabels().front() == QStringLiteral("stage 0"));
+  CHECK(chart.barLabels().back() == QStringLiteral("stage 7"));
+}
+
 TEST_CASE("memory chart: renders at a small and a large size without Qt warnings") {
   const QtWarningRecorder recorder;
   for (const auto& [name, budget] : {std::pair{QStringLiteral("memory-training"), default_training_budget()},
                                      std::pair{QStringLiteral("memory-serving"), serving_budget()},
-                                     std::pair{QStringLiteral("memory-overflow"), overflowing_budget()}}) {
+                                     std::pair{QStringLiteral("memory-overflow"), overflowing_budget()},
+                                     std::pair{QStringLiteral("memory-eight-stages"), eight_stage_budget()}}) {
     for (const QSize size : {QSize(900, 450), QSize(1600, 1000)}) {
       ui::MemoryChart chart;
       chart.setBudget(budget);

@@ -12,9 +12,10 @@
 // Times: "ts" and "dur" are microseconds whatever displayTimeUnit says ("ns" only asks viewers to show ns; PyTorch
 // then writes µs with three decimals). Holistic Trace Analysis reads them the same way (hta/common/trace_parser.py).
 //
-// The document is streamed through nlohmann::json's SAX interface over zlib (gzread), so memory grows with the
-// events kept, never with the file. Input errors (truncated gzip, invalid JSON, wrong types, missing keys, an empty
-// file) are Error values located by file, line, column and byte offset of the uncompressed JSON.
+// The document is streamed in chunks (through zlib's gzread for files) into the importer's own JSON reader
+// (kineto_json_cursor.hpp: as strict as nlohmann::json, a few times faster), so memory grows with the events kept,
+// never with the file. Input errors (truncated gzip, invalid JSON, wrong types, missing keys, an empty file) are Error
+// values located by file, line, column and byte offset of the uncompressed JSON.
 #include <cstdint>
 #include <functional>
 #include <istream>

@@ -1,7 +1,8 @@
-// Streaming reader of Kineto traces: bytes from a KinetoByteSource (kineto.cpp: a stream, or a file through zlib) → a
-// std::streambuf that tracks the byte offset and line → nlohmann::json's SAX parser → a handler that keeps the events
-// the analysis needs. Only distributedInfo and deviceProperties (small
-// by construction) are built as JSON values; traceEvents never is.
+// Streaming reader of Kineto traces: bytes from a KinetoByteSource (kineto.cpp: a stream, or a file through zlib) →
+// the importer's JSON cursor (kineto_json_cursor.hpp: a buffer of about one chunk, checked and scanned in place) → a
+// reader that knows the shape of a trace and keeps the events the analysis needs. Each element of traceEvents and
+// each member of the root object is one unit of the cursor, read whole or read again after the next chunk arrives.
+// Only distributedInfo and deviceProperties (small by construction) are built as JSON values; traceEvents never is.
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -10,94 +11,14 @@
 #include <utility>
 
 #include "core/importers/kineto.hpp"
+#include "core/importers/kineto_json_cursor.hpp"
 
 namespace meshscope {
 namespace {
 
 using json = nlohmann::json;
-
-constexpr size_t kChunkBytes = size_t{1} << 18;
-
-// ---- Input: a streambuf that knows where the parser is -----------------------------------------------------------
-
-class TrackingBuffer final : public std::streambuf {
- public:
-  TrackingBuffer(KinetoByteSource& source, const KinetoProgressCallback& progress)
-      : source_(source), progress_(progress), buffer_(kChunkBytes) {}
-
-  // Bytes of the document handed to the parser so far.
-  [[nodiscard]] int64_t position() const { return consumed_before_ + static_cast<int64_t>(gptr() - eback()); }
-  // "line L, column C" of the current position (1-based).
-  [[nodiscard]] std::pair<int64_t, int64_t> line_column() const {
-    int64_t line = lines_before_ + 1;
-    int64_t column = column_before_ + 1;
-    for (const char* p = eback(); p != gptr(); ++p) {
-      if (*p == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    // The parser has read the character it complains about: point at it, not past it.
-    return {line, std::max<int64_t>(1, column - 1)};
-  }
-  // "origin:LINE:COLUMN (byte N)": where an error is, for Error::location.
-  [[nodiscard]] std::string location(const std::string& origin) const {
-    const auto [line, column] = line_column();
-    return origin + ":" + std::to_string(line) + ":" + std::to_string(column) + " (byte " + std::to_string(position()) +
-           (source_.compressed() ? " of the uncompressed JSON)" : ")");
-  }
-  [[nodiscard]] bool cancelled() const { return cancelled_; }
-  [[nodiscard]] const std::optional<Error>& read_error() const { return read_error_; }
-  void set_events(int64_t events) { events_ = events; }
-
- protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    account_consumed();
-    if (done_) return traits_type::eof();
-    auto n = source_.read(buffer_.data(), static_cast<int64_t>(buffer_.size()));
-    if (!n || *n <= 0) {
-      if (!n) read_error_ = n.error();
-      done_ = true;
-      return traits_type::eof();
-    }
-    setg(buffer_.data(), buffer_.data(), buffer_.data() + *n);
-    if (progress_ && !progress_(KinetoProgress{source_.input_bytes_read(), source_.input_bytes_total(), events_})) {
-      cancelled_ = true;
-      done_ = true;
-      setg(buffer_.data(), buffer_.data(), buffer_.data());
-      return traits_type::eof();
-    }
-    return traits_type::to_int_type(*gptr());
-  }
-
- private:
-  void account_consumed() {
-    for (const char* p = eback(); p != egptr(); ++p) {
-      if (*p == '\n') {
-        ++lines_before_;
-        column_before_ = 0;
-      } else {
-        ++column_before_;
-      }
-    }
-    consumed_before_ += static_cast<int64_t>(egptr() - eback());
-    setg(buffer_.data(), buffer_.data(), buffer_.data());
-  }
-
-  KinetoByteSource& source_;
-  const KinetoProgressCallback& progress_;
-  std::vector<char> buffer_;
-  int64_t consumed_before_ = 0;
-  int64_t lines_before_ = 0;
-  int64_t column_before_ = 0;
-  int64_t events_ = 0;
-  bool done_ = false;
-  bool cancelled_ = false;
-  std::optional<Error> read_error_;
-};
+using kineto_json::Number;
+using kineto_json::Scalar;
 
 // ---- Small JSON subtrees (distributedInfo, deviceProperties) -----------------------------------------------------
 
@@ -113,16 +34,15 @@ class SubtreeBuilder {
   }
   void value(json v) { insert(std::move(v)); }
   void key(std::string k) { key_ = std::move(k); }
-  // True when the subtree is complete.
-  bool end() {
-    stack_.pop_back();
-    return stack_.empty();
-  }
-  [[nodiscard]] bool active() const { return !stack_.empty(); }
+  void end() { stack_.pop_back(); }
   json take() { return std::move(root_); }
 
  private:
   json* insert(json v) {
+    if (stack_.empty()) {  // a scalar subtree: the callers never pass one, but keep it well-defined
+      root_ = std::move(v);
+      return &root_;
+    }
     json& parent = *stack_.back();
     if (parent.is_array()) {
       parent.push_back(std::move(v));
@@ -136,6 +56,51 @@ class SubtreeBuilder {
   json root_;
   std::vector<json*> stack_;
   std::string key_;
+};
+
+// nlohmann::json's SAX interface over the bytes of a subtree the cursor has already checked. Integers above INT64_MAX
+// become doubles, as the importer has always read them.
+class SubtreeSax {
+ public:
+  bool null() { return put(nullptr); }
+  bool boolean(bool v) { return put(v); }
+  bool number_integer(json::number_integer_t v) { return put(v); }
+  bool number_unsigned(json::number_unsigned_t v) {
+    if (v <= static_cast<json::number_unsigned_t>(INT64_MAX)) return put(static_cast<int64_t>(v));
+    return put(static_cast<double>(v));
+  }
+  bool number_float(json::number_float_t v, const std::string&) { return put(v); }
+  bool string(std::string& v) { return put(std::move(v)); }
+  bool binary(json::binary_t&) { return put(nullptr); }
+  bool start_object(std::size_t) {
+    builder_.start(json::object());
+    return true;
+  }
+  bool start_array(std::size_t) {
+    builder_.start(json::array());
+    return true;
+  }
+  bool end_object() {
+    builder_.end();
+    return true;
+  }
+  bool end_array() {
+    builder_.end();
+    return true;
+  }
+  bool key(std::string& k) {
+    builder_.key(std::move(k));
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+  json take() { return builder_.take(); }
+
+ private:
+  bool put(json v) {
+    builder_.value(std::move(v));
+    return true;
+  }
+  SubtreeBuilder builder_;
 };
 
 // ---- Keys ----------------------------------------------------------------------------------------------------------
@@ -200,61 +165,89 @@ EventKey event_key(std::string_view k) {
   return EventKey::other;
 }
 
+// Every event has args, most of them keys read by nobody ("External id", "Input Dims", ...): a switch on the length
+// rejects those with at most a few comparisons.
 ArgKey arg_key(std::string_view k) {
-  static const std::unordered_map<std::string_view, ArgKey> kKeys = {{"stream", ArgKey::stream},
-                                                                     {"correlation", ArgKey::correlation},
-                                                                     {"device", ArgKey::device},
-                                                                     {"Collective name", ArgKey::collective_name},
-                                                                     {"In msg nelems", ArgKey::in_nelems},
-                                                                     {"Out msg nelems", ArgKey::out_nelems},
-                                                                     {"dtype", ArgKey::dtype},
-                                                                     {"Group size", ArgKey::group_size},
-                                                                     {"Process Group Name", ArgKey::pg_name},
-                                                                     {"Process Group Description", ArgKey::pg_desc},
-                                                                     {"Process Group Ranks", ArgKey::pg_ranks},
-                                                                     {"Device Type", ArgKey::memory_device_type},
-                                                                     {"Device Id", ArgKey::memory_device_id},
-                                                                     {"Total Allocated", ArgKey::total_allocated}};
-  const auto it = kKeys.find(k);
-  return it == kKeys.end() ? ArgKey::other : it->second;
+  switch (k.size()) {
+    case 5:
+      if (k == "dtype") return ArgKey::dtype;
+      break;
+    case 6:
+      if (k == "stream") return ArgKey::stream;
+      if (k == "device") return ArgKey::device;
+      break;
+    case 9:
+      if (k == "Device Id") return ArgKey::memory_device_id;
+      break;
+    case 10:
+      if (k == "Group size") return ArgKey::group_size;
+      break;
+    case 11:
+      if (k == "correlation") return ArgKey::correlation;
+      if (k == "Device Type") return ArgKey::memory_device_type;
+      break;
+    case 13:
+      if (k == "In msg nelems") return ArgKey::in_nelems;
+      break;
+    case 14:
+      if (k == "Out msg nelems") return ArgKey::out_nelems;
+      break;
+    case 15:
+      if (k == "Collective name") return ArgKey::collective_name;
+      if (k == "Total Allocated") return ArgKey::total_allocated;
+      break;
+    case 18:
+      if (k == "Process Group Name") return ArgKey::pg_name;
+      break;
+    case 19:
+      if (k == "Process Group Ranks") return ArgKey::pg_ranks;
+      break;
+    case 25:
+      if (k == "Process Group Description") return ArgKey::pg_desc;
+      break;
+    default:
+      break;
+  }
+  return ArgKey::other;
 }
 
-// ---- The SAX handler ----------------------------------------------------------------------------------------------
+// ---- One event, as read ----------------------------------------------------------------------------------------
 
-struct Scalar {
-  enum class Kind { null_value, boolean, number, string } kind = Kind::null_value;
-  double number = 0;
-  std::optional<int64_t> integer;  // set for JSON integers that fit int64
-  std::string* text = nullptr;
-  bool boolean = false;
-  [[nodiscard]] std::string_view type_name() const {
-    switch (kind) {
-      case Kind::null_value:
-        return "null";
-      case Kind::boolean:
-        return "a boolean";
-      case Kind::number:
-        return "a number";
-      case Kind::string:
-        return "a string";
-    }
-    return "a value";
-  }
+// "pid" / "tid" as written: a string, or a number (spelt as std::to_string spells it when a thread key is needed).
+struct EventId {
+  enum class Kind { none, text, number } kind = Kind::none;
+  std::string_view text;
+  Number number;
 };
 
+void append_id(std::string& out, const EventId& id) {
+  switch (id.kind) {
+    case EventId::Kind::text:
+      out += id.text;
+      break;
+    case EventId::Kind::number:
+      out += id.number.integer ? std::to_string(*id.number.integer) : std::to_string(id.number.value);
+      break;
+    case EventId::Kind::none:
+      break;
+  }
+}
+
+// The fields of the event being read. Strings view the cursor's buffer (or the storage beside them when they hold
+// escapes), which is valid until the event is finished.
 struct PendingEvent {
-  std::string ph, cat, name, pid, tid;
+  std::string_view ph, cat, name;
+  std::string ph_storage, cat_storage, name_storage, pid_storage, tid_storage;
+  EventId pid, tid;
   bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
   double ts = 0, dur = 0;
   std::optional<int64_t> stream, correlation, device, memory_device_type, memory_device_id;
   std::optional<double> total_allocated;
   KinetoCollectiveArgs collective;
+  bool collective_touched = false;
   void reset() {
-    ph.clear();
-    cat.clear();
-    name.clear();
-    pid.clear();
-    tid.clear();
+    ph = cat = name = {};
+    pid = tid = EventId{};
     has_ph = has_cat = has_name = has_ts = has_dur = false;
     ts = dur = 0;
     stream.reset();
@@ -263,390 +256,532 @@ struct PendingEvent {
     memory_device_type.reset();
     memory_device_id.reset();
     total_allocated.reset();
-    if (!collective.empty()) collective = KinetoCollectiveArgs{};
+    if (collective_touched) {
+      collective = KinetoCollectiveArgs{};
+      collective_touched = false;
+    }
   }
 };
 
-class TraceHandler {
+// Hash maps keyed by std::string that are searched with string_views (C++20 heterogeneous lookup).
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <typename V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
+// ---- The reader -----------------------------------------------------------------------------------------------------
+
+class TraceReader : private kineto_json::Cursor {
  public:
-  TraceHandler(KinetoTrace& trace, TrackingBuffer& buffer) : trace_(trace), buffer_(buffer) {}
+  TraceReader(KinetoByteSource& source, KinetoTrace& trace, const KinetoProgressCallback& progress)
+      : Cursor(source, trace.origin), source_(source), trace_(trace), progress_(progress) {}
 
-  // nlohmann::json SAX interface.
-  bool null() { return scalar(Scalar{}); }
-  bool boolean(bool v) { return scalar(Scalar{Scalar::Kind::boolean, 0, std::nullopt, nullptr, v}); }
-  bool number_integer(json::number_integer_t v) {
-    return scalar(Scalar{Scalar::Kind::number, static_cast<double>(v), v, nullptr, false});
-  }
-  bool number_unsigned(json::number_unsigned_t v) {
-    std::optional<int64_t> integer;
-    if (v <= static_cast<json::number_unsigned_t>(INT64_MAX)) integer = static_cast<int64_t>(v);
-    return scalar(Scalar{Scalar::Kind::number, static_cast<double>(v), integer, nullptr, false});
-  }
-  bool number_float(json::number_float_t v, const std::string&) {
-    return scalar(Scalar{Scalar::Kind::number, v, std::nullopt, nullptr, false});
-  }
-  bool string(std::string& v) { return scalar(Scalar{Scalar::Kind::string, 0, std::nullopt, &v, false}); }
-  bool binary(json::binary_t&) { return scalar(Scalar{}); }
-  bool start_object(std::size_t) { return open(true); }
-  bool start_array(std::size_t) { return open(false); }
-  bool end_object() { return close(); }
-  bool end_array() { return close(); }
-  bool key(std::string& k) {
-    if (skip_ > 0) return true;
-    if (builder_.active()) {
-      builder_.key(k);
-    } else if (in_args_) {
-      arg_key_ = arg_key(k);
-    } else if (in_event_) {
-      event_key_ = event_key(k);
-    } else {
-      top_key_ = top_key(k);
-      if (top_key_ == TopKey::trace_events) saw_trace_events_ = true;
-    }
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." → "syntax error ..."
-    if (const size_t column = what.find("column "); column != std::string::npos) {
-      if (const size_t colon = what.find(": ", column); colon != std::string::npos) what = what.substr(colon + 2);
-    }
-    return fail(ErrorCode::parse_error, "invalid JSON: " + what);
-  }
+  // Reads the whole document, or up to the first error, read error or cancellation.
+  void run();
+  // Completes the trace after a successful run.
+  void finish();
 
-  [[nodiscard]] const std::optional<Error>& error() const { return error_; }
+  using Cursor::bytes_read;
+  using Cursor::failure;
+  using Cursor::location;
+  [[nodiscard]] bool cancelled() const { return cancelled_; }
+  [[nodiscard]] const std::optional<Error>& read_error() const { return read_error_; }
   [[nodiscard]] bool saw_root_object() const { return root_ == Root::object; }
   [[nodiscard]] bool saw_trace_events() const { return saw_trace_events_; }
-  void finish();
+  // Bytes of the document read when it ended: the whole input, or up to a NUL byte after the root value.
+  [[nodiscard]] int64_t document_bytes() const { return state_ == State::done ? document_bytes_ : bytes_read(); }
 
  private:
   enum class Root { none, object, array };
+  enum class State { start, first_member, next_member, first_event, next_event, after_root, done };
 
-  bool fail(ErrorCode code, std::string message) {
-    if (!error_) error_ = Error{code, std::move(message), buffer_.location(trace_.origin)};
-    return false;
-  }
-  std::string event_where() const { return "traceEvents[" + std::to_string(trace_.events) + "]"; }
-
-  bool open(bool object);
-  bool close();
-  bool scalar(const Scalar& v);
-  bool event_field(const Scalar& v);
-  void arg_field(const Scalar& v);
-  bool top_scalar(const Scalar& v);
+  bool fill_buffer();
+  bool step();
+  bool start();
+  bool members();
+  bool top_value(TopKey key);
+  bool subtree(TopKey key);
+  bool events();
+  bool event();
+  bool event_value(EventKey key);
+  bool string_field(std::string_view& out, std::string& storage, bool& has, const char* field);
+  bool number_field(double& out, bool& has, const char* field);
+  bool id_field(EventId& out, std::string& storage);
+  bool args();
+  bool arg_value(ArgKey key);
+  bool after_root();
   bool finish_event();
-  bool finish_subtree();
-  uint32_t intern(std::unordered_map<std::string, uint32_t>& index, std::vector<std::string>& table,
-                  const std::string& s);
+  bool wrong_type(const std::string& what, const Scalar& v, const std::string& expected) {
+    return fail(ErrorCode::wrong_type, what + " is " + std::string(v.type_name()) + expected, offset(p()));
+  }
+  [[nodiscard]] std::string event_where() const { return "traceEvents[" + std::to_string(trace_.events) + "]"; }
+  static uint32_t intern(StringMap<uint32_t>& index, std::vector<std::string>& table, std::string_view s);
 
+  KinetoByteSource& source_;
   KinetoTrace& trace_;
-  TrackingBuffer& buffer_;
-  std::optional<Error> error_;
+  const KinetoProgressCallback& progress_;
+  bool cancelled_ = false;
+  std::optional<Error> read_error_;
 
+  State state_ = State::start;
   Root root_ = Root::none;
-  bool in_events_ = false;
-  bool in_event_ = false;
-  bool in_args_ = false;
-  int64_t skip_ = 0;  // depth of a subtree being skipped
-  TopKey top_key_ = TopKey::other;
-  TopKey subtree_key_ = TopKey::other;
-  int64_t subtree_offset_ = 0;
-  EventKey event_key_ = EventKey::other;
-  ArgKey arg_key_ = ArgKey::other;
   bool saw_trace_events_ = false;
-  SubtreeBuilder builder_;
+  int64_t document_bytes_ = 0;
   PendingEvent event_;
+  std::string key_storage_;
+  std::string scratch_;
+  std::string thread_key_;
 
-  std::unordered_map<std::string, uint32_t> name_index_;
-  std::unordered_map<std::string, uint32_t> thread_index_;
+  StringMap<uint32_t> name_index_;
+  StringMap<uint32_t> thread_index_;
   std::unordered_map<int64_t, KinetoLaunch> launches_;
   struct CategoryCount {
     int64_t count = 0;
     bool known = true;
   };
-  int64_t& category_count(const std::string& cat) {
+  int64_t& category_count(std::string_view cat) {
     // Traces have a handful of categories, mostly in runs: remember the last one.
     if (last_category_ == nullptr || cat != last_category_->first) {
-      auto [it, inserted] = categories_.try_emplace(cat);
-      if (inserted) it->second.known = is_known_kineto_category(cat);
+      auto it = categories_.find(cat);
+      if (it == categories_.end())
+        it = categories_.emplace(std::string(cat), CategoryCount{0, is_known_kineto_category(cat)}).first;
       last_category_ = &*it;
     }
     return last_category_->second.count;
   }
-  std::unordered_map<std::string, CategoryCount> categories_;
+  StringMap<CategoryCount> categories_;
   std::pair<const std::string, CategoryCount>* last_category_ = nullptr;
   int64_t non_object_events_ = 0;
   int64_t negative_durations_ = 0;
   int64_t events_without_phase_ = 0;
 };
 
-bool TraceHandler::open(bool object) {
-  if (skip_ > 0) {
-    ++skip_;
-    return true;
-  }
-  if (builder_.active()) {
-    builder_.start(object ? json::object() : json::array());
-    return true;
-  }
-  if (root_ == Root::none) {
-    // The JSON Object Format of the Trace Event Format, or its JSON Array Format (a bare list of events).
-    root_ = object ? Root::object : Root::array;
-    if (!object) in_events_ = true;
-    return true;
-  }
-  if (in_args_) {  // nested values inside args (grid, Input Dims, ...) are not needed
-    skip_ = 1;
-    return true;
-  }
-  if (in_event_) {
-    if (object && event_key_ == EventKey::args) {
-      in_args_ = true;
-      arg_key_ = ArgKey::other;
-    } else {
-      skip_ = 1;
+void TraceReader::run() {
+  if (!fill_buffer()) return;
+  while (state_ != State::done) {
+    if (step()) continue;
+    if (!need_more()) return;  // failed
+    if (at_eof()) {            // cannot happen: at the end of the input running out of data is a syntax error
+      fail(ErrorCode::parse_error, "invalid JSON: unexpected end of input", bytes_read());
+      return;
     }
+    if (!fill_buffer()) return;
+  }
+}
+
+bool TraceReader::fill_buffer() {
+  auto n = fill();
+  if (!n) {
+    read_error_ = n.error();
+    return false;
+  }
+  if (*n > 0 && progress_ &&
+      !progress_(KinetoProgress{source_.input_bytes_read(), source_.input_bytes_total(), trace_.events})) {
+    cancelled_ = true;
+    return false;
+  }
+  return true;
+}
+
+bool TraceReader::step() {
+  switch (state_) {
+    case State::start:
+      return start();
+    case State::first_member:
+    case State::next_member:
+      return members();
+    case State::first_event:
+    case State::next_event:
+      return events();
+    case State::after_root:
+      return after_root();
+    case State::done:
+      return true;
+  }
+  return true;
+}
+
+bool TraceReader::start() {
+  begin_unit();
+  if (!skip_byte_order_mark()) return false;
+  skip_whitespace();
+  if (peek() == '{') {
+    // The JSON Object Format of the Trace Event Format, or its JSON Array Format (a bare list of events).
+    advance();
+    root_ = Root::object;
+    state_ = State::first_member;
     return true;
   }
-  if (in_events_) {
-    if (!object) {
+  if (peek() == '[') {
+    advance();
+    root_ = Root::array;
+    state_ = State::first_event;
+    return true;
+  }
+  Scalar v;
+  if (!scalar(v, scratch_)) return false;
+  return wrong_type("the document", v, "; a Kineto trace is a JSON object with a traceEvents array");
+}
+
+// Members of the root object, one unit each; traceEvents hands over to events() at its '['.
+bool TraceReader::members() {
+  for (;;) {
+    begin_unit();
+    skip_whitespace();
+    if (peek() == '}') {
+      advance();
+      state_ = State::after_root;
+      return true;
+    }
+    if (state_ == State::next_member) {
+      if (peek() != ',') return unexpected(p(), "',' or '}'");
+      advance();
+      skip_whitespace();
+    }
+    if (peek() != '"') return unexpected(p(), "a string (an object key)");
+    std::string_view key_text;
+    if (!string(key_text, key_storage_)) return false;
+    if (!consume(':', "':'")) return false;
+    skip_whitespace();
+    const TopKey key = top_key(key_text);
+    if (key == TopKey::trace_events) {
+      saw_trace_events_ = true;
+      if (peek() == '[') {
+        advance();
+        state_ = State::first_event;
+        return true;
+      }
+      if (peek() == '{')
+        return fail(ErrorCode::wrong_type, "traceEvents is an object; it must be an array of events", offset(p()) + 1);
+      Scalar v;
+      if (!scalar(v, scratch_)) return false;
+      return wrong_type("traceEvents", v, "; it must be an array of events");
+    }
+    if (!top_value(key)) return false;
+    state_ = State::next_member;
+  }
+}
+
+bool TraceReader::top_value(TopKey key) {
+  const char c = peek();
+  const bool container = c == '{' || c == '[';
+  switch (key) {
+    case TopKey::distributed_info:
+    case TopKey::device_properties: {
+      if (container) return subtree(key);
+      Scalar v;
+      if (!scalar(v, scratch_)) return false;
+      return key == TopKey::distributed_info ? wrong_type("distributedInfo", v, "; expected an object")
+                                             : wrong_type("deviceProperties", v, "; expected an array");
+    }
+    case TopKey::display_time_unit:
+      if (c == '"') {
+        std::string_view text;
+        if (!string(text, scratch_)) return false;
+        trace_.display_time_unit = text;
+        return true;
+      }
+      return skip_value();
+    case TopKey::schema_version:
+    case TopKey::base_time_ns:
+      if (c == '-' || (c >= '0' && c <= '9')) {
+        Number n;
+        if (!number(n)) return false;
+        if (n.integer && key == TopKey::schema_version) trace_.schema_version = *n.integer;
+        if (n.integer && key == TopKey::base_time_ns) trace_.base_time_ns = *n.integer;
+        return true;
+      }
+      return skip_value();
+    case TopKey::trace_events:
+    case TopKey::other:
+      return skip_value();
+  }
+  return skip_value();
+}
+
+bool TraceReader::subtree(TopKey key) {
+  const char* const begin = p();
+  const int64_t opened = offset(begin) + 1;  // the location names the byte after the '{' or '['
+  if (!skip_value()) return false;
+  SubtreeSax sax;
+  try {
+    json::sax_parse(begin, p(), &sax, json::input_format_t::json, true, false);
+  } catch (const json::exception& e) {  // not expected: the cursor has checked these bytes
+    return fail(ErrorCode::parse_error, std::string("invalid JSON: ") + e.what(), opened);
+  }
+  const json value = sax.take();
+  const std::string where = trace_.origin + " (byte " + std::to_string(opened) +
+                            "): " + (key == TopKey::distributed_info ? "distributedInfo" : "deviceProperties");
+  if (key == TopKey::distributed_info) {
+    auto info = kineto_distributed_info_from_json(value, where);
+    if (!info) return fail(info.error());
+    trace_.distributed = std::move(*info);
+    trace_.has_distributed_info = true;
+  } else {
+    auto devices = kineto_devices_from_json(value, where);
+    if (!devices) return fail(devices.error());
+    trace_.devices = std::move(*devices);
+  }
+  return true;
+}
+
+// Elements of traceEvents, one unit each (with the ',' before it).
+bool TraceReader::events() {
+  for (;;) {
+    begin_unit();
+    skip_whitespace();
+    if (peek() == ']') {
+      advance();
+      state_ = root_ == Root::array ? State::after_root : State::next_member;
+      return true;
+    }
+    if (state_ == State::next_event) {
+      if (peek() != ',') return unexpected(p(), "',' or ']'");
+      advance();
+      skip_whitespace();
+    }
+    if (peek() == '{') {
+      if (!event()) return false;
+    } else {
+      if (!skip_value()) return false;
       ++non_object_events_;
       ++trace_.events;
-      skip_ = 1;
-      return true;
     }
-    in_event_ = true;
-    event_key_ = EventKey::other;
-    event_.reset();
-    return true;
-  }
-  // A value of the root object.
-  switch (top_key_) {
-    case TopKey::trace_events:
-      if (object) return fail(ErrorCode::wrong_type, "traceEvents is an object; it must be an array of events");
-      in_events_ = true;
-      return true;
-    case TopKey::distributed_info:
-    case TopKey::device_properties:
-      subtree_key_ = top_key_;
-      subtree_offset_ = buffer_.position();
-      builder_.start(object ? json::object() : json::array());
-      return true;
-    default:
-      skip_ = 1;
-      return true;
+    state_ = State::next_event;
   }
 }
 
-bool TraceHandler::close() {
-  if (skip_ > 0) {
-    --skip_;
-    return true;
-  }
-  if (builder_.active()) {
-    if (builder_.end()) return finish_subtree();
-    return true;
-  }
-  if (in_args_) {
-    in_args_ = false;
-    return true;
-  }
-  if (in_event_) {
-    in_event_ = false;
+bool TraceReader::event() {
+  event_.reset();
+  advance();  // '{'
+  skip_whitespace();
+  if (peek() == '}') {
+    advance();
     return finish_event();
   }
-  if (in_events_) {
-    in_events_ = false;
-    return true;
-  }
-  return true;  // the root
-}
-
-bool TraceHandler::scalar(const Scalar& v) {
-  if (skip_ > 0) return true;
-  if (builder_.active()) {
-    switch (v.kind) {
-      case Scalar::Kind::null_value:
-        builder_.value(nullptr);
-        break;
-      case Scalar::Kind::boolean:
-        builder_.value(v.boolean);
-        break;
-      case Scalar::Kind::number:
-        if (v.integer) {
-          builder_.value(*v.integer);
-        } else {
-          builder_.value(v.number);
-        }
-        break;
-      case Scalar::Kind::string:
-        builder_.value(*v.text);
-        break;
+  for (;;) {
+    if (peek() != '"') return unexpected(p(), "a string (an object key)");
+    std::string_view key;
+    if (!string(key, key_storage_)) return false;
+    if (!consume(':', "':'")) return false;
+    skip_whitespace();
+    if (!event_value(event_key(key))) return false;
+    skip_whitespace();
+    if (peek() == ',') {
+      advance();
+      skip_whitespace();
+      continue;
     }
-    return true;
-  }
-  if (in_args_) {
-    arg_field(v);
-    return true;
-  }
-  if (in_event_) return event_field(v);
-  if (in_events_) {
-    ++non_object_events_;
-    ++trace_.events;
-    return true;
-  }
-  if (root_ == Root::none)
-    return fail(ErrorCode::wrong_type, std::string("the document is ") + std::string(v.type_name()) +
-                                           "; a Kineto trace is a JSON object with a traceEvents array");
-  return top_scalar(v);
-}
-
-bool TraceHandler::top_scalar(const Scalar& v) {
-  switch (top_key_) {
-    case TopKey::trace_events:
-      return fail(ErrorCode::wrong_type,
-                  "traceEvents is " + std::string(v.type_name()) + "; it must be an array of events");
-    case TopKey::distributed_info:
-      return fail(ErrorCode::wrong_type, "distributedInfo is " + std::string(v.type_name()) + "; expected an object");
-    case TopKey::device_properties:
-      return fail(ErrorCode::wrong_type, "deviceProperties is " + std::string(v.type_name()) + "; expected an array");
-    case TopKey::display_time_unit:
-      if (v.kind == Scalar::Kind::string) trace_.display_time_unit = *v.text;
-      return true;
-    case TopKey::schema_version:
-      if (v.integer) trace_.schema_version = *v.integer;
-      return true;
-    case TopKey::base_time_ns:
-      if (v.integer) trace_.base_time_ns = *v.integer;
-      return true;
-    case TopKey::other:
-      return true;
-  }
-  return true;
-}
-
-bool TraceHandler::event_field(const Scalar& v) {
-  const auto need_string = [&](std::string& out, bool& has, const char* field) {
-    if (v.kind != Scalar::Kind::string)
-      return fail(ErrorCode::wrong_type,
-                  event_where() + "." + field + " is " + std::string(v.type_name()) + ", expected a string");
-    out.assign(*v.text);
-    has = true;
-    return true;
-  };
-  const auto need_number = [&](double& out, bool& has, const char* field) {
-    if (v.kind != Scalar::Kind::number)
-      return fail(ErrorCode::wrong_type, event_where() + "." + field + " is " + std::string(v.type_name()) +
-                                             ", expected a number of microseconds");
-    out = v.number;
-    has = true;
-    return true;
-  };
-  const auto id_text = [&](std::string& out) {
-    if (v.kind == Scalar::Kind::string) {
-      out.assign(*v.text);
-    } else if (v.kind == Scalar::Kind::number) {
-      out = v.integer ? std::to_string(*v.integer) : std::to_string(v.number);
+    if (peek() == '}') {
+      advance();
+      return finish_event();
     }
-  };
-  switch (event_key_) {
+    return unexpected(p(), "',' or '}'");
+  }
+}
+
+bool TraceReader::event_value(EventKey key) {
+  const char c = peek();
+  if (c == '{' || c == '[') {  // args is read when it is an object; other containers are not needed
+    if (key == EventKey::args && c == '{') return args();
+    return skip_value();
+  }
+  PendingEvent& e = event_;
+  switch (key) {
     case EventKey::ph:
-      return need_string(event_.ph, event_.has_ph, "ph");
+      return string_field(e.ph, e.ph_storage, e.has_ph, "ph");
     case EventKey::cat:
-      return need_string(event_.cat, event_.has_cat, "cat");
+      return string_field(e.cat, e.cat_storage, e.has_cat, "cat");
     case EventKey::name:
-      return need_string(event_.name, event_.has_name, "name");
+      return string_field(e.name, e.name_storage, e.has_name, "name");
     case EventKey::ts:
-      return need_number(event_.ts, event_.has_ts, "ts");
+      return number_field(e.ts, e.has_ts, "ts");
     case EventKey::dur:
-      return need_number(event_.dur, event_.has_dur, "dur");
+      return number_field(e.dur, e.has_dur, "dur");
     case EventKey::pid:
-      id_text(event_.pid);
-      return true;
+      return id_field(e.pid, e.pid_storage);
     case EventKey::tid:
-      id_text(event_.tid);
-      return true;
+      return id_field(e.tid, e.tid_storage);
     case EventKey::args:  // args that is not an object: nothing to read
     case EventKey::other:
-      return true;
+      return skip_value();
+  }
+  return skip_value();
+}
+
+bool TraceReader::string_field(std::string_view& out, std::string& storage, bool& has, const char* field) {
+  if (peek() == '"') {
+    if (!string(out, storage)) return false;
+    has = true;
+    return true;
+  }
+  Scalar v;
+  if (!scalar(v, scratch_)) return false;
+  return wrong_type(event_where() + "." + field, v, ", expected a string");
+}
+
+bool TraceReader::number_field(double& out, bool& has, const char* field) {
+  const char c = peek();
+  if (c == '-' || (c >= '0' && c <= '9')) {
+    Number n;
+    if (!number(n)) return false;
+    out = n.value;
+    has = true;
+    return true;
+  }
+  Scalar v;
+  if (!scalar(v, scratch_)) return false;
+  return wrong_type(event_where() + "." + field, v, ", expected a number of microseconds");
+}
+
+bool TraceReader::id_field(EventId& out, std::string& storage) {
+  Scalar v;
+  if (!scalar(v, storage)) return false;
+  if (v.kind == Scalar::Kind::string) {
+    out.kind = EventId::Kind::text;
+    out.text = v.text;
+  } else if (v.kind == Scalar::Kind::number) {
+    out.kind = EventId::Kind::number;
+    out.number = v.number;
   }
   return true;
+}
+
+bool TraceReader::args() {
+  advance();  // '{'
+  skip_whitespace();
+  if (peek() == '}') {
+    advance();
+    return true;
+  }
+  for (;;) {
+    if (peek() != '"') return unexpected(p(), "a string (an object key)");
+    std::string_view key;
+    if (!string(key, key_storage_)) return false;
+    if (!consume(':', "':'")) return false;
+    skip_whitespace();
+    if (!arg_value(arg_key(key))) return false;
+    skip_whitespace();
+    if (peek() == ',') {
+      advance();
+      skip_whitespace();
+      continue;
+    }
+    if (peek() == '}') {
+      advance();
+      return true;
+    }
+    return unexpected(p(), "',' or '}'");
+  }
 }
 
 // Args are read leniently: a value of an unexpected type is as good as absent (ROCm writes "stream": "0x0" on
 // runtime events, for example).
-void TraceHandler::arg_field(const Scalar& v) {
+bool TraceReader::arg_value(ArgKey key) {
+  const char c = peek();
+  if (key == ArgKey::other || c == '{' || c == '[') return skip_value();
+  Scalar v;
+  if (!scalar(v, scratch_)) return false;
+  PendingEvent& e = event_;
   const bool is_string = v.kind == Scalar::Kind::string;
-  switch (arg_key_) {
+  const std::optional<int64_t>& integer = v.number.integer;
+  const bool is_integer = v.kind == Scalar::Kind::number && integer.has_value();
+  KinetoCollectiveArgs& collective = e.collective;
+  switch (key) {
     case ArgKey::stream:
-      if (v.integer) event_.stream = v.integer;
+      if (is_integer) e.stream = integer;
       break;
     case ArgKey::correlation:
-      if (v.integer) event_.correlation = v.integer;
+      if (is_integer) e.correlation = integer;
       break;
     case ArgKey::device:
-      if (v.integer) event_.device = v.integer;
-      break;
-    case ArgKey::collective_name:
-      if (is_string) event_.collective.collective_name = *v.text;
-      break;
-    case ArgKey::in_nelems:
-      if (v.integer) event_.collective.in_nelems = *v.integer;
-      break;
-    case ArgKey::out_nelems:
-      if (v.integer) event_.collective.out_nelems = *v.integer;
-      break;
-    case ArgKey::dtype:
-      if (is_string) event_.collective.dtype = *v.text;
-      break;
-    case ArgKey::group_size:
-      if (v.integer) event_.collective.group_size = *v.integer;
-      break;
-    case ArgKey::pg_name:
-      if (is_string) event_.collective.process_group_name = *v.text;
-      break;
-    case ArgKey::pg_desc:
-      if (is_string) event_.collective.process_group_description = *v.text;
-      break;
-    case ArgKey::pg_ranks:
-      if (is_string) event_.collective.process_group_ranks = *v.text;
+      if (is_integer) e.device = integer;
       break;
     case ArgKey::memory_device_type:
-      if (v.integer) event_.memory_device_type = v.integer;
+      if (is_integer) e.memory_device_type = integer;
       break;
     case ArgKey::memory_device_id:
-      if (v.integer) event_.memory_device_id = v.integer;
+      if (is_integer) e.memory_device_id = integer;
       break;
     case ArgKey::total_allocated:
-      if (v.kind == Scalar::Kind::number) event_.total_allocated = v.number;
+      if (v.kind == Scalar::Kind::number) e.total_allocated = v.number.value;
+      break;
+    case ArgKey::collective_name:
+      if (is_string) collective.collective_name = v.text;
+      break;
+    case ArgKey::in_nelems:
+      if (is_integer) collective.in_nelems = *integer;
+      break;
+    case ArgKey::out_nelems:
+      if (is_integer) collective.out_nelems = *integer;
+      break;
+    case ArgKey::dtype:
+      if (is_string) collective.dtype = v.text;
+      break;
+    case ArgKey::group_size:
+      if (is_integer) collective.group_size = *integer;
+      break;
+    case ArgKey::pg_name:
+      if (is_string) collective.process_group_name = v.text;
+      break;
+    case ArgKey::pg_desc:
+      if (is_string) collective.process_group_description = v.text;
+      break;
+    case ArgKey::pg_ranks:
+      if (is_string) collective.process_group_ranks = v.text;
       break;
     case ArgKey::other:
       break;
   }
+  if (key != ArgKey::stream && key != ArgKey::correlation && key != ArgKey::device &&
+      key != ArgKey::memory_device_type && key != ArgKey::memory_device_id && key != ArgKey::total_allocated)
+    e.collective_touched = true;
+  return true;
 }
 
-uint32_t TraceHandler::intern(std::unordered_map<std::string, uint32_t>& index, std::vector<std::string>& table,
-                              const std::string& s) {
-  const auto [it, inserted] = index.try_emplace(s, static_cast<uint32_t>(table.size()));
-  if (inserted) table.push_back(s);
-  return it->second;
+bool TraceReader::after_root() {
+  begin_unit();
+  skip_whitespace();
+  if (at_end_of_data()) {
+    if (!at_eof()) return out_of_data(p());  // more whitespace, or something that does not belong, may follow
+    document_bytes_ = bytes_read();
+    state_ = State::done;
+    return true;
+  }
+  if (peek() == '\0') {  // nlohmann::json reads a NUL byte as the end of the input: NUL padding after a trace is fine
+    document_bytes_ = offset(p()) + 1;
+    state_ = State::done;
+    return true;
+  }
+  return unexpected(p(), "the end of the document");
 }
 
-bool TraceHandler::finish_event() {
+uint32_t TraceReader::intern(StringMap<uint32_t>& index, std::vector<std::string>& table, std::string_view s) {
+  if (const auto it = index.find(s); it != index.end()) return it->second;
+  const auto id = static_cast<uint32_t>(table.size());
+  table.emplace_back(s);
+  index.emplace(table.back(), id);
+  return id;
+}
+
+bool TraceReader::finish_event() {
   PendingEvent& e = event_;
   ++trace_.events;
-  buffer_.set_events(trace_.events);
   ++category_count(e.cat);
   if (!e.has_ph) {
     ++events_without_phase_;
     return true;
   }
   if (e.ph == "X") {  // a complete event: ts and dur are required (Trace Event Format)
-    const auto where = [&] { return "traceEvents[" + std::to_string(trace_.events - 1) + "]"; };
-    if (!e.has_ts) return fail(ErrorCode::missing_field, where() + " (\"" + e.name + "\") has no \"ts\"");
-    if (!e.has_dur) return fail(ErrorCode::missing_field, where() + " (\"" + e.name + "\") has no \"dur\"");
+    const auto where = [&] {
+      return "traceEvents[" + std::to_string(trace_.events - 1) + "] (\"" + std::string(e.name);
+    };
+    if (!e.has_ts) return fail(ErrorCode::missing_field, where() + "\") has no \"ts\"", offset(p()));
+    if (!e.has_dur) return fail(ErrorCode::missing_field, where() + "\") has no \"dur\"", offset(p()));
     if (!std::isfinite(e.ts) || !std::isfinite(e.dur))
-      return fail(ErrorCode::invalid_argument, where() + " (\"" + e.name + "\") has a non-finite ts or dur");
+      return fail(ErrorCode::invalid_argument, where() + "\") has a non-finite ts or dur", offset(p()));
     if (const auto activity = kineto_device_activity(e.cat)) {
       if (e.dur < 0) {
         ++negative_durations_;
@@ -668,17 +803,22 @@ bool TraceHandler::finish_event() {
       return true;
     }
     if (const auto number = kineto_profiler_step_number(e.name))
-      trace_.steps.push_back(KinetoStepSpan{e.name, *number, e.ts, e.dur, e.cat == "gpu_user_annotation"});
+      trace_.steps.push_back(KinetoStepSpan{std::string(e.name), *number, e.ts, e.dur, e.cat == "gpu_user_annotation"});
     if (e.cat == "gpu_user_annotation") return true;
     const bool launch = e.correlation.has_value();
     const bool comm = is_kineto_cpu_comm_span(e.name);
     if (launch || comm) {
-      const uint32_t thread = intern(thread_index_, trace_.threads, e.pid + "/" + e.tid);
+      thread_key_.clear();
+      append_id(thread_key_, e.pid);
+      thread_key_ += '/';
+      append_id(thread_key_, e.tid);
+      const uint32_t thread = intern(thread_index_, trace_.threads, thread_key_);
       if (launch) {
         const auto [it, inserted] = launches_.try_emplace(*e.correlation, KinetoLaunch{*e.correlation, e.ts, thread});
         if (!inserted && e.ts < it->second.ts_us) it->second = KinetoLaunch{*e.correlation, e.ts, thread};
       }
-      if (comm) trace_.cpu_comm_spans.push_back(KinetoCpuCommSpan{e.name, thread, e.ts, e.dur, e.collective});
+      if (comm)
+        trace_.cpu_comm_spans.push_back(KinetoCpuCommSpan{std::string(e.name), thread, e.ts, e.dur, e.collective});
     }
     return true;
   }
@@ -694,30 +834,7 @@ bool TraceHandler::finish_event() {
   return true;
 }
 
-bool TraceHandler::finish_subtree() {
-  const json subtree = builder_.take();
-  const std::string where = trace_.origin + " (byte " + std::to_string(subtree_offset_) +
-                            "): " + (subtree_key_ == TopKey::distributed_info ? "distributedInfo" : "deviceProperties");
-  if (subtree_key_ == TopKey::distributed_info) {
-    auto info = kineto_distributed_info_from_json(subtree, where);
-    if (!info) {
-      error_ = info.error();
-      return false;
-    }
-    trace_.distributed = std::move(*info);
-    trace_.has_distributed_info = true;
-  } else {
-    auto devices = kineto_devices_from_json(subtree, where);
-    if (!devices) {
-      error_ = devices.error();
-      return false;
-    }
-    trace_.devices = std::move(*devices);
-  }
-  return true;
-}
-
-void TraceHandler::finish() {
+void TraceReader::finish() {
   trace_.launches.reserve(launches_.size());
   for (const auto& [correlation, launch] : launches_) trace_.launches.push_back(launch);
   std::sort(trace_.launches.begin(), trace_.launches.end(),
@@ -750,31 +867,22 @@ Result<KinetoTrace> parse_kineto_trace(KinetoByteSource& source, const std::stri
                                        const KinetoProgressCallback& progress) {
   KinetoTrace trace;
   trace.origin = origin;
-  TrackingBuffer buffer(source, progress);
-  TraceHandler handler(trace, buffer);
-  std::istream in(&buffer);
-  bool ok = false;
-  try {
-    ok = json::sax_parse(in, &handler, json::input_format_t::json, true, false);
-  } catch (const json::exception& e) {
-    return make_error(ErrorCode::parse_error, std::string("invalid JSON: ") + e.what(), buffer.location(origin));
-  }
-  if (buffer.cancelled()) return make_error(ErrorCode::io_error, kKinetoCancelled, origin);
-  if (const auto& read_error = buffer.read_error()) {
-    return make_error(read_error->code, read_error->message, buffer.location(origin));
-  }
-  trace.json_bytes = buffer.position();
+  TraceReader reader(source, trace, progress);
+  reader.run();
+  if (reader.cancelled()) return make_error(ErrorCode::io_error, kKinetoCancelled, origin);
+  if (const auto& read_error = reader.read_error())
+    return make_error(read_error->code, read_error->message, reader.location(reader.bytes_read()));
+  trace.json_bytes = reader.document_bytes();
   if (trace.json_bytes == 0)
     return make_error(ErrorCode::parse_error,
                       source.compressed() ? "the gzip file decompresses to nothing; expected a Kineto trace (JSON)"
                                           : "the file is empty; expected a Kineto trace (JSON)",
                       origin);
-  if (handler.error()) return tl::unexpected(*handler.error());
-  if (!ok) return make_error(ErrorCode::parse_error, "invalid JSON", buffer.location(origin));
-  if (handler.saw_root_object() && !handler.saw_trace_events())
+  if (const auto& failure = reader.failure()) return tl::unexpected(*failure);
+  if (reader.saw_root_object() && !reader.saw_trace_events())
     return make_error(ErrorCode::missing_field, "no \"traceEvents\": this JSON object is not a Chrome/Kineto trace",
                       origin);
-  handler.finish();
+  reader.finish();
   return trace;
 }
 

@@ -147,7 +147,7 @@ SearchEvaluation search_project(const Project& project, const ServingTarget& tar
 
 Evaluator::Evaluator(QObject* parent) : QObject(parent) {
   debounce_.setSingleShot(true);
-  debounce_.setInterval(30);
+  debounce_.setInterval(kDefaultDebounceMs);
   connect(&debounce_, &QTimer::timeout, this, &Evaluator::start);
   connect(&watcher_, &QFutureWatcher<Evaluation>::finished, this, &Evaluator::on_finished);
   connect(&search_watcher_, &QFutureWatcher<SearchEvaluation>::finished, this, &Evaluator::on_search_finished);

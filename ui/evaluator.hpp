@@ -75,6 +75,7 @@ class Evaluator final : public QObject {
   explicit Evaluator(QObject* parent = nullptr);
   ~Evaluator() override;
 
+  static constexpr int kDefaultDebounceMs = 30;
   // Debounce before an evaluation starts; 0 evaluates on the next event-loop turn.
   void setDebounceMs(int ms) { debounce_.setInterval(ms); }
   // A new state of the project; its evaluation replaces any pending one.

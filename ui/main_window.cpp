@@ -466,7 +466,7 @@ void MainWindow::setProject(const Project& project) {
   applyViewState(project_.view);
   evaluator_->setDebounceMs(0);
   evaluator_->request(project_);
-  evaluator_->setDebounceMs(30);
+  evaluator_->setDebounceMs(Evaluator::kDefaultDebounceMs);
 }
 
 void MainWindow::edit(const Project& edited) {

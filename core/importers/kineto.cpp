@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -225,17 +226,27 @@ bool is_known_kineto_category(std::string_view cat) {
   return std::find(std::begin(kKnown), std::end(kKnown), cat) != std::end(kKnown);
 }
 
+// Called for every event: comparisons whose length the compiler knows (a load or two, no call to memcmp).
+template <size_t N>
+bool is(std::string_view s, const char (&literal)[N]) {
+  return s.size() == N - 1 && std::memcmp(s.data(), literal, N - 1) == 0;
+}
+template <size_t N>
+bool starts_with(std::string_view s, const char (&literal)[N]) {
+  return s.size() >= N - 1 && std::memcmp(s.data(), literal, N - 1) == 0;
+}
+
 std::optional<KinetoActivity> kineto_device_activity(std::string_view cat) {
-  if (cat == "kernel" || cat == "Kernel") return KinetoActivity::kernel;
-  if (cat == "gpu_memcpy" || cat == "Memcpy") return KinetoActivity::memcpy;
-  if (cat == "gpu_memset" || cat == "Memset") return KinetoActivity::memset;
+  if (is(cat, "kernel") || is(cat, "Kernel")) return KinetoActivity::kernel;
+  if (is(cat, "gpu_memcpy") || is(cat, "Memcpy")) return KinetoActivity::memcpy;
+  if (is(cat, "gpu_memset") || is(cat, "Memset")) return KinetoActivity::memset;
   return std::nullopt;
 }
 
 // "ProfilerStep#12" → 12 (HTA: r"ProfilerStep\s*#\s*(\d+)").
 std::optional<int64_t> kineto_profiler_step_number(std::string_view name) {
   constexpr std::string_view kPrefix = "ProfilerStep";
-  if (!name.starts_with(kPrefix)) return std::nullopt;
+  if (!starts_with(name, "ProfilerStep")) return std::nullopt;
   size_t i = kPrefix.size();
   while (i < name.size() && name[i] == ' ') ++i;
   if (i >= name.size() || name[i] != '#') return std::nullopt;
@@ -252,8 +263,8 @@ std::optional<int64_t> kineto_profiler_step_number(std::string_view name) {
 }
 
 bool is_kineto_cpu_comm_span(std::string_view name) {
-  return name.starts_with("c10d::") || name.starts_with("nccl:") || name.starts_with("gloo:") ||
-         name == "record_param_comms";
+  return starts_with(name, "c10d::") || starts_with(name, "nccl:") || starts_with(name, "gloo:") ||
+         is(name, "record_param_comms");
 }
 
 }  // namespace meshscope

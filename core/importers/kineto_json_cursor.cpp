@@ -104,6 +104,26 @@ int utf8_sequence(unsigned char lead, unsigned char& second_min, unsigned char& 
 
 }  // namespace
 
+const char* Cursor::skip_whitespace_run(const char* q) {
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(' ');
+  const __m128i newline = _mm_set1_epi8('\n');
+  const __m128i tab = _mm_set1_epi8('\t');
+  const __m128i cr = _mm_set1_epi8('\r');
+  for (;;) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    const __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, newline)),
+                                    _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)));
+    const auto other = static_cast<unsigned>(~_mm_movemask_epi8(ws)) & 0xFFFFU;
+    if (other != 0) return q + __builtin_ctz(other);
+    q += 16;
+  }
+#else
+  while (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r') ++q;
+  return q;
+#endif
+}
+
 std::string_view Scalar::type_name() const {
   switch (kind) {
     case Kind::null_value:

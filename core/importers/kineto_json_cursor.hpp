@@ -143,27 +143,14 @@ class Cursor {
 
   static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-  // The first byte at or after q that is not JSON whitespace (the sentinel stops it).
+  // The first byte at or after q that is not JSON whitespace (the sentinel stops it). Inline for the common cases of
+  // a trace (no whitespace, or one space after ':' and ','), out of line for runs such as indentation.
   static const char* skip_whitespace(const char* q) {
-    if (static_cast<unsigned char>(*q) > ' ') return q;  // the common case: no whitespace at all
-#if defined(__SSE2__)
-    const __m128i space = _mm_set1_epi8(' ');
-    const __m128i newline = _mm_set1_epi8('\n');
-    const __m128i tab = _mm_set1_epi8('\t');
-    const __m128i cr = _mm_set1_epi8('\r');
-    for (;;) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-      const __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, newline)),
-                                      _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)));
-      const auto other = static_cast<unsigned>(~_mm_movemask_epi8(ws)) & 0xFFFFU;
-      if (other != 0) return q + __builtin_ctz(other);
-      q += 16;
-    }
-#else
-    while (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r') ++q;
-    return q;
-#endif
+    if (static_cast<unsigned char>(*q) > ' ') return q;
+    if (*q == ' ' && static_cast<unsigned char>(q[1]) > ' ') return q + 1;
+    return skip_whitespace_run(q);
   }
+  static const char* skip_whitespace_run(const char* q);
   // The first byte at or after q that ends a plain run of a string: '"', '\\', a control character (the sentinel
   // included) or a byte >= 0x80.
   static const char* scan_string_body(const char* q) {

@@ -5,6 +5,7 @@
 // Only distributedInfo and deviceProperties (small by construction) are built as JSON values; traceEvents never is.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
@@ -133,6 +134,12 @@ enum class ArgKey {
   total_allocated
 };
 
+// k == literal, with the length known to the compiler: a load or two instead of a call to memcmp.
+template <size_t N>
+bool is(std::string_view k, const char (&literal)[N]) {
+  return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
+}
+
 TopKey top_key(std::string_view k) {
   if (k == "traceEvents") return TopKey::trace_events;
   if (k == "distributedInfo") return TopKey::distributed_info;
@@ -146,18 +153,18 @@ TopKey top_key(std::string_view k) {
 EventKey event_key(std::string_view k) {
   switch (k.size()) {
     case 2:
-      if (k == "ph") return EventKey::ph;
-      if (k == "ts") return EventKey::ts;
+      if (is(k, "ph")) return EventKey::ph;
+      if (is(k, "ts")) return EventKey::ts;
       break;
     case 3:
-      if (k == "cat") return EventKey::cat;
-      if (k == "dur") return EventKey::dur;
-      if (k == "pid") return EventKey::pid;
-      if (k == "tid") return EventKey::tid;
+      if (is(k, "cat")) return EventKey::cat;
+      if (is(k, "dur")) return EventKey::dur;
+      if (is(k, "pid")) return EventKey::pid;
+      if (is(k, "tid")) return EventKey::tid;
       break;
     case 4:
-      if (k == "name") return EventKey::name;
-      if (k == "args") return EventKey::args;
+      if (is(k, "name")) return EventKey::name;
+      if (is(k, "args")) return EventKey::args;
       break;
     default:
       break;
@@ -170,40 +177,40 @@ EventKey event_key(std::string_view k) {
 ArgKey arg_key(std::string_view k) {
   switch (k.size()) {
     case 5:
-      if (k == "dtype") return ArgKey::dtype;
+      if (is(k, "dtype")) return ArgKey::dtype;
       break;
     case 6:
-      if (k == "stream") return ArgKey::stream;
-      if (k == "device") return ArgKey::device;
+      if (is(k, "stream")) return ArgKey::stream;
+      if (is(k, "device")) return ArgKey::device;
       break;
     case 9:
-      if (k == "Device Id") return ArgKey::memory_device_id;
+      if (is(k, "Device Id")) return ArgKey::memory_device_id;
       break;
     case 10:
-      if (k == "Group size") return ArgKey::group_size;
+      if (is(k, "Group size")) return ArgKey::group_size;
       break;
     case 11:
-      if (k == "correlation") return ArgKey::correlation;
-      if (k == "Device Type") return ArgKey::memory_device_type;
+      if (is(k, "correlation")) return ArgKey::correlation;
+      if (is(k, "Device Type")) return ArgKey::memory_device_type;
       break;
     case 13:
-      if (k == "In msg nelems") return ArgKey::in_nelems;
+      if (is(k, "In msg nelems")) return ArgKey::in_nelems;
       break;
     case 14:
-      if (k == "Out msg nelems") return ArgKey::out_nelems;
+      if (is(k, "Out msg nelems")) return ArgKey::out_nelems;
       break;
     case 15:
-      if (k == "Collective name") return ArgKey::collective_name;
-      if (k == "Total Allocated") return ArgKey::total_allocated;
+      if (is(k, "Collective name")) return ArgKey::collective_name;
+      if (is(k, "Total Allocated")) return ArgKey::total_allocated;
       break;
     case 18:
-      if (k == "Process Group Name") return ArgKey::pg_name;
+      if (is(k, "Process Group Name")) return ArgKey::pg_name;
       break;
     case 19:
-      if (k == "Process Group Ranks") return ArgKey::pg_ranks;
+      if (is(k, "Process Group Ranks")) return ArgKey::pg_ranks;
       break;
     case 25:
-      if (k == "Process Group Description") return ArgKey::pg_desc;
+      if (is(k, "Process Group Description")) return ArgKey::pg_desc;
       break;
     default:
       break;
@@ -336,7 +343,7 @@ class TraceReader : private kineto_json::Cursor {
 
   StringMap<uint32_t> name_index_;
   StringMap<uint32_t> thread_index_;
-  std::unordered_map<int64_t, KinetoLaunch> launches_;
+  std::vector<KinetoLaunch> launches_;  // every CPU event with a correlation, in file order
   struct CategoryCount {
     int64_t count = 0;
     bool known = true;
@@ -774,7 +781,7 @@ bool TraceReader::finish_event() {
     ++events_without_phase_;
     return true;
   }
-  if (e.ph == "X") {  // a complete event: ts and dur are required (Trace Event Format)
+  if (is(e.ph, "X")) {  // a complete event: ts and dur are required (Trace Event Format)
     const auto where = [&] {
       return "traceEvents[" + std::to_string(trace_.events - 1) + "] (\"" + std::string(e.name);
     };
@@ -803,8 +810,9 @@ bool TraceReader::finish_event() {
       return true;
     }
     if (const auto number = kineto_profiler_step_number(e.name))
-      trace_.steps.push_back(KinetoStepSpan{std::string(e.name), *number, e.ts, e.dur, e.cat == "gpu_user_annotation"});
-    if (e.cat == "gpu_user_annotation") return true;
+      trace_.steps.push_back(
+          KinetoStepSpan{std::string(e.name), *number, e.ts, e.dur, is(e.cat, "gpu_user_annotation")});
+    if (is(e.cat, "gpu_user_annotation")) return true;
     const bool launch = e.correlation.has_value();
     const bool comm = is_kineto_cpu_comm_span(e.name);
     if (launch || comm) {
@@ -813,16 +821,13 @@ bool TraceReader::finish_event() {
       thread_key_ += '/';
       append_id(thread_key_, e.tid);
       const uint32_t thread = intern(thread_index_, trace_.threads, thread_key_);
-      if (launch) {
-        const auto [it, inserted] = launches_.try_emplace(*e.correlation, KinetoLaunch{*e.correlation, e.ts, thread});
-        if (!inserted && e.ts < it->second.ts_us) it->second = KinetoLaunch{*e.correlation, e.ts, thread};
-      }
+      if (launch) launches_.push_back(KinetoLaunch{*e.correlation, e.ts, thread});
       if (comm)
         trace_.cpu_comm_spans.push_back(KinetoCpuCommSpan{std::string(e.name), thread, e.ts, e.dur, e.collective});
     }
     return true;
   }
-  if ((e.ph == "i" || e.ph == "I") && e.name == "[memory]") {
+  if ((is(e.ph, "i") || is(e.ph, "I")) && is(e.name, "[memory]")) {
     ++trace_.memory_events;
     if (e.total_allocated) {
       // "Device Type" is a c10::DeviceType: 0 CPU, 1 CUDA (ROCm builds report CUDA too).
@@ -835,10 +840,16 @@ bool TraceReader::finish_event() {
 }
 
 void TraceReader::finish() {
-  trace_.launches.reserve(launches_.size());
-  for (const auto& [correlation, launch] : launches_) trace_.launches.push_back(launch);
-  std::sort(trace_.launches.begin(), trace_.launches.end(),
-            [](const KinetoLaunch& a, const KinetoLaunch& b) { return a.correlation < b.correlation; });
+  // One launch per correlation id: the earliest, and of equal ones the first in the file (a stable sort keeps file
+  // order among equals).
+  std::stable_sort(launches_.begin(), launches_.end(), [](const KinetoLaunch& a, const KinetoLaunch& b) {
+    return a.correlation != b.correlation ? a.correlation < b.correlation : a.ts_us < b.ts_us;
+  });
+  trace_.launches.clear();
+  for (const KinetoLaunch& launch : launches_)
+    if (trace_.launches.empty() || trace_.launches.back().correlation != launch.correlation)
+      trace_.launches.push_back(launch);
+  launches_ = {};
   std::vector<std::string> cats;
   for (const auto& [cat, c] : categories_) {
     trace_.events_by_category[cat] = c.count;

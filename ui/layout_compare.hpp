@@ -1,0 +1,84 @@
+#pragma once
+// Two layouts side by side: the step-time breakdown, the worst rank's memory by category, the
+// bubble, and the communication bytes and time per mesh axis, with the difference B − A as a
+// signed amount and a percentage. Fed by the ranked layouts view's pins: the lead estimates each
+// pinned layout (estimate_step, training_memory) and hands both results here.
+#include <QAbstractTableModel>
+#include <QString>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+#include "core/estimate/step.hpp"
+#include "core/memory.hpp"
+
+class QLabel;
+class QTableView;
+
+namespace meshscope::ui {
+
+// One side of the comparison: a label ("A: #1 TP 8 · PP 4 …") and its predictions.
+struct CompareSide {
+  QString label;
+  StepEstimate estimate;
+  MemoryBudget memory;
+};
+
+// Rows: section headings, then quantities. Columns: quantity, A, B, Δ (B − A), Δ %.
+// Roles: DisplayRole text with units; SortRole (= Qt::UserRole) the raw number (A, B: the value;
+// Δ: B − A; Δ %: B / A − 1, absent when A is 0); Qt::ForegroundRole on Δ cells colours an
+// improvement of B over A bluish green and a regression vermillion (Okabe–Ito), for quantities
+// with a better direction; Qt::FontRole bold on section headings.
+class LayoutCompareModel final : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kQuantity, kA, kB, kDelta, kDeltaPercent };
+  static constexpr int kColumnCount = kDeltaPercent + 1;
+  enum class Unit { seconds, bytes, fraction, tokens_per_s, count };
+  enum class Better { lower, higher, neither };
+
+  explicit LayoutCompareModel(QObject* parent = nullptr);
+
+  // Replaces both sides; either nullptr empties the table.
+  void setSides(std::shared_ptr<const CompareSide> a, std::shared_ptr<const CompareSide> b);
+  // The row of a quantity by its label ("Step time", "TP time"); -1 if absent.
+  [[nodiscard]] int rowOf(const QString& quantity) const;
+
+  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
+  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
+  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
+                                    int role = Qt::DisplayRole) const override;
+
+ private:
+  struct Row {
+    QString quantity;
+    double a = 0, b = 0;
+    Unit unit = Unit::seconds;
+    Better better = Better::lower;
+    bool heading = false;
+    QString tooltip;
+  };
+  std::shared_ptr<const CompareSide> a_, b_;
+  std::vector<Row> rows_;
+};
+
+class LayoutCompareWidget final : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LayoutCompareWidget(QWidget* parent = nullptr);
+
+  void setComparison(CompareSide a, CompareSide b);
+  void clear();
+  [[nodiscard]] LayoutCompareModel* model() const { return model_; }
+
+ private:
+  LayoutCompareModel* model_;
+  QLabel* title_;
+  QTableView* view_;
+};
+
+}  // namespace meshscope::ui

@@ -159,16 +159,27 @@ Result<int64_t> Cursor::fill() {
   }
   p_ = unit_ = buffer_;
   end_ = buffer_ + kept;
-  const size_t space = storage_.size() - kPadding - 1 - kept;
-  auto n = source_.read(buffer_ + kept, static_cast<int64_t>(space));
-  if (!n) {
-    buffer_[kept] = '\0';
-    return n;
+  // A source may hand out less than asked: read until there are at least as many new bytes as kept ones, so that
+  // the bytes parsed again stay in proportion to the bytes read, whatever the size of the pieces.
+  const auto space = static_cast<int64_t>(storage_.size() - kPadding - 1 - kept);
+  int64_t got = 0;
+  for (;;) {
+    auto n = source_.read(buffer_ + kept + got, space - got);
+    if (!n) {
+      buffer_[kept + static_cast<size_t>(got)] = '\0';
+      end_ = buffer_ + kept + got;
+      return n;
+    }
+    if (*n <= 0) {
+      at_eof_ = true;
+      break;
+    }
+    got += *n;
+    if (got >= static_cast<int64_t>(kept) || got >= space) break;
   }
-  if (*n <= 0) at_eof_ = true;
-  end_ = buffer_ + kept + std::max<int64_t>(0, *n);
-  buffer_[end_ - buffer_] = '\0';  // the sentinel
-  return std::max<int64_t>(0, *n);
+  end_ = buffer_ + kept + got;
+  buffer_[kept + static_cast<size_t>(got)] = '\0';  // the sentinel
+  return got;
 }
 
 void Cursor::count_lines(const char* begin, const char* end) {

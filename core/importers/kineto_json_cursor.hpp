@@ -5,7 +5,7 @@
 // Streaming by units. The document is read in chunks into one buffer. The importer parses it in units (one element
 // of traceEvents, one member of the root object) that must lie wholly in the buffer: a unit that runs into the end
 // of the buffer before the end of the input stops with need_more(); the importer then calls fill(), which keeps the
-// bytes from the start of the unit (unit_start()), reads more, and the unit is parsed again from its start. Units are
+// bytes from the start of the unit (begin_unit()), reads more, and the unit is parsed again from its start. Units are
 // a few hundred bytes against chunks of 256 KiB, so little is read twice and memory stays at about one chunk (a
 // single larger unit grows the buffer to its size). A unit has no side effect until it has been read whole, so
 // reading one again is harmless.
@@ -13,7 +13,8 @@
 // Validating. The grammar is RFC 8259's, checked as strictly as nlohmann::json (the importer's previous parser) checks
 // it: UTF-8 in strings (RFC 3629, Table 3-7 of Unicode), escapes and surrogate pairs, number syntax, no trailing
 // commas, nothing but whitespace after the document; a UTF-8 byte order mark before it is skipped. Numbers keep
-// nlohmann's meaning: an integer in int64's range is exact, anything else is the nearest double.
+// nlohmann's meaning: an integer in int64's range is exact, anything else is the nearest double, and one beyond
+// double's range is an error ("number overflow").
 //
 // Fast. Strings are returned as views into the buffer unless they hold escapes; whitespace and string bodies are
 // scanned 16 bytes at a time (SSE2, part of x86-64; a byte loop elsewhere). The buffer ends with a NUL sentinel and
@@ -56,8 +57,9 @@ class Cursor {
   ~Cursor() = default;
 
   // ---- The buffer ----------------------------------------------------------------------------------------------
-  // Keeps the bytes from unit_start() on and appends up to a chunk from the source; p() moves back to the unit's
-  // start. Returns the bytes read (0: the input has ended, at_eof() from then on) or the source's error.
+  // Keeps the bytes from the start of the current unit (begin_unit()) on and appends at least as many from the
+  // source (a chunk or more); p() moves back to the unit's start. Returns the bytes read (0: the input has ended,
+  // at_eof() from then on) or the source's error.
   Result<int64_t> fill();
   [[nodiscard]] bool at_eof() const { return at_eof_; }
   [[nodiscard]] int64_t bytes_read() const { return discarded_ + (end_ - buffer_); }

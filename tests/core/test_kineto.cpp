@@ -758,3 +758,145 @@ TEST_CASE("kineto: the progress callback sees the input and can cancel", "[kinet
   CHECK(last.input_bytes_read <= last.input_bytes_total);
   CHECK(last.events > 0);
 }
+
+// ---- The streaming reader ------------------------------------------------------------------------------------------
+// The reader parses each event (and each top-level member) whole from a buffer of about 256 KiB and parses it again
+// when it runs into the end of the buffer before the end of the input. These tests feed the same documents in pieces
+// of every size and put errors past the first buffer.
+
+namespace {
+
+// A document handed out in pieces of 1 to max_piece bytes (a fixed pseudo-random sequence).
+class PiecewiseSource final : public KinetoByteSource {
+ public:
+  PiecewiseSource(std::string bytes, uint32_t max_piece) : bytes_(std::move(bytes)), max_piece_(max_piece) {}
+  Result<int64_t> read(char* data, int64_t size) override {
+    const auto left = static_cast<int64_t>(bytes_.size() - position_);
+    const int64_t n = std::min({size, left, static_cast<int64_t>(1 + rng_() % max_piece_)});
+    std::copy_n(bytes_.data() + position_, n, data);
+    position_ += static_cast<size_t>(n);
+    return n;
+  }
+  [[nodiscard]] int64_t input_bytes_read() const override { return static_cast<int64_t>(position_); }
+
+ private:
+  std::string bytes_;
+  uint32_t max_piece_;
+  size_t position_ = 0;
+  std::mt19937 rng_{3};
+};
+
+}  // namespace
+
+TEST_CASE("kineto: a trace read in pieces of any size gives the same trace", "[kineto]") {
+  const std::string name = GENERATE(std::string(kSmall), std::string("hta_nccl_data_rank0_ws2_A100.json.gz"));
+  const uint32_t max_piece = GENERATE(1U, 7U, 4096U, 1U << 20);
+  if (max_piece < 4096 && name != kSmall) return;  // a few bytes at a time: the small trace is enough
+  INFO(name << " in pieces of up to " << max_piece << " bytes");
+  const KinetoTrace& whole = shared_trace(name);
+  PiecewiseSource source(gunzip(trace_path(name)), max_piece);
+  auto pieces = parse_kineto_trace(source, name);
+  REQUIRE(pieces);
+  CHECK(pieces->events == whole.events);
+  CHECK(pieces->json_bytes == whole.json_bytes);
+  CHECK(pieces->names == whole.names);
+  CHECK(pieces->threads == whole.threads);
+  REQUIRE(pieces->device_events.size() == whole.device_events.size());
+  const auto same_event = [](const KinetoDeviceEvent& a, const KinetoDeviceEvent& b) {
+    return a.name == b.name && a.ts_us == b.ts_us && a.dur_us == b.dur_us && a.correlation == b.correlation &&
+           a.stream == b.stream && a.collective == b.collective;
+  };
+  CHECK(std::equal(whole.device_events.begin(), whole.device_events.end(), pieces->device_events.begin(), same_event));
+  CHECK(pieces->launches.size() == whole.launches.size());
+  CHECK(pieces->collective_args.size() == whole.collective_args.size());
+  CHECK(pieces->events_by_category == whole.events_by_category);
+  CHECK(pieces->distributed.process_groups.size() == whole.distributed.process_groups.size());
+  CHECK(pieces->devices.size() == whole.devices.size());
+}
+
+TEST_CASE("kineto: an error megabytes into a file is located by its line, column and byte", "[kineto]") {
+  // Far past the first buffer: the line count covers the bytes already dropped from it.
+  const std::string json = gunzip(trace_path("hta_nccl_data_rank0_ws2_A100.json.gz"));
+  std::string broken = json;
+  const size_t at = broken.find("\"cat\": \"kernel\"", json.size() / 2);
+  REQUIRE(at != std::string::npos);
+  broken.insert(at, "@");
+  const size_t line_start = broken.rfind('\n', at) + 1;
+  const Error e = load_error("stray_far.json", broken);
+  CHECK(e.code == ErrorCode::parse_error);
+  CHECK_THAT(e.location, Contains(":" + std::to_string(line_of(broken, at)) + ":" +
+                                  std::to_string(at - line_start + 1) + " (byte " + std::to_string(at + 1) + ")"));
+  PiecewiseSource source(broken, 4096);
+  auto pieces = parse_kineto_trace(source, "pieces.json");
+  REQUIRE_FALSE(pieces);
+  CHECK_THAT(pieces.error().location, Contains(":" + std::to_string(line_of(broken, at)) + ":"));
+}
+
+TEST_CASE("kineto: an event or a member larger than the buffer is read whole", "[kineto]") {
+  const std::string long_name(3 << 20, 'k');  // a 3 MiB kernel name, and a 5 MB member nobody reads
+  std::string unknown = "[0";
+  while (unknown.size() < 5'000'000) unknown += ", {\"a\": [1.5, \"x\", null, true]}";
+  unknown += "]";
+  const std::string text = R"({"big": )" + unknown + R"(, "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": ")" +
+                           long_name + R"(", "ts": 1, "dur": 2},
+    {"ph": "X", "cat": "kernel", "name": "small", "ts": 3, "dur": 4}]})";
+  auto trace = parse_text(text);
+  REQUIRE(trace);
+  CHECK(trace->json_bytes == static_cast<int64_t>(text.size()));
+  REQUIRE(trace->device_events.size() == 2);
+  CHECK(trace->names[trace->device_events[0].name] == long_name);
+  CHECK(trace->names[trace->device_events[1].name] == "small");
+}
+
+TEST_CASE("kineto: escapes in names and keys are decoded", "[kineto]") {
+  // RFC 8259 section 7: \u escapes, with a surrogate pair for characters beyond the BMP; keys are compared decoded.
+  auto trace = parse_text(
+      R"({"traceEvents": [{"ph": "X", "c\u0061t": "kernel", "name": "gemm\u00e9\ud83d\ude00\t\"\\\/", "ts": 1, "dur": 2}]})");
+  REQUIRE(trace);
+  REQUIRE(trace->device_events.size() == 1);
+  CHECK(trace->names[0] == "gemm\xc3\xa9\xf0\x9f\x98\x80\t\"\\/");
+}
+
+TEST_CASE("kineto: a byte order mark before the trace and NUL padding after it are accepted", "[kineto]") {
+  // As nlohmann::json, which read traces before: it skips a UTF-8 BOM and reads a NUL byte as the end of the input.
+  const std::string doc = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}]})";
+  auto with_bom = parse_text("\xEF\xBB\xBF" + doc);
+  REQUIRE(with_bom);
+  CHECK(with_bom->device_events.size() == 1);
+  auto padded = parse_text(doc + "\n" + std::string(100, '\0'));
+  REQUIRE(padded);
+  CHECK(padded->json_bytes == static_cast<int64_t>(doc.size()) + 2);  // up to the first NUL
+  CHECK_FALSE(parse_text("\xEF\xBB" + doc));
+}
+
+TEST_CASE("kineto: malformed strings and numbers are invalid JSON", "[kineto]") {
+  // RFC 8259 sections 6-8 and RFC 3629 (UTF-8), checked as strictly as nlohmann::json checks them, in values the
+  // importer reads and in values it skips (args).
+  const std::string bad =
+      GENERATE(as<std::string>{}, "\"\xC3\x28\"", "\"\xED\xA0\x80\"", "\"\xF4\x90\x80\x80\"", "\"\xE0\x80\xAF\"",
+               "\"\xFF\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\x\"", "\"\\u12G4\"", "\"a\x01\"",
+               "[01]", "1.", "-", "1e", "1e400", "-1e400", "[1,]", "{\"a\" 1}", "tru", "nul", "[1 2]");
+  INFO(bad);
+  for (const std::string& doc :
+       {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"x": )" + bad +
+            "}}]}",
+        R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": )" + bad + R"(, "ts": 1, "dur": 2}]})"}) {
+    auto trace = parse_text(doc);
+    REQUIRE_FALSE(trace);
+    CHECK(trace.error().code == ErrorCode::parse_error);
+    CHECK_THAT(trace.error().message, Contains("invalid JSON"));
+  }
+}
+
+TEST_CASE("kineto: a process-group description on one event does not carry over to the next", "[kineto]") {
+  // Regression: the description alone does not make the args a collective's, and it used to stay in the reader's
+  // state and turn up on the next event that had collective args.
+  auto trace = parse_text(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "x", "ts": 1, "dur": 1, "args": {"Process Group Description": "stale"}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel", "ts": 2, "dur": 1, "args": {"dtype": "Float"}}]})");
+  REQUIRE(trace);
+  REQUIRE(trace->collective_args.size() == 1);
+  CHECK(trace->collective_args[0].dtype == "Float");
+  CHECK(trace->collective_args[0].process_group_description.empty());
+}

@@ -3,8 +3,10 @@
 //   build/release/bench/meshscope_bench --benchmark_filter=kineto
 //
 // Inputs: the largest shared trace (../shared/data/kineto_traces/hta_rank1_ws2_V100_with_memory_events.json.gz,
-// 53.7 MB of JSON, 216k events) and a synthetic ~200 MB trace made by repeating its traceEvents, written once to a
-// temporary .json file. Throughput is counted in bytes of uncompressed JSON (bytes_per_second).
+// 53.7 MB of JSON, 216k events), the same trace uncompressed in a temporary .json file, and a synthetic ~200 MB trace
+// made by repeating its traceEvents, written once to a temporary .json file. Throughput is counted in bytes of
+// uncompressed JSON (bytes_per_second, over CPU time: per core). kineto_inflate_only_* is zlib alone on the .gz, the
+// floor under the load of a compressed trace.
 //
 // Peak memory: before each measured call the benchmark hands freed heap back to the kernel (malloc_trim), resets the
 // process's resident-set high-water mark (writing "5" to /proc/self/clear_refs, Linux >= 4.0) and notes VmRSS; after
@@ -126,6 +128,26 @@ class SyntheticTrace {
   bool ok_ = false;
 };
 
+// A file in the temporary directory holding the given bytes, removed at exit.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& bytes)
+      : path_((std::filesystem::temp_directory_path() / name).string()) {
+    std::ofstream out(path_, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    ok_ = !bytes.empty() && static_cast<bool>(out);
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] bool ok() const { return ok_; }
+
+ private:
+  std::string path_;
+  bool ok_ = false;
+};
+
 void run_load(benchmark::State& state, const std::string& path) {
   PeakMemory memory;
   int64_t json_bytes = 0;
@@ -152,6 +174,36 @@ void kineto_load_largest_shared_trace_gz(benchmark::State& state) {
   run_load(state, kLargest);
 }
 BENCHMARK(kineto_load_largest_shared_trace_gz)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// zlib alone: gzread of the compressed trace, no parsing.
+void kineto_inflate_only_largest_shared_trace_gz(benchmark::State& state) {
+  std::string chunk(size_t{1} << 18, '\0');
+  int64_t json_bytes = 0;
+  for (auto _ : state) {
+    gzFile file = gzopen(kLargest.c_str(), "rb");
+    if (file == nullptr) {
+      state.SkipWithError("cannot open the trace");
+      return;
+    }
+    json_bytes = 0;
+    int n = 0;
+    while ((n = gzread(file, chunk.data(), static_cast<unsigned>(chunk.size()))) > 0) json_bytes += n;
+    gzclose(file);
+    benchmark::DoNotOptimize(chunk.data());
+  }
+  state.SetBytesProcessed(state.iterations() * json_bytes);
+}
+BENCHMARK(kineto_inflate_only_largest_shared_trace_gz)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void kineto_load_largest_shared_trace_json(benchmark::State& state) {
+  static const TempFile plain("meshscope_bench_kineto_largest.json", gunzip(kLargest));
+  if (!plain.ok()) {
+    state.SkipWithError("could not write the uncompressed trace");
+    return;
+  }
+  run_load(state, plain.path());
+}
+BENCHMARK(kineto_load_largest_shared_trace_json)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // The parser alone, without zlib: the uncompressed document from memory.
 void kineto_parse_largest_shared_trace_from_memory(benchmark::State& state) {

@@ -297,6 +297,10 @@ Result<TraceComparison> compare_trace(const KinetoRunAnalysis& run, const StepEs
       if (!c.op) continue;
       CollectiveAccumulator& acc = collectives[{static_cast<int>(*c.op), g.label}];
       if (acc.count_per_step.values.empty()) {
+        if (c.group_size_assumed)
+          out.notes.push_back(std::string(collective_op_name(*c.op)) +
+                              ": the trace names no process group; taken as all " + std::to_string(world) + " ranks (" +
+                              g.label + ")");
         acc.op = *c.op;
         acc.label = g.label;
         acc.axis = g.axis;

@@ -103,6 +103,8 @@ Planned default_project_plan() {
 }
 
 void save(QWidget& widget, const char* path) {
+  // Twice: the property form is rebuilt by a queued call, and its new rows are shown by another.
+  QApplication::processEvents();
   QApplication::processEvents();
   CHECK(widget.grab().save(path));
 }
@@ -376,6 +378,7 @@ TEST_CASE("topology editor: snapshots of the default cluster, a zoomed sample an
     save(shown.editor, "/tmp/topology_dgx_h100_8.png");
     shown.editor.setCommPlan(p.plan, p.layout, p.placement);
     shown.editor.setCommAxis(MeshAxis::tp);
+    shown.editor.selectLinks({link_named(shown.editor.cluster(), "n0.gpu0-nvsw")});
     save(shown.editor, "/tmp/topology_comm_tp.png");
     shown.editor.setCommAxis(MeshAxis::dp);
     save(shown.editor, "/tmp/topology_comm_dp.png");
@@ -384,6 +387,7 @@ TEST_CASE("topology editor: snapshots of the default cluster, a zoomed sample an
     Shown shown(sample("teaching-2x4.json"), QSize(1300, 850));
     shown.editor.view()->setZoom(1.0);
     shown.editor.view()->centerOn(0, 120);
+    shown.editor.selectDevices({device_named(shown.editor.cluster(), "a.gpu1")});
     save(shown.editor, "/tmp/topology_teaching_zoomed.png");
   }
 }

@@ -226,6 +226,7 @@ bool is_known_kineto_category(std::string_view cat) {
   return std::find(std::begin(kKnown), std::end(kKnown), cat) != std::end(kKnown);
 }
 
+namespace {
 // Called for every event: comparisons whose length the compiler knows (a load or two, no call to memcmp).
 template <size_t N>
 bool is(std::string_view s, const char (&literal)[N]) {
@@ -235,6 +236,7 @@ template <size_t N>
 bool starts_with(std::string_view s, const char (&literal)[N]) {
   return s.size() >= N - 1 && std::memcmp(s.data(), literal, N - 1) == 0;
 }
+}  // namespace
 
 std::optional<KinetoActivity> kineto_device_activity(std::string_view cat) {
   if (is(cat, "kernel") || is(cat, "Kernel")) return KinetoActivity::kernel;

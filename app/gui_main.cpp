@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     // The arrangement the user left (a screenshot run uses the default one, reproducibly).
     const QSettings settings;
     window.restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-    window.restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    window.restoreArrangement(settings.value(QStringLiteral("windowState")).toByteArray());
   }
   if (parser.isSet(view_option) && !window.showView(parser.value(view_option))) {
     std::fprintf(stderr, "meshscope: no view \"%s\" (%s)\n", qPrintable(parser.value(view_option)),
@@ -91,6 +91,9 @@ int main(int argc, char** argv) {
     // Grab once every view shows the evaluation (and the search's best layout, if asked for).
     QTimer::singleShot(0, &window, [&window, &screenshot_path] {
       window.waitForEvaluation();
+      // The documented size of the screenshots (docs/screenshots), whatever the views asked for.
+      window.resize(1600, 1000);
+      QApplication::processEvents();
       if (window.grab().save(screenshot_path)) {
         QApplication::exit(0);
       } else {

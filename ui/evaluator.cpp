@@ -91,13 +91,21 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
         out.estimate = std::make_shared<const StepEstimate>(std::move(*estimate));
       else
         out.estimate_error = estimate.error().to_string();
+      if (out.estimate) {
+        // The communication map draws the groups of each axis: the same placement the estimate used.
+        auto placement = place_layout(project.layout, *out.cluster, *cache.router, options.order);
+        if (placement) out.placement = std::make_shared<const Placement>(std::move(*placement));
+      }
       const auto compare = project.view.find("compare_schedule");
       if (out.estimate && compare != project.view.end() && compare->is_string()) {
         options.schedule = parse_pipeline_schedule(compare->get<std::string>());
         if (options.schedule) {
           auto other =
               estimate_step(project.model, project.training, project.layout, *out.cluster, *cache.router, options);
-          if (other) out.compare_estimate = std::make_shared<const StepEstimate>(std::move(*other));
+          if (other)
+            out.compare_estimate = std::make_shared<const StepEstimate>(std::move(*other));
+          else
+            out.compare_error = other.error().to_string();
         }
       }
     } else {
@@ -112,6 +120,9 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
   out.elapsed_s = seconds_since(start);
   return out;
 }
+
+// The chart stays legible with a handful of lines.
+constexpr size_t kServingCurves = 4;
 
 SearchEvaluation search_project(const Project& project, const ServingTarget& target, const std::atomic<bool>& cancel) {
   const auto start = std::chrono::steady_clock::now();
@@ -135,10 +146,18 @@ SearchEvaluation search_project(const Project& project, const ServingTarget& tar
     ServingRankOptions options;
     options.top = 200;
     auto result = rank_serving_layouts(project.model, project.serving, *cluster, target, options);
-    if (result)
+    if (result) {
       out.serving = std::make_shared<const ServingRankResult>(std::move(*result));
-    else
+      const Router router(*cluster);
+      for (const RankedServing& ranked : out.serving->layouts) {
+        if (ranked.disaggregated || cancel.load()) continue;
+        auto estimate = estimate_serving(project.model, project.serving, {}, ranked.layout, *cluster, router);
+        if (estimate) out.curves.push_back({ranked.layout, std::move(*estimate)});
+        if (out.curves.size() == kServingCurves) break;
+      }
+    } else {
       out.error = result.error().to_string();
+    }
   }
   out.cancelled = cancel.load();
   out.elapsed_s = seconds_since(start);

@@ -33,19 +33,27 @@ struct Evaluation {
   std::shared_ptr<const Cluster> cluster;        // when it resolves
   std::string cluster_error;                     // why it does not
   std::shared_ptr<const StepEstimate> estimate;  // training, valid layout, cluster resolved
+  std::shared_ptr<const Placement> placement;    // of the layout on the cluster, with the estimate
   // The same layout under a second pipeline schedule (view state "compare_schedule"), drawn below.
   std::shared_ptr<const StepEstimate> compare_estimate;
+  std::string compare_error;  // why the second schedule cannot run this layout
   std::shared_ptr<const ServingEstimate> serving;
   std::string estimate_error;
   double elapsed_s = 0;
 };
 
 struct SearchEvaluation {
+  // Serving: the latency–throughput curves of the best colocated layouts, for the chart.
+  struct ServingCurveOf {
+    ServingLayout layout;
+    ServingEstimate estimate;
+  };
   uint64_t generation = 0;
   Project project;  // the project searched (its layout is irrelevant)
   std::shared_ptr<const SearchResult> training;
   std::shared_ptr<const ServingRankResult> serving;
   ServingTarget target;
+  std::vector<ServingCurveOf> curves;
   std::string error;
   bool cancelled = false;
   double elapsed_s = 0;

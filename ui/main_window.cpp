@@ -18,14 +18,20 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
+#include <QShowEvent>
+#include <QSignalBlocker>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -38,9 +44,16 @@
 #include "core/topology/generators.hpp"
 #include "ui/comm_table_model.hpp"
 #include "ui/formatting.hpp"
+#include "ui/layout_compare.hpp"
+#include "ui/memory_chart.hpp"
 #include "ui/memory_table_model.hpp"
 #include "ui/padded_item_delegate.hpp"
 #include "ui/pipeline_chart.hpp"
+#include "ui/profile_view.hpp"
+#include "ui/ranked_layouts_model.hpp"
+#include "ui/ranked_layouts_panel.hpp"
+#include "ui/serving_chart.hpp"
+#include "ui/topology_editor.hpp"
 #include "ui/workload_panel.hpp"
 
 namespace meshscope::ui {
@@ -85,6 +98,15 @@ class ContentSizedTableView final : public QTableView {
     return hint;
   }
 };
+
+// A view in a scroll area, so that a small window scrolls instead of growing past the screen.
+QScrollArea* scrolled(QWidget* widget) {
+  auto* area = new QScrollArea;
+  area->setWidget(widget);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
 
 void style_table(QTableView* view) {
   view->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -184,31 +206,44 @@ MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
     status_->setText(tr("Search cancelled; the next edit searches again."));
   });
 
-  auto* central = new QWidget(this);
-  auto* central_layout = new QVBoxLayout(central);
-  error_banner_ = new QLabel(central);
+  // The summary strip (a fixed top dock): the project, its verdict and the predicted numbers, with
+  // an error banner above them for a file that failed to open or import.
+  auto* top = new QWidget(this);
+  top->setObjectName(QStringLiteral("summary_strip"));
+  auto* top_layout = new QVBoxLayout(top);
+  top_layout->setContentsMargins(8, 4, 8, 4);
+  error_banner_ = new QLabel(top);
   error_banner_->setObjectName(QStringLiteral("error_banner"));
   error_banner_->setWordWrap(true);
   error_banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   error_banner_->setStyleSheet(
       QStringLiteral("QLabel { background: #fdecea; color: #8e1b1b; border: 1px solid #e0a0a0; padding: 6px; }"));
   error_banner_->hide();
-  central_layout->addWidget(error_banner_);
-  header_ = new QLabel(central);
+  top_layout->addWidget(error_banner_);
+  auto* strip = new QHBoxLayout;
+  strip->setSpacing(24);
+  header_ = new QLabel(top);
+  header_->setObjectName(QStringLiteral("header"));
   header_->setTextFormat(Qt::RichText);
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  central_layout->addWidget(header_);
-  summary_ = new QLabel(central);
+  strip->addWidget(header_, 3);
+  summary_ = new QLabel(top);
   summary_->setObjectName(QStringLiteral("summary"));
   summary_->setTextFormat(Qt::RichText);
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  central_layout->addWidget(summary_);
-  auto* topology_placeholder = new QLabel(tr("Topology editor"), central);
-  topology_placeholder->setAlignment(Qt::AlignCenter);
-  central_layout->addWidget(topology_placeholder, 1);
-  setCentralWidget(central);
+  summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  strip->addWidget(summary_, 2);
+  top_layout->addLayout(strip);
+  auto* top_dock = new QDockWidget(this);
+  top_dock->setObjectName(QStringLiteral("summary_dock"));
+  top_dock->setTitleBarWidget(new QWidget(top_dock));
+  top_dock->setFeatures(QDockWidget::NoDockWidgetFeatures);
+  top_dock->setWidget(top);
+  addDockWidget(Qt::TopDockWidgetArea, top_dock);
+  // The workload panel runs the full height on the left; the ranked table sits under the views.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
 
   status_ = new QLabel(this);
   statusBar()->addWidget(status_, 1);
@@ -245,30 +280,89 @@ void MainWindow::create_docks() {
   // Workload (left).
   workload_ = new WorkloadPanel;
   connect(workload_, &WorkloadPanel::projectEdited, this, &MainWindow::edit);
-  auto* workload_scroll = new QScrollArea;
-  workload_scroll->setWidget(workload_);
-  workload_scroll->setWidgetResizable(true);
-  workload_scroll->setMinimumWidth(360);
+  QScrollArea* workload_scroll = scrolled(workload_);
+  workload_scroll->setMinimumWidth(330);
   add_dock(QStringLiteral("workload"), tr("Workload"), workload_scroll, Qt::LeftDockWidgetArea);
 
-  // Memory (right, the first of the tabbed views).
+  // Topology (right, the first of the tabbed views): the cluster, editable, and the
+  // communication map of the current layout drawn on it.
+  topology_ = new TopologyEditor;
+  topology_->setObjectName(QStringLiteral("topology_editor"));
+  connect(topology_, &TopologyEditor::clusterChanged, this, [this] {
+    if (loading_cluster_) return;  // the editor shows the project's cluster; nothing was edited
+    Project edited = project_;
+    edited.cluster_inline = topology_->cluster();
+    edited.cluster.clear();
+    edited.gpu_count =
+        static_cast<int64_t>(std::count_if(edited.cluster_inline->devices.begin(), edited.cluster_inline->devices.end(),
+                                           [](const Device& device) { return device.kind == DeviceKind::gpu; }));
+    edit(edited);
+  });
+  QDockWidget* topology_dock = add_dock(QStringLiteral("topology"), tr("Topology"), topology_, Qt::RightDockWidgetArea);
+
+  // Memory: the stacked bars beside the exact table.
   auto* memory = new QWidget;
-  auto* memory_layout = new QVBoxLayout(memory);
+  auto* memory_layout = new QHBoxLayout(memory);
+  memory_chart_ = new MemoryChart(memory);
+  memory_chart_->setObjectName(QStringLiteral("memory_chart"));
+  memory_chart_->setMinimumWidth(480);
+  auto* memory_table_box = new QWidget(memory);
+  auto* memory_table_layout = new QVBoxLayout(memory_table_box);
   memory_model_ = new MemoryTableModel(this);
-  memory_view_ = new ContentSizedTableView(memory);
+  memory_view_ = new ContentSizedTableView(memory_table_box);
   memory_view_->setObjectName(QStringLiteral("memory_table"));
   memory_view_->setModel(memory_model_);
   style_table(memory_view_);
+  // Tighter than the other tables: it sits beside the chart.
+  memory_view_->setItemDelegate(new PaddedItemDelegate(8, 3, memory_view_));
+  memory_view_->setStyleSheet(QStringLiteral("QHeaderView::section { padding: 3px 8px; }"));
   memory_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   memory_view_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-  memory_layout->addWidget(memory_view_, 0, Qt::AlignLeft | Qt::AlignTop);
-  memory_layout->addStretch(1);
+  memory_table_layout->addWidget(memory_view_, 0, Qt::AlignLeft | Qt::AlignTop);
+  memory_table_layout->addStretch(1);
+  memory_layout->addWidget(memory_chart_, 1);
+  memory_layout->addWidget(memory_table_box, 0);
   QDockWidget* memory_dock = add_dock(QStringLiteral("memory"), tr("Memory budget"), memory, Qt::RightDockWidgetArea);
 
   // Pipeline: the chosen schedule, and optionally a second one below it.
   auto* pipeline = new QWidget;
   auto* pipeline_layout = new QVBoxLayout(pipeline);
   auto* pipeline_bar = new QHBoxLayout;
+  // The schedule, the virtual stages and the micro-batch size, switched here as in the workload panel.
+  pipeline_bar->addWidget(new QLabel(tr("Schedule"), pipeline));
+  pipeline_schedule_ = new QComboBox(pipeline);
+  pipeline_schedule_->setObjectName(QStringLiteral("pipeline_schedule_here"));
+  pipeline_schedule_->addItem(tr("workload default"), QString());
+  for (const char* name : {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe"})
+    pipeline_schedule_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
+  connect(pipeline_schedule_, &QComboBox::activated, this, [this] {
+    Project edited = project_;
+    const QString name = pipeline_schedule_->currentData().toString();
+    edited.pipeline_schedule = name.isEmpty() ? std::nullopt : parse_pipeline_schedule(name.toStdString());
+    edit(edited);
+  });
+  pipeline_bar->addWidget(pipeline_schedule_);
+  pipeline_bar->addWidget(new QLabel(tr("virtual stages"), pipeline));
+  pipeline_vpp_ = new QSpinBox(pipeline);
+  pipeline_vpp_->setRange(1, 64);
+  pipeline_vpp_->setKeyboardTracking(false);
+  connect(pipeline_vpp_, &QSpinBox::valueChanged, this, [this](int value) {
+    Project edited = project_;
+    edited.layout.vpp = value;
+    edit(edited);
+  });
+  pipeline_bar->addWidget(pipeline_vpp_);
+  pipeline_bar->addWidget(new QLabel(tr("micro-batch size"), pipeline));
+  pipeline_mbs_ = new QSpinBox(pipeline);
+  pipeline_mbs_->setRange(1, 4096);
+  pipeline_mbs_->setKeyboardTracking(false);
+  connect(pipeline_mbs_, &QSpinBox::valueChanged, this, [this](int value) {
+    Project edited = project_;
+    edited.layout.micro_batch = value;
+    edit(edited);
+  });
+  pipeline_bar->addWidget(pipeline_mbs_);
+  pipeline_bar->addSpacing(24);
   pipeline_bar->addWidget(new QLabel(tr("Compare with"), pipeline));
   compare_schedule_ = new QComboBox(pipeline);
   compare_schedule_->setObjectName(QStringLiteral("compare_schedule"));
@@ -300,7 +394,7 @@ void MainWindow::create_docks() {
   pipeline_layout->addWidget(compare_chart_);
   pipeline_layout->addStretch(1);
   QDockWidget* pipeline_dock =
-      add_dock(QStringLiteral("pipeline"), tr("Pipeline schedule"), pipeline, Qt::RightDockWidgetArea);
+      add_dock(QStringLiteral("pipeline"), tr("Pipeline schedule"), scrolled(pipeline), Qt::RightDockWidgetArea);
 
   // Communication: the collectives of one axis or all.
   auto* comm = new QWidget;
@@ -313,28 +407,126 @@ void MainWindow::create_docks() {
   for (const char* axis : {"dp", "tp", "pp", "cp", "ep"})
     comm_axis_->addItem(QString::fromLatin1(axis).toUpper(), QString::fromLatin1(axis));
   comm_bar->addWidget(comm_axis_);
+  connect(comm_axis_, &QComboBox::currentIndexChanged, this, [this] {
+    const QString axis = comm_axis_->currentData().toString();
+    std::optional<MeshAxis> chosen;
+    for (MeshAxis candidate : {MeshAxis::dp, MeshAxis::tp, MeshAxis::pp, MeshAxis::cp, MeshAxis::ep})
+      if (axis == QString::fromStdString(std::string(mesh_axis_name(candidate)))) chosen = candidate;
+    topology_->setCommAxis(chosen);
+    comm_proxy_->setFilterRegularExpression(
+        axis.isEmpty()
+            ? QRegularExpression()
+            : QRegularExpression(QStringLiteral("^%1$").arg(axis), QRegularExpression::CaseInsensitiveOption));
+  });
+  auto* show_map = new QPushButton(tr("Show on the topology"), comm);
+  connect(show_map, &QPushButton::clicked, this, [this] { showView(QStringLiteral("topology")); });
+  comm_bar->addWidget(show_map);
   comm_bar->addStretch(1);
   comm_layout->addLayout(comm_bar);
+  comm_exposed_ = new QLabel(comm);
+  comm_exposed_->setObjectName(QStringLiteral("comm_exposed"));
+  comm_exposed_->setTextFormat(Qt::RichText);
+  comm_exposed_->setWordWrap(true);
+  comm_layout->addWidget(comm_exposed_);
   comm_model_ = new CommTableModel(this);
+  comm_proxy_ = new QSortFilterProxyModel(this);
+  comm_proxy_->setSourceModel(comm_model_);
+  comm_proxy_->setFilterKeyColumn(0);  // the axis
+  comm_proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
   auto* comm_view = new QTableView(comm);
   comm_view->setObjectName(QStringLiteral("comm_table"));
-  comm_view->setModel(comm_model_);
+  comm_view->setModel(comm_proxy_);
   style_table(comm_view);
   comm_view->verticalHeader()->hide();
   comm_layout->addWidget(comm_view, 1);
   QDockWidget* comm_dock =
       add_dock(QStringLiteral("communication"), tr("Communication"), comm, Qt::RightDockWidgetArea);
 
+  // Serving: latency against throughput for the current layout and the best-ranked ones.
+  auto* serving = new QWidget;
+  auto* serving_layout = new QVBoxLayout(serving);
+  auto* target_bar = new QHBoxLayout;
+  target_bar->addWidget(new QLabel(tr("Target: TTFT ≤"), serving));
+  ttft_target_ = new QSpinBox(serving);
+  ttft_target_->setObjectName(QStringLiteral("target_ttft_ms"));
+  ttft_target_->setRange(0, 600000);
+  ttft_target_->setSuffix(tr(" ms"));
+  ttft_target_->setSpecialValueText(tr("none"));
+  ttft_target_->setKeyboardTracking(false);
+  target_bar->addWidget(ttft_target_);
+  target_bar->addWidget(new QLabel(tr("ITL ≤"), serving));
+  itl_target_ = new QSpinBox(serving);
+  itl_target_->setObjectName(QStringLiteral("target_itl_ms"));
+  itl_target_->setRange(0, 60000);
+  itl_target_->setSuffix(tr(" ms"));
+  itl_target_->setSpecialValueText(tr("none"));
+  itl_target_->setKeyboardTracking(false);
+  target_bar->addWidget(itl_target_);
+  target_bar->addStretch(1);
+  serving_layout->addLayout(target_bar);
+  for (QSpinBox* spin : {ttft_target_, itl_target_})
+    connect(spin, &QSpinBox::valueChanged, this, [this] {
+      Project edited = project_;
+      edited.view["serving_target"] = {{"ttft_ms", ttft_target_->value()}, {"itl_ms", itl_target_->value()}};
+      project_ = edited;
+      setWindowModified(true);
+      evaluator_->setServingTarget(serving_target());
+    });
+  serving_chart_ = new ServingCurveChart(serving);
+  serving_chart_->setObjectName(QStringLiteral("serving_chart"));
+  serving_layout->addWidget(serving_chart_, 1);
+  QDockWidget* serving_dock =
+      add_dock(QStringLiteral("serving"), tr("Serving latency"), serving, Qt::RightDockWidgetArea);
+
   explain_ = new QTextBrowser;
   explain_->setObjectName(QStringLiteral("explain"));
   explain_->setOpenExternalLinks(true);
   QDockWidget* explain_dock = add_dock(QStringLiteral("explain"), tr("Explain"), explain_, Qt::RightDockWidgetArea);
 
+  // Ranked layouts and the comparison of two pinned ones (bottom).
+  ranked_ = new RankedLayoutsPanel;
+  ranked_->setObjectName(QStringLiteral("ranked_layouts"));
+  connect(ranked_, &RankedLayoutsPanel::layoutActivated, this, [this](const RankedLayout& layout) {
+    if (!updating_ranked_) apply_ranked(layout);
+  });
+  connect(ranked_, &RankedLayoutsPanel::servingLayoutActivated, this, [this](const RankedServing& ranked) {
+    if (updating_ranked_ || ranked.disaggregated) return;
+    Project edited = project_;
+    edited.layout = Layout{};
+    edited.layout.tp = ranked.layout.tp;
+    edited.layout.pp = ranked.layout.pp;
+    edited.layout.ep = ranked.layout.ep;
+    edited.layout.dp = ranked.layout.replicas;
+    edit(edited);
+  });
+  connect(ranked_, &RankedLayoutsPanel::pinnedChanged, this, [this](const std::vector<RankedLayout>& pinned) {
+    pinned_ = pinned;
+    update_compare();
+  });
+  QDockWidget* ranked_dock =
+      add_dock(QStringLiteral("ranked"), tr("Ranked layouts"), ranked_, Qt::BottomDockWidgetArea);
+  compare_ = new LayoutCompareWidget;
+  compare_->setObjectName(QStringLiteral("layout_compare"));
+  QDockWidget* compare_dock =
+      add_dock(QStringLiteral("compare"), tr("Compare pinned"), compare_, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(ranked_dock, compare_dock);
+  ranked_dock->raise();
+
+  tabifyDockWidget(topology_dock, memory_dock);
   tabifyDockWidget(memory_dock, pipeline_dock);
   tabifyDockWidget(pipeline_dock, comm_dock);
   tabifyDockWidget(comm_dock, explain_dock);
+  tabifyDockWidget(explain_dock, serving_dock);
+  // Profile: an imported trace beside the prediction for the current layout.
+  profile_ = new ProfileView;
+  profile_->setObjectName(QStringLiteral("profile_view"));
+  connect(profile_, &ProfileView::imported, this, [this] {
+    update_profile_prediction();
+    showView(QStringLiteral("profile"));
+  });
+  QDockWidget* profile_dock = add_dock(QStringLiteral("profile"), tr("Profile"), profile_, Qt::RightDockWidgetArea);
+  tabifyDockWidget(serving_dock, profile_dock);
   memory_dock->raise();
-  resizeDocks({docks_[QStringLiteral("workload")], memory_dock}, {380, 820}, Qt::Horizontal);
 }
 
 void MainWindow::create_menus() {
@@ -407,6 +599,15 @@ void MainWindow::create_menus() {
   });
   connect(save_as, &QAction::triggered, this, ask_save);
   file->addSeparator();
+  QAction* import_trace = file->addAction(tr("Import profiler &trace…"));
+  connect(import_trace, &QAction::triggered, this, [this] {
+    const QStringList paths =
+        QFileDialog::getOpenFileNames(this, tr("PyTorch profiler traces (one per rank)"), QString(),
+                                      tr("Kineto traces (*.json *.json.gz);;All files (*)"));
+    if (paths.isEmpty()) return;
+    showView(QStringLiteral("profile"));
+    profile_->startImport(paths);
+  });
   QMenu* export_menu = file->addMenu(tr("&Export"));
   QAction* export_png = export_menu->addAction(tr("View in front as PNG…"));
   QAction* export_svg = export_menu->addAction(tr("View in front as SVG…"));
@@ -438,6 +639,14 @@ void MainWindow::create_menus() {
   quit->setShortcut(QKeySequence::Quit);
   connect(quit, &QAction::triggered, this, &QMainWindow::close);
 
+  QMenu* edit_menu = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = topology_->undoStack()->createUndoAction(this, tr("&Undo topology edit"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = topology_->undoStack()->createRedoAction(this, tr("&Redo topology edit"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit_menu->addAction(undo);
+  edit_menu->addAction(redo);
+
   QMenu* view_menu = menuBar()->addMenu(tr("&View"));
   for (const auto& [name, dock] : docks_) view_menu->addAction(dock->toggleViewAction());
 }
@@ -458,20 +667,48 @@ void MainWindow::setProject(const Project& project) {
   setWindowTitle(tr("meshscope \u2014 %1[*]").arg(QString::fromStdString(project_.name)));
   setWindowModified(false);
   workload_->setProject(project_);
+  sync_pipeline_controls();
+  editor_needs_cluster_ = true;
   const auto compare = project_.view.find("compare_schedule");
   compare_schedule_->setCurrentIndex(
       std::max(0, compare_schedule_->findData(compare != project_.view.end() && compare->is_string()
                                                   ? QString::fromStdString(compare->get<std::string>())
                                                   : QString())));
   applyViewState(project_.view);
+  {
+    const auto target = project_.view.find("serving_target");
+    const bool has = target != project_.view.end() && target->is_object();
+    const QSignalBlocker b1(ttft_target_), b2(itl_target_);
+    // Interactive defaults: first token within 2 s, 50 ms between tokens (20 tokens/s per user).
+    ttft_target_->setValue(has ? target->value("ttft_ms", 2000) : 2000);
+    itl_target_->setValue(has ? target->value("itl_ms", 50) : 50);
+  }
+  evaluator_->setServingTarget(serving_target());
   evaluator_->setDebounceMs(0);
   evaluator_->request(project_);
   evaluator_->setDebounceMs(Evaluator::kDefaultDebounceMs);
 }
 
+void MainWindow::sync_pipeline_controls() {
+  const QSignalBlocker b1(pipeline_schedule_), b2(pipeline_vpp_), b3(pipeline_mbs_);
+  const QString schedule =
+      project_.pipeline_schedule
+          ? QString::fromStdString(std::string(pipeline_schedule_name(*project_.pipeline_schedule)))
+          : QString();
+  pipeline_schedule_->setCurrentIndex(std::max(0, pipeline_schedule_->findData(schedule)));
+  pipeline_vpp_->setValue(static_cast<int>(project_.layout.vpp));
+  pipeline_mbs_->setValue(static_cast<int>(project_.layout.micro_batch));
+}
+
 void MainWindow::edit(const Project& edited) {
+  // A cluster chosen elsewhere (a generator, a sample) replaces the one in the editor once it is
+  // resolved; the editor's own edits are already there.
+  if (sender() != topology_ &&
+      (edited.cluster != project_.cluster || edited.cluster_inline.has_value() != project_.cluster_inline.has_value()))
+    editor_needs_cluster_ = true;
   project_ = edited;
   if (sender() != workload_) workload_->setProject(project_);
+  sync_pipeline_controls();
   setWindowModified(true);
   evaluator_->request(project_);
 }
@@ -525,6 +762,7 @@ bool MainWindow::saveProject(const QString& path) {
 
 nlohmann::json MainWindow::viewState() const {
   nlohmann::json state = project_.view;
+  state["topology"] = topology_->viewState();
   state["docks"] = saveState().toBase64().toStdString();
   for (const auto& [name, dock] : docks_)
     if (!dock->visibleRegion().isEmpty() && name != QStringLiteral("workload")) state["front"] = name.toStdString();
@@ -533,7 +771,7 @@ nlohmann::json MainWindow::viewState() const {
 
 void MainWindow::applyViewState(const nlohmann::json& state) {
   if (const auto docks = state.find("docks"); docks != state.end() && docks->is_string())
-    restoreState(QByteArray::fromBase64(QByteArray::fromStdString(docks->get<std::string>())));
+    restored_state_ |= restoreState(QByteArray::fromBase64(QByteArray::fromStdString(docks->get<std::string>())));
   if (const auto front = state.find("front"); front != state.end() && front->is_string())
     showView(QString::fromStdString(front->get<std::string>()));
 }
@@ -550,6 +788,20 @@ void MainWindow::show_evaluation(std::shared_ptr<const Evaluation> evaluation) {
     header_->setText(budget_header_html(p, *e.budget));
   }
   memory_model_->setBudget(e.budget);
+  memory_chart_->setBudget(e.budget);
+  if (editor_needs_cluster_ && e.cluster) {
+    editor_needs_cluster_ = false;
+    loading_cluster_ = true;
+    topology_->setCluster(*e.cluster);
+    loading_cluster_ = false;
+    if (const auto state = p.view.find("topology"); state != p.view.end() && state->is_object())
+      topology_->setViewState(*state);
+  }
+  if (e.estimate && e.placement && !editor_needs_cluster_)
+    topology_->setCommPlan(e.estimate->comm, p.layout, *e.placement);
+  else
+    topology_->clearCommMap();
+  update_serving_chart();
 
   QString summary;
   if (e.estimate) {
@@ -576,11 +828,19 @@ void MainWindow::show_evaluation(std::shared_ptr<const Evaluation> evaluation) {
     pipeline_caption_->setText(schedule_caption(*e.estimate));
     pipeline_chart_->setSchedule(e.estimate->schedule, e.estimate->pipeline_schedule);
     comm_model_->setPlan(std::shared_ptr<const CommPlan>(e.estimate, &e.estimate->comm));
+    // What each axis adds to the step after overlap (docs/estimate.md lists the overlap rules).
+    const StepBreakdown& b = e.estimate->breakdown;
+    comm_exposed_->setText(
+        tr("<b>Exposed per step</b> (not hidden behind compute): TP %1 · CP %2 · EP %3 · PP send/recv %4 · "
+           "DP %5 — of a %6 step. Time/step below is the collectives' total, overlapped or not.")
+            .arg(duration_text(b.tp_exposed_s), duration_text(b.cp_exposed_s), duration_text(b.ep_exposed_s),
+                 duration_text(b.pp_p2p_s), duration_text(b.dp_exposed_s), duration_text(e.estimate->step_time_s)));
   } else {
     pipeline_caption_->setText(e.problems.empty() ? tr("No pipeline (serving, or no cluster).")
                                                   : tr("The layout is not valid."));
     pipeline_chart_->setSchedule({}, PipelineSchedule::one_f_one_b);
     comm_model_->setPlan(nullptr);
+    comm_exposed_->clear();
   }
   // The second chart: the comparison schedule on the same time axis, or else a zoom on the
   // warm-up, where with hundreds of micro-batches the bubble and the block numbers are legible.
@@ -597,10 +857,16 @@ void MainWindow::show_evaluation(std::shared_ptr<const Evaluation> evaluation) {
     compare_chart_->setSchedule(e.estimate->schedule, e.estimate->pipeline_schedule);
     compare_chart_->setTimeWindow(0, warm_up_end);
   }
+  if (!e.compare_error.empty()) {
+    compare_caption_->setText(QStringLiteral("<span style=\"color:%1\">%2</span>")
+                                  .arg(kProblemColour, tr("Cannot compare: %1").arg(html(e.compare_error))));
+    compare_caption_->show();
+  }
   const bool second = e.compare_estimate != nullptr || warm_up_end > 0;
   compare_chart_->setVisible(second);
-  compare_caption_->setVisible(second);
+  compare_caption_->setVisible(second || !e.compare_error.empty());
   explain_->setHtml(explain_html(e));
+  update_profile_prediction();
   status_->setText(tr("Evaluated in %1 ms").arg(1000 * e.elapsed_s, 0, 'f', 1));
   emit viewsUpdated();
 }
@@ -618,10 +884,25 @@ void MainWindow::show_search(std::shared_ptr<const SearchEvaluation> search) {
                          .arg(static_cast<qlonglong>(search_->training->evaluated))
                          .arg(search_->elapsed_s, 0, 'f', 2)
                          .arg(static_cast<qlonglong>(search_->training->valid)));
+    updating_ranked_ = true;
+    ranked_->setResult(search_->training, RankObjective::throughput);
+    updating_ranked_ = false;
     if (options_.select_best_layout && !search_->training->layouts.empty()) {
       options_.select_best_layout = false;
       apply_ranked(search_->training->layouts.front());
+      updating_ranked_ = true;
+      ranked_->selectRank(1);
+      updating_ranked_ = false;
     }
+  } else if (search_->serving) {
+    status_->setText(tr("Searched %1 serving layouts in %2 s: %3 meet the target")
+                         .arg(static_cast<qlonglong>(search_->serving->evaluated))
+                         .arg(search_->elapsed_s, 0, 'f', 2)
+                         .arg(static_cast<qlonglong>(search_->serving->valid)));
+    updating_ranked_ = true;
+    ranked_->setServingResult(search_->serving, search_->target);
+    updating_ranked_ = false;
+    update_serving_chart();
   }
   emit viewsUpdated();
 }
@@ -636,7 +917,64 @@ void MainWindow::apply_ranked(const RankedLayout& ranked) {
   edit(edited);
 }
 
-void MainWindow::update_compare() {}
+void MainWindow::update_profile_prediction() {
+  if (evaluation_ && evaluation_->estimate && evaluation_->cluster)
+    profile_->setPrediction(*evaluation_->estimate, evaluation_->project.layout, *evaluation_->cluster);
+  else
+    profile_->clearPrediction();
+}
+
+ServingTarget MainWindow::serving_target() const {
+  ServingTarget target;
+  if (ttft_target_->value() > 0) target.max_ttft_s = ttft_target_->value() / 1e3;
+  if (itl_target_->value() > 0) target.max_itl_s = itl_target_->value() / 1e3;
+  return target;
+}
+
+void MainWindow::update_serving_chart() {
+  std::vector<ServingCurve> curves;
+  if (evaluation_ && evaluation_->serving)
+    curves.push_back({tr("current: %1").arg(serving_layout_label(serving_layout_of(evaluation_->project.layout))),
+                      serving_layout_of(evaluation_->project.layout), *evaluation_->serving});
+  if (search_ && search_->serving && evaluation_ && evaluation_->project.mode == Mode::serving) {
+    int rank = 0;
+    for (const SearchEvaluation::ServingCurveOf& curve : search_->curves)
+      curves.push_back(
+          {tr("#%1: %2").arg(++rank).arg(serving_layout_label(curve.layout)), curve.layout, curve.estimate});
+  }
+  serving_chart_->setCurves(std::move(curves));
+  serving_chart_->setTarget(serving_target());
+}
+
+void MainWindow::update_compare() {
+  if (pinned_.size() < 2 || !evaluation_ || !evaluation_->cluster) {
+    compare_->clear();
+    return;
+  }
+  // Both pinned layouts estimated in full (event simulation, per-axis communication) for the
+  // current model, workload and cluster: a few milliseconds each.
+  const Router router(*evaluation_->cluster);
+  std::vector<CompareSide> sides;
+  const char* names[] = {"A", "B"};
+  for (size_t i = 0; i < 2; ++i) {
+    const RankedLayout& ranked = pinned_[i];
+    TrainingWorkload workload = project_.training;
+    workload.recompute = ranked.recompute;
+    workload.zero_stage = ranked.zero_stage;
+    EstimateOptions options;
+    options.schedule = ranked.schedule;
+    auto estimate = estimate_step(project_.model, workload, ranked.layout, *evaluation_->cluster, router, options);
+    if (!estimate) {
+      compare_->clear();
+      return show_inline_error(QString::fromStdString(estimate.error().to_string()));
+    }
+    const GpuSpec gpu = cluster_gpu(*evaluation_->cluster);
+    sides.push_back({QStringLiteral("%1 · %2").arg(QString::fromLatin1(names[i]), ranked_layout_text(ranked)),
+                     std::move(*estimate), training_memory(project_.model, workload, ranked.layout, gpu)});
+  }
+  compare_->setComparison(std::move(sides[0]), std::move(sides[1]));
+  showView(QStringLiteral("compare"));
+}
 
 QString MainWindow::explain_html(const Evaluation& e) const {
   QString out = QStringLiteral("<h3>%1</h3>").arg(tr("How the numbers are computed"));
@@ -849,6 +1187,19 @@ bool MainWindow::exportEstimateJson(const QString& path) {
     return false;
   }
   return true;
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (arranged_) return;
+  arranged_ = true;
+  // The default arrangement, once the window has its size (a restored state overrides it).
+  if (!restored_state_) {
+    resizeDocks({docks_[QStringLiteral("workload")], docks_[QStringLiteral("memory")]}, {340, width() - 340},
+                Qt::Horizontal);
+    resizeDocks({docks_[QStringLiteral("memory")], docks_[QStringLiteral("ranked")]}, {height() * 3 / 5, height() / 3},
+                Qt::Vertical);
+  }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -22,7 +22,9 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QSortFilterProxyModel;
 class QPushButton;
+class QSpinBox;
 class QTableView;
 class QTextBrowser;
 
@@ -79,6 +81,8 @@ class MainWindow final : public QMainWindow {
   [[nodiscard]] WorkloadPanel* workloadPanel() const { return workload_; }
   [[nodiscard]] Evaluator* evaluator() const { return evaluator_; }
 
+  // A saved arrangement (QSettings or a project's view state); the default one is used otherwise.
+  bool restoreArrangement(const QByteArray& state) { return restored_state_ |= restoreState(state); }
   // The dock arrangement and the view in front, as saved into project files.
   [[nodiscard]] nlohmann::json viewState() const;
   void applyViewState(const nlohmann::json& state);
@@ -89,6 +93,7 @@ class MainWindow final : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void create_docks();
@@ -101,6 +106,10 @@ class MainWindow final : public QMainWindow {
   void show_inline_error(const QString& message);
   void apply_ranked(const RankedLayout& ranked);
   void update_compare();
+  void sync_pipeline_controls();
+  void update_serving_chart();
+  void update_profile_prediction();
+  [[nodiscard]] ServingTarget serving_target() const;
   [[nodiscard]] QString explain_html(const Evaluation& evaluation) const;
 
   Project project_;
@@ -110,6 +119,12 @@ class MainWindow final : public QMainWindow {
   std::shared_ptr<const Evaluation> evaluation_;
   std::shared_ptr<const SearchEvaluation> search_;
   std::vector<RankedLayout> pinned_;
+  bool updating_ranked_ = false;
+  bool editor_needs_cluster_ = true;  // the topology editor shows another cluster than the project's
+  bool loading_cluster_ = false;      // setCluster in progress: its clusterChanged is not an edit
+  bool arranged_ = false;             // the default dock sizes were applied on the first show
+  bool restored_state_ =
+      false;  // a saved arrangement was restored instead  // the ranked table changes because of a search, not the user
 
   QLabel* header_ = nullptr;
   QLabel* summary_ = nullptr;
@@ -125,12 +140,19 @@ class MainWindow final : public QMainWindow {
   QLabel* pipeline_caption_ = nullptr;
   QLabel* compare_caption_ = nullptr;
   QComboBox* compare_schedule_ = nullptr;
+  QComboBox* pipeline_schedule_ = nullptr;
+  QSpinBox* pipeline_vpp_ = nullptr;
+  QSpinBox* pipeline_mbs_ = nullptr;
   CommTableModel* comm_model_ = nullptr;
+  QSortFilterProxyModel* comm_proxy_ = nullptr;
+  QLabel* comm_exposed_ = nullptr;
   QComboBox* comm_axis_ = nullptr;
   RankedLayoutsPanel* ranked_ = nullptr;
   LayoutCompareWidget* compare_ = nullptr;
   QTextBrowser* explain_ = nullptr;
   ServingCurveChart* serving_chart_ = nullptr;
+  QSpinBox* ttft_target_ = nullptr;
+  QSpinBox* itl_target_ = nullptr;
   ProfileView* profile_ = nullptr;
   QProgressBar* search_progress_ = nullptr;
   QPushButton* cancel_search_ = nullptr;

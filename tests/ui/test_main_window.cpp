@@ -17,8 +17,10 @@
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
+#include "ui/layout_compare.hpp"
 #include "ui/main_window.hpp"
 #include "ui/pipeline_chart.hpp"
+#include "ui/ranked_layouts_panel.hpp"
 #include "ui/workload_panel.hpp"
 
 using namespace meshscope;
@@ -32,11 +34,8 @@ Project project_or_fail() {
 }
 
 QString header_text(const ui::MainWindow& window) {
-  // The header is the first label of the central widget.
-  const auto labels = window.centralWidget()->findChildren<QLabel*>();
-  QString text;
-  for (const QLabel* label : labels) text += label->text() + QLatin1Char('\n');
-  return text;
+  return window.findChild<QLabel*>(QStringLiteral("header"))->text() + QLatin1Char('\n') +
+         window.findChild<QLabel*>(QStringLiteral("summary"))->text();
 }
 
 void write(const QString& path, const QByteArray& bytes) {
@@ -239,4 +238,65 @@ TEST_CASE("main window: every view can be brought to the front") {
   for (const char* name : {"memory", "pipeline", "communication", "explain", "workload"})
     CHECK(window.showView(QString::fromLatin1(name)));
   CHECK_FALSE(window.showView(QStringLiteral("no such view")));
+}
+
+TEST_CASE("main window: a second schedule is drawn below the first on the same time axis") {
+  Project project = project_or_fail();
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  auto* compare = window.findChild<QComboBox*>(QStringLiteral("compare_schedule"));
+  REQUIRE(compare != nullptr);
+  compare->setCurrentIndex(compare->findData(QStringLiteral("gpipe")));
+  emit compare->activated(compare->currentIndex());
+  window.waitForEvaluation();
+  // GPipe has no virtual stages: with v = 5 the comparison says why it cannot be drawn.
+  CHECK_FALSE(window.evaluation()->compare_error.empty());
+  CHECK(window.evaluation()->compare_estimate == nullptr);
+  REQUIRE(window.workloadPanel()->layoutForm()->setValue("vpp", QStringLiteral("1")));
+  window.waitForEvaluation();
+  REQUIRE(window.evaluation()->compare_estimate);
+  CHECK(window.evaluation()->compare_estimate->pipeline_schedule == PipelineSchedule::gpipe);
+  // GPipe and 1F1B idle for the same (p − 1) slots (Narayanan et al. SC21 §2.2.1); ZB-H1 less
+  // (Qi et al., ICLR 2024 §3: W fills part of the warm-up and cool-down).
+  CHECK(window.evaluation()->compare_estimate->bubble_fraction ==
+        Approx(window.evaluation()->estimate->bubble_fraction).epsilon(0.05));
+  compare->setCurrentIndex(compare->findData(QStringLiteral("zb-h1")));
+  emit compare->activated(compare->currentIndex());
+  window.waitForEvaluation();
+  REQUIRE(window.evaluation()->compare_estimate);
+  CHECK(window.evaluation()->compare_estimate->bubble_fraction < window.evaluation()->estimate->bubble_fraction);
+  const auto* chart = window.findChild<ui::PipelineChart*>(QStringLiteral("compare_chart"));
+  REQUIRE(chart != nullptr);
+  CHECK(chart->schedule().events.size() == window.evaluation()->compare_estimate->schedule.events.size());
+  CHECK(window.project().view.at("compare_schedule") == "zb-h1");
+}
+
+TEST_CASE("main window: selecting a ranked layout makes it the current layout everywhere") {
+  ui::MainWindow window(project_or_fail());
+  window.waitForEvaluation();
+  REQUIRE(window.search());
+  REQUIRE(window.search()->training->layouts.size() >= 3);
+  auto* panel = window.findChild<ui::RankedLayoutsPanel*>();
+  REQUIRE(panel != nullptr);
+  REQUIRE(panel->selectRank(3));
+  window.waitForEvaluation();
+  const RankedLayout& third = window.search()->training->layouts[2];
+  CHECK(window.project().layout.tp == third.layout.tp);
+  CHECK(window.project().layout.pp == third.layout.pp);
+  CHECK(window.project().layout.vpp == third.layout.vpp);
+  CHECK(window.project().layout.cp == third.layout.cp);
+  CHECK(window.project().pipeline_schedule == third.schedule);
+  REQUIRE(window.evaluation()->estimate);
+  CHECK(window.evaluation()->project.layout.dp == third.layout.dp);
+  CHECK(window.workloadPanel()->project().layout.tp == third.layout.tp);
+
+  // Two pins fill the comparison.
+  panel->togglePinCurrent();
+  REQUIRE(panel->selectRank(1));
+  panel->togglePinCurrent();
+  window.waitForEvaluation();
+  auto* compare = window.findChild<ui::LayoutCompareWidget*>();
+  REQUIRE(compare != nullptr);
+  REQUIRE(compare->model() != nullptr);
+  CHECK(compare->model()->rowCount() > 5);
 }

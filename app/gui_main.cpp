@@ -55,6 +55,15 @@ int main(int argc, char** argv) {
                      "topology, serving, profile."),
       QStringLiteral("view"));
   parser.addOption(view_option);
+  const QCommandLineOption trace_option(
+      QStringLiteral("trace"),
+      QStringLiteral("Import a PyTorch profiler trace (.json, .json.gz or a folder of ranks)."),
+      QStringLiteral("path"));
+  parser.addOption(trace_option);
+  const QCommandLineOption pin_option(QStringLiteral("pin"),
+                                      QStringLiteral("Pin two ranked layouts and compare them, e.g. 1,3."),
+                                      QStringLiteral("a,b"));
+  parser.addOption(pin_option);
   parser.addPositionalArgument(QStringLiteral("project"),
                                QStringLiteral("A meshscope project file; default: the built-in example."),
                                QStringLiteral("[project]"));
@@ -87,10 +96,21 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   window.show();
+  if (parser.isSet(trace_option)) window.importTraces({parser.value(trace_option)});
+  if (parser.isSet(pin_option)) {
+    const QStringList ranks = parser.value(pin_option).split(QLatin1Char(','));
+    window.waitForEvaluation();
+    if (ranks.size() != 2 || !window.pinRanks(ranks[0].toInt(), ranks[1].toInt())) {
+      std::fprintf(stderr, "meshscope: --pin takes two ranks of the ranked layouts, e.g. 1,3\n");
+      return kExitBadInput;
+    }
+    window.showView(parser.isSet(view_option) ? parser.value(view_option) : QStringLiteral("compare"));
+  }
   if (!screenshot_path.isEmpty()) {
     // Grab once every view shows the evaluation (and the search's best layout, if asked for).
     QTimer::singleShot(0, &window, [&window, &screenshot_path] {
       window.waitForEvaluation();
+      while (window.importing()) QApplication::processEvents(QEventLoop::AllEvents, 20);
       // The documented size of the screenshots (docs/screenshots), whatever the views asked for.
       window.resize(1600, 1000);
       QApplication::processEvents();

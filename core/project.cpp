@@ -104,6 +104,21 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
   MS_TRY(layout_keys, object_keys(doc, "layout", origin));
   MS_TRY(layout, layout_from_keys(layout_keys));
   p.layout = layout;
+  if (doc.contains("serving_layout")) {
+    MS_TRY(serving_layout_keys, object_keys(doc, "serving_layout", origin));
+    auto serving_layout = serving_layout_from_keys(serving_layout_keys);
+    if (!serving_layout) {
+      serving_layout.error().location = origin + ": serving_layout (" + serving_layout.error().location + ")";
+      return tl::unexpected(serving_layout.error());
+    }
+    p.serving_layout = *serving_layout;
+  } else {
+    // Version 1: the serving deployment was the layout's tp × pp instances (EP over tp), dp replicas.
+    p.serving_layout.tp = layout.tp;
+    p.serving_layout.pp = layout.pp;
+    p.serving_layout.ep = layout.ep;
+    p.serving_layout.replicas = layout.dp;
+  }
   if (doc.contains("schedule")) {
     const json& schedule = doc.at("schedule");
     const auto parsed = schedule.is_string() ? parse_pipeline_schedule(schedule.get<std::string>()) : std::nullopt;
@@ -131,7 +146,8 @@ json project_to_json(const Project& p) {
               {"mode", p.mode == Mode::training ? "training" : "serving"},
               {"training", keys_to_object(training_to_keys(p.training))},
               {"serving", keys_to_object(serving_to_keys(p.serving))},
-              {"layout", keys_to_object(layout_to_keys(p.layout))}};
+              {"layout", keys_to_object(layout_to_keys(p.layout))},
+              {"serving_layout", keys_to_object(serving_layout_to_keys(p.serving_layout))}};
   doc["model"] = p.model_ref.empty() ? model_to_json(p.model) : json(p.model_ref);
   if (p.cluster_inline) doc["cluster"] = cluster_to_json(*p.cluster_inline);
   if (p.pipeline_schedule) doc["schedule"] = std::string(pipeline_schedule_name(*p.pipeline_schedule));

@@ -11,6 +11,7 @@
 #include "core/model.hpp"
 #include "core/result.hpp"
 #include "core/schedule/schedule.hpp"
+#include "core/serving/serving.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/workload.hpp"
 
@@ -18,7 +19,7 @@ namespace meshscope {
 
 enum class Mode { training, serving };
 
-// Version 2 added the inline cluster (a drawn or edited cluster is saved with the project), the
+// Version 2 added the serving layout, the inline cluster (a drawn or edited cluster is saved with the project), the
 // pipeline schedule and the app's view state; version 1 files are still read.
 inline constexpr int kProjectVersion = 2;
 
@@ -33,7 +34,8 @@ struct Project {
   Mode mode = Mode::training;
   TrainingWorkload training;
   ServingWorkload serving;
-  Layout layout;
+  Layout layout;                 // training
+  ServingLayout serving_layout;  // serving: tp × pp × attention-dp instances (EP for MoE), replicas
   std::optional<PipelineSchedule> pipeline_schedule;  // none: the workload's (1F1B, interleaved with vpp > 1)
   nlohmann::json view = nlohmann::json::object();     // the app's view state, kept as written
 };

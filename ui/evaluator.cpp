@@ -21,18 +21,10 @@ std::string cluster_key(const Project& project) {
 
 }  // namespace
 
-ServingLayout serving_layout_of(const Layout& layout) {
-  ServingLayout serving;
-  serving.tp = layout.tp;
-  serving.pp = layout.pp;
-  serving.ep = layout.ep;
-  serving.replicas = layout.dp;
-  return serving;
-}
-
 std::string search_key(const Project& project) {
   Project copy = project;
   copy.layout = {};
+  copy.serving_layout = {};
   copy.view = nlohmann::json::object();
   copy.pipeline_schedule.reset();
   copy.name.clear();
@@ -68,7 +60,7 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
   if (training) {
     out.problems = validate_training_layout(project.model, project.training, project.layout, gpus);
   } else {
-    out.problems = validate_serving(project.model, serving_layout_of(project.layout), gpus);
+    out.problems = validate_serving(project.model, project.serving_layout, gpus);
   }
   if (!out.problems.empty()) {
     out.elapsed_s = seconds_since(start);
@@ -109,11 +101,13 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
         }
       }
     } else {
-      auto estimate = estimate_serving(project.model, project.serving, {}, serving_layout_of(project.layout),
-                                       *out.cluster, *cache.router);
-      if (estimate)
+      auto estimate =
+          estimate_serving(project.model, project.serving, {}, project.serving_layout, *out.cluster, *cache.router);
+      if (estimate) {
         out.serving = std::make_shared<const ServingEstimate>(std::move(*estimate));
-      else
+        // The engine's own sizing (KV cache filling the memory fraction) is the budget shown.
+        out.budget = std::shared_ptr<const MemoryBudget>(out.serving, &out.serving->memory);
+      } else
         out.estimate_error = estimate.error().to_string();
     }
   }

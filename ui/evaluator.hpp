@@ -70,9 +70,6 @@ struct ClusterCache {
 [[nodiscard]] SearchEvaluation search_project(const Project& project, const ServingTarget& target,
                                               const std::atomic<bool>& cancel);
 
-// The serving deployment a project's layout stands for: tp × pp instances (EP over tp for MoE),
-// dp of them as independent replicas.
-[[nodiscard]] ServingLayout serving_layout_of(const Layout& layout);
 // The key that decides whether a search must run again (everything but the layout and view).
 [[nodiscard]] std::string search_key(const Project& project);
 

@@ -73,6 +73,11 @@ QString mode_text(Mode mode) {
   return mode == Mode::training ? QObject::tr("training") : QObject::tr("serving");
 }
 
+// The layout line: the training mesh, or the serving deployment.
+QString layout_line(const Project& project) {
+  return project.mode == Mode::training ? layout_summary(project.layout) : serving_layout_label(project.serving_layout);
+}
+
 // "Llama-3.1-70B on NVIDIA H100 SXM5 80GB × 64 · training"
 QString title_line(const Project& project) {
   QString line = QObject::tr("<span style=\"font-size:large\"><b>%1</b></span> on %2")
@@ -164,7 +169,7 @@ QString csv_field(QString text) {
 QString budget_header_html(const Project& project, const MemoryBudget& budget) {
   QStringList lines;
   lines << title_line(project);
-  lines << layout_summary(project.layout).toHtmlEscaped();
+  lines << layout_line(project).toHtmlEscaped();
   lines << html(budget.convention);
   if (project.mode == Mode::serving && budget.max_concurrency > 0)
     lines << QObject::tr("KV cache %1 per token, at most %2 concurrent sequences")
@@ -178,7 +183,7 @@ QString budget_header_html(const Project& project, const MemoryBudget& budget) {
 }
 
 QString problems_header_html(const Project& project, const std::vector<LayoutProblem>& problems) {
-  QString text = title_line(project) + QStringLiteral("<br>") + layout_summary(project.layout).toHtmlEscaped();
+  QString text = title_line(project) + QStringLiteral("<br>") + layout_line(project).toHtmlEscaped();
   text += QStringLiteral("<p style=\"color:%1\"><b>%2</b></p><ul style=\"color:%1\">")
               .arg(kProblemColour, QObject::tr("This layout is not valid:"));
   for (const LayoutProblem& problem : problems)
@@ -490,13 +495,14 @@ void MainWindow::create_docks() {
     if (!updating_ranked_) apply_ranked(layout);
   });
   connect(ranked_, &RankedLayoutsPanel::servingLayoutActivated, this, [this](const RankedServing& ranked) {
-    if (updating_ranked_ || ranked.disaggregated) return;
+    if (updating_ranked_) return;
+    if (ranked.disaggregated) {
+      status_->setText(
+          tr("Disaggregated prefill/decode layouts are ranked but not yet editable as the current layout."));
+      return;
+    }
     Project edited = project_;
-    edited.layout = Layout{};
-    edited.layout.tp = ranked.layout.tp;
-    edited.layout.pp = ranked.layout.pp;
-    edited.layout.ep = ranked.layout.ep;
-    edited.layout.dp = ranked.layout.replicas;
+    edited.serving_layout = ranked.layout;
     edit(edited);
   });
   connect(ranked_, &RankedLayoutsPanel::pinnedChanged, this, [this](const std::vector<RankedLayout>& pinned) {
@@ -934,8 +940,8 @@ ServingTarget MainWindow::serving_target() const {
 void MainWindow::update_serving_chart() {
   std::vector<ServingCurve> curves;
   if (evaluation_ && evaluation_->serving)
-    curves.push_back({tr("current: %1").arg(serving_layout_label(serving_layout_of(evaluation_->project.layout))),
-                      serving_layout_of(evaluation_->project.layout), *evaluation_->serving});
+    curves.push_back({tr("current: %1").arg(serving_layout_label(evaluation_->project.serving_layout)),
+                      evaluation_->project.serving_layout, *evaluation_->serving});
   if (search_ && search_->serving && evaluation_ && evaluation_->project.mode == Mode::serving) {
     int rank = 0;
     for (const SearchEvaluation::ServingCurveOf& curve : search_->curves)
@@ -1073,6 +1079,24 @@ QStringList MainWindow::viewNames() const {
 QWidget* MainWindow::view(const QString& name) const {
   const auto it = docks_.find(name);
   return it == docks_.end() ? nullptr : it->second->widget();
+}
+
+void MainWindow::importTraces(const QStringList& paths) {
+  showView(QStringLiteral("profile"));
+  profile_->startImport(paths);
+}
+
+bool MainWindow::importing() const {
+  return profile_->isImporting();
+}
+
+bool MainWindow::pinRanks(int a, int b) {
+  ranked_->clearPins();
+  if (!ranked_->selectRank(a)) return false;
+  ranked_->togglePinCurrent();
+  if (!ranked_->selectRank(b)) return false;
+  ranked_->togglePinCurrent();
+  return pinned_.size() == 2;
 }
 
 void MainWindow::waitForEvaluation() {

@@ -74,6 +74,13 @@ class MainWindow final : public QMainWindow {
   bool exportRankedCsv(const QString& path);
   bool exportEstimateJson(const QString& path);
 
+  // Imports profiler traces into the profile view (in the background; File → Import does this).
+  void importTraces(const QStringList& paths);
+  [[nodiscard]] bool importing() const;
+  // Pins the layouts ranked `a` and `b` (1 = best) and compares them; false when the search has
+  // not ranked that many.
+  bool pinRanks(int a, int b);
+
   // Blocks until the evaluation (and the search, if one runs) of the latest edit is shown.
   void waitForEvaluation();
   [[nodiscard]] const std::shared_ptr<const Evaluation>& evaluation() const { return evaluation_; }

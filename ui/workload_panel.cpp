@@ -22,6 +22,7 @@
 #include "core/catalogue.hpp"
 #include "core/model.hpp"
 #include "core/model_io.hpp"
+#include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
 
 namespace meshscope::ui {
@@ -312,7 +313,8 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
   auto* layout_box = new QGroupBox(tr("Layout"), this);
   auto* layout_layout = new QVBoxLayout(layout_box);
   layout_form_ = new KeyForm(layout_box);
-  layout_form_->setHelp("dp", tr("Data-parallel replicas (serving: independent replicas)"));
+  layout_form_->setHelp("dp", tr("Data-parallel replicas (serving: attention data parallelism inside an instance)"));
+  layout_form_->setHelp("replicas", tr("Independent serving instances"));
   layout_form_->setHelp("fsdp", tr("ZeRO/FSDP shard-group size (HSDP); 0: the whole DP group"));
   layout_form_->setHelp("tp", tr("Tensor parallel degree"));
   layout_form_->setHelp("pp", tr("Pipeline stages"));
@@ -391,7 +393,9 @@ void WorkloadPanel::refresh() {
   serving_box_->setVisible(project_.mode == Mode::serving);
   training_form_->setKeys(training_to_keys(project_.training));
   serving_form_->setKeys(serving_to_keys(project_.serving));
-  layout_form_->setKeys(layout_to_keys(project_.layout));
+  // Training: the mesh's degrees; serving: the deployment (tp × pp × attention-dp instances, EP, replicas).
+  layout_form_->setKeys(project_.mode == Mode::training ? layout_to_keys(project_.layout)
+                                                        : serving_layout_to_keys(project_.serving_layout));
   const QString schedule =
       project_.pipeline_schedule ? qs(std::string(pipeline_schedule_name(*project_.pipeline_schedule))) : QString();
   schedule_combo_->setCurrentIndex(std::max(0, schedule_combo_->findData(schedule)));
@@ -521,8 +525,14 @@ void WorkloadPanel::on_serving(const QString& key) {
 }
 
 void WorkloadPanel::on_layout(const QString& key) {
-  auto layout = layout_from_keys(layout_form_->keys());
   Project edited = project_;
+  if (project_.mode == Mode::serving) {
+    auto serving = serving_layout_from_keys(layout_form_->keys());
+    if (!serving) return apply(edited, key, qs(serving.error().to_string()));
+    edited.serving_layout = *serving;
+    return apply(std::move(edited), {}, {});
+  }
+  auto layout = layout_from_keys(layout_form_->keys());
   if (!layout) return apply(edited, key, qs(layout.error().to_string()));
   edited.layout = *layout;
   apply(std::move(edited), {}, {});

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
@@ -79,9 +80,9 @@ TEST_CASE("main window: an invalid layout lists its problems and empties the vie
 TEST_CASE("main window: a serving project shows the serving budget and its latencies") {
   Project project = project_or_fail();
   project.mode = Mode::serving;
-  project.layout = Layout{};
-  project.layout.tp = 8;
-  project.layout.dp = 8;
+  project.serving_layout = ServingLayout{};
+  project.serving_layout.tp = 8;
+  project.serving_layout.replicas = 8;
   ui::MainWindow window(project);
   window.waitForEvaluation();
   const auto* table = window.findChild<QTableView*>(QStringLiteral("memory_table"));
@@ -299,4 +300,37 @@ TEST_CASE("main window: selecting a ranked layout makes it the current layout ev
   REQUIRE(compare != nullptr);
   REQUIRE(compare->model() != nullptr);
   CHECK(compare->model()->rowCount() > 5);
+}
+
+TEST_CASE("main window: selecting a ranked serving layout makes it the deployment") {
+  auto text = read_text_file(std::string(MESHSCOPE_SOURCE_DIR) + "/examples/serving-deepseek-v3-h200.json");
+  REQUIRE(text);
+  auto doc = parse_json_text(*text, "serving-deepseek-v3-h200.json");
+  REQUIRE(doc);
+  auto project = project_from_json(*doc, "serving-deepseek-v3-h200.json");
+  REQUIRE(project);
+  ui::MainWindow window(*project);
+  window.waitForEvaluation();
+  REQUIRE(window.search());
+  REQUIRE(window.search()->serving);
+  REQUIRE(window.evaluation()->serving);
+  // The current deployment's curve and the best ranked ones are drawn.
+  CHECK_FALSE(window.search()->curves.empty());
+  auto* panel = window.findChild<ui::RankedLayoutsPanel*>();
+  REQUIRE(panel != nullptr);
+  const auto& ranked = window.search()->serving->layouts;
+  const auto colocated =
+      std::find_if(ranked.begin(), ranked.end(), [](const RankedServing& r) { return !r.disaggregated; });
+  REQUIRE(colocated != ranked.end());
+  REQUIRE(panel->selectRank(static_cast<int>(colocated - ranked.begin()) + 1));
+  window.waitForEvaluation();
+  CHECK(window.project().serving_layout.tp == colocated->layout.tp);
+  CHECK(window.project().serving_layout.dp == colocated->layout.dp);
+  CHECK(window.project().serving_layout.ep == colocated->layout.ep);
+  CHECK(window.project().serving_layout.replicas == colocated->layout.replicas);
+  REQUIRE(window.evaluation()->serving);
+  CHECK(window.evaluation()->problems.empty());
+  // (The ranking's throughput is at the largest concurrency meeting the target; the estimate is at
+  // the workload's concurrency, so the two are different operating points of the same curve.)
+  CHECK(window.evaluation()->serving->output_tokens_per_s_per_gpu > 0);
 }

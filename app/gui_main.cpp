@@ -108,11 +108,14 @@ int main(int argc, char** argv) {
   }
   if (!screenshot_path.isEmpty()) {
     // Grab once every view shows the evaluation (and the search's best layout, if asked for).
-    QTimer::singleShot(0, &window, [&window, &screenshot_path] {
+    const QString view = parser.value(view_option);
+    QTimer::singleShot(0, &window, [&window, &screenshot_path, view] {
       window.waitForEvaluation();
       while (window.importing()) QApplication::processEvents(QEventLoop::AllEvents, 20);
       // The documented size of the screenshots (docs/screenshots), whatever the views asked for.
       window.resize(1600, 1000);
+      QApplication::processEvents();
+      if (!view.isEmpty()) window.showView(view, true);
       QApplication::processEvents();
       if (window.grab().save(screenshot_path)) {
         QApplication::exit(0);

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -611,8 +612,7 @@ void MainWindow::create_menus() {
         QFileDialog::getOpenFileNames(this, tr("PyTorch profiler traces (one per rank)"), QString(),
                                       tr("Kineto traces (*.json *.json.gz);;All files (*)"));
     if (paths.isEmpty()) return;
-    showView(QStringLiteral("profile"));
-    profile_->startImport(paths);
+    importTraces(paths);
   });
   QMenu* export_menu = file->addMenu(tr("&Export"));
   QAction* export_png = export_menu->addAction(tr("View in front as PNG…"));
@@ -961,7 +961,6 @@ void MainWindow::update_compare() {
   // current model, workload and cluster: a few milliseconds each.
   const Router router(*evaluation_->cluster);
   std::vector<CompareSide> sides;
-  const char* names[] = {"A", "B"};
   for (size_t i = 0; i < 2; ++i) {
     const RankedLayout& ranked = pinned_[i];
     TrainingWorkload workload = project_.training;
@@ -975,7 +974,7 @@ void MainWindow::update_compare() {
       return show_inline_error(QString::fromStdString(estimate.error().to_string()));
     }
     const GpuSpec gpu = cluster_gpu(*evaluation_->cluster);
-    sides.push_back({QStringLiteral("%1 · %2").arg(QString::fromLatin1(names[i]), ranked_layout_text(ranked)),
+    sides.push_back({ranked_layout_text(ranked),
                      std::move(*estimate), training_memory(project_.model, workload, ranked.layout, gpu)});
   }
   compare_->setComparison(std::move(sides[0]), std::move(sides[1]));
@@ -996,7 +995,7 @@ QString MainWindow::explain_html(const Evaluation& e) const {
                .arg(gib_text(e.budget->peak_total_bytes()), html(e.budget->convention));
     if (!e.budget->ranks.empty()) {
       const RankMemory& rank = e.budget->ranks.front();
-      out += tr("<tr><td colspan=2><i>%1 (the first distinct rank)</i></td></tr>").arg(html(rank.role));
+      out += tr("<tr><td colspan=3><i>%1 (the first distinct rank)</i></td></tr>").arg(html(rank.role));
       for (const MemoryItem& item : rank.items)
         out +=
             QStringLiteral("<tr><td align=right>%1</td><td>%2</td></tr>").arg(gib_text(item.bytes), html(item.formula));
@@ -1059,11 +1058,14 @@ QString MainWindow::explain_html(const Evaluation& e) const {
   return out;
 }
 
-bool MainWindow::showView(const QString& name) {
+bool MainWindow::showView(const QString& name, bool enlarge) {
   for (const auto& [key, dock] : docks_) {
     if (key.startsWith(name, Qt::CaseInsensitive) || dock->windowTitle().startsWith(name, Qt::CaseInsensitive)) {
       dock->show();
       dock->raise();
+      // A bottom view (ranked layouts, comparison) takes most of the height when asked.
+      if (enlarge && dockWidgetArea(dock) == Qt::BottomDockWidgetArea)
+        resizeDocks({docks_[QStringLiteral("memory")], dock}, {height() / 4, height() / 2}, Qt::Vertical);
       return true;
     }
   }
@@ -1082,8 +1084,22 @@ QWidget* MainWindow::view(const QString& name) const {
 }
 
 void MainWindow::importTraces(const QStringList& paths) {
+  // A folder stands for the traces of its ranks (one .json or .json.gz per rank), as in the CLI.
+  QStringList files;
+  for (const QString& path : paths) {
+    const QFileInfo info(path);
+    if (!info.isDir()) {
+      files << path;
+      continue;
+    }
+    const QDir dir(path);
+    for (const QString& name :
+         dir.entryList({QStringLiteral("*.json"), QStringLiteral("*.json.gz")}, QDir::Files, QDir::Name))
+      files << dir.filePath(name);
+    if (files.isEmpty()) return show_inline_error(tr("%1: no .json or .json.gz traces in this folder").arg(path));
+  }
   showView(QStringLiteral("profile"));
-  profile_->startImport(paths);
+  profile_->startImport(files);
 }
 
 bool MainWindow::importing() const {

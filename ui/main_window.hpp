@@ -55,7 +55,8 @@ class MainWindow final : public QMainWindow {
   // Brings the view whose name or title starts with `name` ("memory", "pipeline",
   // "communication", "ranked", "compare", "explain", "topology", "workload", "serving",
   // "profile") to the front; false when there is none.
-  bool showView(const QString& name);
+  // enlarge: a view docked at the bottom is given most of the window's height.
+  bool showView(const QString& name, bool enlarge = false);
   [[nodiscard]] QStringList viewNames() const;
   [[nodiscard]] QWidget* view(const QString& name) const;
 

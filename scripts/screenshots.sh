@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Renders every view of the app to docs/screenshots/ at 1600×1000, offscreen: the default project
+# (opened on its best-ranked layout), two pinned layouts compared, the example serving project and a
+# real 8-rank profiler trace beside the prediction. Usage: scripts/screenshots.sh [path/to/meshscope]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+app=${1:-build/dev/app/meshscope}
+out=docs/screenshots
+export QT_QPA_PLATFORM=offscreen QT_FONT_DPI=96
+for view in topology memory pipeline communication ranked explain; do
+  "$app" --view "$view" --screenshot "$out/$view.png"
+done
+"$app" --pin 1,3 --view compare --screenshot "$out/compare.png"
+"$app" examples/serving-llama3.1-70b-h200.json --view serving --screenshot "$out/serving.png"
+"$app" examples/serving-deepseek-v3-h200.json --view serving --screenshot "$out/serving-moe.png"
+"$app" examples/gpt2-dgx-a100-dp8.json --trace tests/data/shared/data/kineto_traces/param_dlrm_8rank \
+  --view profile --screenshot "$out/profile.png"
+echo "wrote $(ls "$out"/*.png | wc -l) screenshots to $out"

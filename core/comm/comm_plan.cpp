@@ -3,40 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/comm/link_load.hpp"
 #include "core/memory.hpp"
 
 namespace meshscope {
 namespace {
-
-// Ranks that differ only in the DP and CP coordinates: Megatron reduces gradients over the
-// "data parallel group with context parallel" (megatron/core/parallel_state.py).
-std::vector<std::vector<int32_t>> dp_cp_groups(const Layout& l) {
-  std::vector<std::vector<int32_t>> groups;
-  for (int64_t pp = 0; pp < l.pp; ++pp)
-    for (int64_t tp = 0; tp < l.tp; ++tp) {
-      std::vector<int32_t> g;
-      for (int64_t dp = 0; dp < l.dp; ++dp)
-        for (int64_t cp = 0; cp < l.cp; ++cp)
-          g.push_back(static_cast<int32_t>(tp + l.tp * (cp + l.cp * (dp + l.dp * pp))));
-      groups.push_back(std::move(g));
-    }
-  return groups;
-}
-
-// Traffic one ring edge carries per call, as a multiple of the call's bytes.
-double ring_edge_share(CollectiveOp op, int64_t n) {
-  const auto ranks = static_cast<double>(std::max<int64_t>(n, 1));
-  switch (op) {
-    case CollectiveOp::all_reduce:
-      return 2.0 * (ranks - 1) / ranks;
-    case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter:
-    case CollectiveOp::all_to_all:
-      return (ranks - 1) / ranks;
-    default:
-      return 1.0;
-  }
-}
 
 PlannedCollective planned(CollectiveOp op, std::string what, std::string source, double count, double bytes) {
   PlannedCollective c;
@@ -198,7 +169,9 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     specs.push_back(std::move(spec));
   }
 
-  // Time every axis with all its groups running at once, and accumulate link traffic.
+  // Time every axis with all its groups running at once, and accumulate link traffic. The times
+  // share links through `load` (one ring per group, collective.cpp spreads it over the NICs); the
+  // bytes per link follow NCCL's channels (axis_link_traffic).
   std::vector<double> traffic(2 * cluster.links.size(), 0.0);
   std::vector<int32_t> busiest_flows(2 * cluster.links.size(), 0);
   for (AxisSpec& spec : specs) {
@@ -206,11 +179,14 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     axis.axis = spec.axis;
     axis.groups = static_cast<int64_t>(spec.groups.size());
     axis.group_size = spec.groups.empty() ? 1 : static_cast<int64_t>(spec.groups.front().size());
+    std::vector<std::vector<DeviceId>> gpus;
     std::vector<GroupPaths> paths;
+    gpus.reserve(spec.groups.size());
     paths.reserve(spec.groups.size());
     LinkLoad load(cluster.links.size());
     for (const auto& ranks : spec.groups) {
-      paths.push_back(group_paths(router, placement.gpus_of(ranks)));
+      gpus.push_back(placement.gpus_of(ranks));
+      paths.push_back(group_paths(router, gpus.back()));
       add_ring_flows(cluster, paths.back(), load);
       axis.tier = std::max(axis.tier, paths.back().worst_tier);
     }
@@ -229,12 +205,13 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
         slowest = c.time_per_step_s();
         axis.bottleneck = c.estimate.bottleneck;
       }
-      const double share = ring_edge_share(c.op, axis.group_size) * c.bytes_per_step();
-      for (size_t i = 0; i < load.flows.size(); ++i)
-        if (load.flows[i] > 0) traffic[i] += share * load.flows[i];
     }
-    for (size_t i = 0; i < load.flows.size(); ++i) busiest_flows[i] = std::max(busiest_flows[i], load.flows[i]);
     axis.collectives = std::move(spec.collectives);
+    for (const LinkTraffic& t : axis_link_traffic(axis, router, gpus).links)
+      for (size_t d = 0; d < 2; ++d) {
+        traffic[2 * t.link.index() + d] += t.bytes_per_step[d];
+        busiest_flows[2 * t.link.index() + d] = std::max(busiest_flows[2 * t.link.index() + d], t.flows[d]);
+      }
     plan.axes.push_back(std::move(axis));
   }
   for (size_t link = 0; link < cluster.links.size(); ++link) {

@@ -40,7 +40,7 @@ struct AxisComm {
 struct LinkTraffic {
   LinkId link;
   double bytes_per_step[2] = {0, 0};  // a→b, b→a, summed over axes
-  int32_t flows[2] = {0, 0};          // concurrent ring flows of the busiest axis
+  int32_t flows[2] = {0, 0};          // concurrent ring flows (one per NCCL channel) of the busiest axis
 };
 
 struct CommPlan {

@@ -1,15 +1,95 @@
 #include "core/comm/link_load.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "core/topology/collective.hpp"
 
 namespace meshscope {
 namespace {
 
-// Ranks that differ only in the DP and CP coordinates: Megatron reduces gradients over the
-// "data parallel group with context parallel" (megatron/core/parallel_state.py). Rank order as in
-// plan_communication: TP fastest, then CP, DP, PP.
+// Routes between GPUs, computed once per pair: the channels of a group share most of their hops.
+class RouteCache {
+ public:
+  explicit RouteCache(const Router& router) : router_(router) {}
+  const Route& operator()(DeviceId from, DeviceId to) {
+    const uint64_t key =
+        (static_cast<uint64_t>(static_cast<uint32_t>(from.value)) << 32) | static_cast<uint32_t>(to.value);
+    auto it = routes_.find(key);
+    if (it == routes_.end()) it = routes_.emplace(key, router_.route(from, to)).first;
+    return it->second;
+  }
+
+ private:
+  const Router& router_;
+  std::unordered_map<uint64_t, Route> routes_;
+};
+
+std::vector<RingChannel> channels_of(RouteCache& route, const Cluster& c, const std::vector<DeviceId>& ring) {
+  // The group's GPUs per node, nodes and GPUs in ring order.
+  std::vector<int32_t> nodes;
+  std::unordered_map<int32_t, std::vector<DeviceId>> local;
+  for (const DeviceId d : ring) {
+    auto& gpus = local[c.device(d).node];
+    if (gpus.empty()) nodes.push_back(c.device(d).node);
+    gpus.push_back(d);
+  }
+  if (ring.size() < 2) return {};
+  if (nodes.size() == 1) {
+    RingChannel single;
+    for (size_t i = 0; i < ring.size(); ++i) {
+      single.senders.push_back(ring[i]);
+      single.routes.push_back(route(ring[i], ring[(i + 1) % ring.size()]));
+    }
+    return {single};
+  }
+  size_t channels = 0;
+  for (const auto& entry : local) channels = std::max(channels, entry.second.size());
+  std::vector<RingChannel> result(channels);
+  for (size_t channel = 0; channel < channels; ++channel) {
+    RingChannel& out = result[channel];
+    out.share = 1.0 / static_cast<double>(channels);
+    // NCCL's ring search (NVIDIA/nccl src/graph/search.cc, ncclTopoCompute) gives each channel one
+    // NET, the same for the way in and the way out unless NCCL_CROSS_NIC=1, and spreads the
+    // channels over the NICs; on a rail-optimised fabric the rings stay on one rail. Every node
+    // is entered at the group's GPU on the channel's rail (or, in a node without one, at its
+    // channel-th GPU), which is also where the channel leaves it.
+    const std::vector<DeviceId>& first = local[nodes.front()];
+    const int32_t rail = c.device(first[channel % first.size()]).local_index;
+    std::vector<size_t> entry(nodes.size());
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const std::vector<DeviceId>& gpus = local[nodes[n]];
+      const auto on_rail =
+          std::find_if(gpus.begin(), gpus.end(), [&](DeviceId d) { return c.device(d).local_index == rail; });
+      entry[n] = on_rail != gpus.end() ? static_cast<size_t>(on_rail - gpus.begin()) : channel % gpus.size();
+    }
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const std::vector<DeviceId>& gpus = local[nodes[n]];
+      const DeviceId in = gpus[entry[n]];
+      DeviceId at = in;
+      for (size_t step = 1; step < gpus.size(); ++step) {
+        const DeviceId next = gpus[(entry[n] + step) % gpus.size()];
+        out.senders.push_back(at);
+        out.routes.push_back(route(at, next));
+        at = next;
+      }
+      // PXN (NCCL ≥ 2.12; NCCL_PXN_DISABLE "disable inter-node communication using a non-local
+      // NIC, using NVLink and an intermediate GPU"): the node's last GPU hands the data over
+      // NVLink to the GPU next to the channel's NIC, which sends it to the next node.
+      if (at != in) {
+        out.senders.push_back(at);
+        out.routes.push_back(route(at, in));
+      }
+      const std::vector<DeviceId>& next_gpus = local[nodes[(n + 1) % nodes.size()]];
+      out.senders.push_back(in);
+      out.routes.push_back(route(in, next_gpus[entry[(n + 1) % nodes.size()]]));
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
 std::vector<std::vector<int32_t>> dp_cp_groups(const Layout& l) {
   std::vector<std::vector<int32_t>> groups;
   for (int64_t pp = 0; pp < l.pp; ++pp)
@@ -22,8 +102,6 @@ std::vector<std::vector<int32_t>> dp_cp_groups(const Layout& l) {
     }
   return groups;
 }
-
-}  // namespace
 
 double ring_edge_bytes_share(CollectiveOp op, int64_t ranks) {
   const auto n = static_cast<double>(std::max<int64_t>(ranks, 1));
@@ -39,8 +117,51 @@ double ring_edge_bytes_share(CollectiveOp op, int64_t ranks) {
   }
 }
 
-std::vector<AxisLinkTraffic> link_traffic_per_axis(const CommPlan& plan, const Layout& layout, const Cluster& cluster,
-                                                   const Router& router, const Placement& placement) {
+std::vector<RingChannel> ring_channels(const Router& router, const std::vector<DeviceId>& ring) {
+  RouteCache cache(router);
+  return channels_of(cache, router.cluster(), ring);
+}
+
+AxisLinkTraffic axis_link_traffic(const AxisComm& axis, const Router& router,
+                                  const std::vector<std::vector<DeviceId>>& groups) {
+  const Cluster& c = router.cluster();
+  // Per link direction (2·link + direction, a→b: 0): ring edges' worth of bytes, and channels.
+  std::vector<double> edges(2 * c.links.size(), 0.0);
+  std::vector<int32_t> flows(2 * c.links.size(), 0);
+  RouteCache cache(router);
+  for (const auto& group : groups)
+    for (const RingChannel& channel : channels_of(cache, c, group))
+      for (size_t hop = 0; hop < channel.routes.size(); ++hop) {
+        DeviceId at = channel.senders[hop];
+        for (const LinkId l : channel.routes[hop].links) {
+          const size_t slot = 2 * l.index() + (c.link(l).a == at ? 0 : 1);
+          edges[slot] += channel.share;
+          flows[slot] += 1;
+          at = c.other_end(l, at);
+        }
+      }
+  double edge_bytes = 0;  // bytes per step one whole ring edge carries
+  for (const PlannedCollective& call : axis.collectives)
+    edge_bytes += ring_edge_bytes_share(call.op, axis.group_size) * call.bytes_per_step();
+  AxisLinkTraffic out;
+  out.axis = axis.axis;
+  if (edge_bytes <= 0) return out;
+  for (size_t link = 0; link < c.links.size(); ++link) {
+    if (edges[2 * link] <= 0 && edges[2 * link + 1] <= 0) continue;
+    LinkTraffic t;
+    t.link = LinkId{static_cast<int32_t>(link)};
+    for (size_t d = 0; d < 2; ++d) {
+      t.bytes_per_step[d] = edges[2 * link + d] * edge_bytes;
+      t.flows[d] = flows[2 * link + d];
+    }
+    out.links.push_back(t);
+  }
+  return out;
+}
+
+std::vector<AxisLinkTraffic> link_traffic_per_axis(const CommPlan& plan, const Layout& layout,
+                                                   const Cluster& /*cluster: the router's*/, const Router& router,
+                                                   const Placement& placement) {
   std::vector<AxisLinkTraffic> result;
   for (const AxisComm& axis : plan.axes) {
     std::vector<std::vector<int32_t>> groups;
@@ -48,27 +169,10 @@ std::vector<AxisLinkTraffic> link_traffic_per_axis(const CommPlan& plan, const L
       groups = dp_cp_groups(layout);
     else if (const AxisGroups* g = placement.axis(axis.axis))
       groups = g->groups;
-    LinkLoad load(cluster.links.size());
-    for (const auto& ranks : groups) add_ring_flows(cluster, group_paths(router, placement.gpus_of(ranks)), load);
-    std::vector<double> traffic(load.flows.size(), 0.0);
-    for (const PlannedCollective& c : axis.collectives) {
-      const double share = ring_edge_bytes_share(c.op, axis.group_size) * c.bytes_per_step();
-      for (size_t i = 0; i < load.flows.size(); ++i)
-        if (load.flows[i] > 0) traffic[i] += share * load.flows[i];
-    }
-    AxisLinkTraffic out;
-    out.axis = axis.axis;
-    for (size_t link = 0; link < cluster.links.size(); ++link) {
-      if (traffic[2 * link] <= 0 && traffic[2 * link + 1] <= 0) continue;
-      LinkTraffic t;
-      t.link = LinkId{static_cast<int32_t>(link)};
-      t.bytes_per_step[0] = traffic[2 * link];
-      t.bytes_per_step[1] = traffic[2 * link + 1];
-      t.flows[0] = load.flows[2 * link];
-      t.flows[1] = load.flows[2 * link + 1];
-      out.links.push_back(t);
-    }
-    result.push_back(std::move(out));
+    std::vector<std::vector<DeviceId>> gpus;
+    gpus.reserve(groups.size());
+    for (const auto& ranks : groups) gpus.push_back(placement.gpus_of(ranks));
+    result.push_back(axis_link_traffic(axis, router, gpus));
   }
   return result;
 }

@@ -131,6 +131,7 @@ SearchEvaluation search_project(const Project& project, const ServingTarget& tar
   if (project.mode == Mode::training) {
     SearchOptions options;
     options.top = 200;
+    options.cancel = &cancel;
     auto result = rank_layouts(project.model, project.training, *cluster, options);
     if (result)
       out.training = std::make_shared<const SearchResult>(std::move(*result));

@@ -436,6 +436,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   for (const int64_t tp : tps) {
     for (const int64_t cp : divisors(gpus / tp, space.max_cp)) {
       for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) {
+        if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed))
+          return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
         const bool uneven = m.num_layers % pp != 0;
         const int64_t dp = gpus / (tp * cp * pp);
         // Structural checks first: each failure rejects the whole sub-tree, counted once.

@@ -5,6 +5,7 @@
 // are scored with a fast closed-form version of the step model (cached per-layer compute and
 // per-group collective times, closed-form pipeline makespan, no link sharing between groups); the
 // best ones can be re-evaluated with the full event simulation (`refine`).
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -39,7 +40,11 @@ struct SearchOptions {
   // hundred in all); the counts in SearchResult::rejected are always complete.
   int64_t rejected_examples_per_reason = 24;
   EstimateOptions estimate;
+  // Set to true (from another thread) to stop the search early; rank_layouts then returns an
+  // Error whose message is kSearchCancelled. Checked once per TP × CP × PP mesh.
+  const std::atomic<bool>* cancel = nullptr;
 };
+inline constexpr const char* kSearchCancelled = "search cancelled";
 
 struct RankedLayout {
   Layout layout;

@@ -200,3 +200,16 @@ TEST_CASE("search: examples of \"does not fit\" are the nearest misses, with the
   // The nearest misses are nearer than the worst overflow by a wide margin.
   CHECK(misses.back()->overflow_bytes < r->largest_overflow_bytes);
 }
+
+TEST_CASE("search: a set cancel flag stops the search with a clear error") {
+  auto cluster = generate_cluster("dgx-h100:nodes=8");
+  REQUIRE(cluster);
+  std::atomic<bool> cancel{true};
+  SearchOptions options;
+  options.cancel = &cancel;
+  auto r = rank_layouts(*model_preset("llama3.1-70b"), llama_workload(), *cluster, options);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == kSearchCancelled);
+  cancel = false;
+  CHECK(rank_layouts(*model_preset("llama3.1-70b"), llama_workload(), *cluster, options));
+}

@@ -39,6 +39,7 @@
 #include <utility>
 
 #include "core/catalogue.hpp"
+#include "core/importers/node_topology.hpp"
 #include "core/model_io.hpp"
 #include "core/report.hpp"
 #include "core/topology/cluster_io.hpp"
@@ -614,6 +615,24 @@ void MainWindow::create_menus() {
     if (paths.isEmpty()) return;
     importTraces(paths);
   });
+  QAction* import_topology = file->addAction(tr("Import node &topology…"));
+  import_topology->setToolTip(tr("nvidia-smi topo -m output, hwloc/lstopo XML or an NCCL topology XML"));
+  connect(import_topology, &QAction::triggered, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Node topology (nvidia-smi topo -m, hwloc XML, NCCL topology XML)"),
+                                     QString(), tr("Topology files (*.txt *.xml *.log);;All files (*)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    const int nodes = QInputDialog::getInt(this, tr("Replicate the node"), tr("Nodes on a rail-optimised fabric:"), 1,
+                                           1, 4096, 1, &ok);
+    if (!ok) return;
+    QStringList gpus;
+    for (const GpuSpec& gpu : gpu_catalogue()) gpus << QString::fromStdString(gpu.id);
+    const QString gpu = QInputDialog::getItem(
+        this, tr("GPU model"), tr("Catalogue GPU of every GPU in the file:"), gpus,
+        std::max(0, static_cast<int>(gpus.indexOf(QString::fromStdString(project_.gpu.id)))), false, &ok);
+    if (ok) importNodeTopology(path, nodes, gpu);
+  });
   QMenu* export_menu = file->addMenu(tr("&Export"));
   QAction* export_png = export_menu->addAction(tr("View in front as PNG…"));
   QAction* export_svg = export_menu->addAction(tr("View in front as SVG…"));
@@ -974,8 +993,8 @@ void MainWindow::update_compare() {
       return show_inline_error(QString::fromStdString(estimate.error().to_string()));
     }
     const GpuSpec gpu = cluster_gpu(*evaluation_->cluster);
-    sides.push_back({ranked_layout_text(ranked),
-                     std::move(*estimate), training_memory(project_.model, workload, ranked.layout, gpu)});
+    sides.push_back({ranked_layout_text(ranked), std::move(*estimate),
+                     training_memory(project_.model, workload, ranked.layout, gpu)});
   }
   compare_->setComparison(std::move(sides[0]), std::move(sides[1]));
   showView(QStringLiteral("compare"));
@@ -1081,6 +1100,32 @@ QStringList MainWindow::viewNames() const {
 QWidget* MainWindow::view(const QString& name) const {
   const auto it = docks_.find(name);
   return it == docks_.end() ? nullptr : it->second->widget();
+}
+
+bool MainWindow::importNodeTopology(const QString& path, int nodes, const QString& gpu) {
+  NodeImportOptions options;
+  options.nodes = nodes;
+  options.gpu_model = gpu.toStdString();
+  auto imported = import_node_topology_file(QFile::encodeName(path).toStdString(), options);
+  if (!imported) {
+    show_inline_error(tr("Could not import %1 — the current project is unchanged.\n%2")
+                          .arg(path, QString::fromStdString(imported.error().to_string())));
+    return false;
+  }
+  show_inline_error({});
+  Project edited = project_;
+  edited.cluster_inline = std::move(imported->cluster);
+  edited.cluster.clear();
+  edited.gpu_count = edited.cluster_inline->num_gpus();
+  if (auto found = find_gpu(options.gpu_model)) edited.gpu = *found;
+  QStringList warnings;
+  for (const ImportWarning& warning : imported->warnings)
+    warnings << QString::fromStdString(warning.location + ": " + warning.message);
+  status_->setText(warnings.isEmpty() ? tr("Imported %1").arg(path)
+                                      : tr("Imported %1 — %2").arg(path, warnings.join(QStringLiteral("; "))));
+  edit(edited);
+  showView(QStringLiteral("topology"));
+  return true;
 }
 
 void MainWindow::importTraces(const QStringList& paths) {

@@ -78,6 +78,10 @@ class MainWindow final : public QMainWindow {
   // Imports profiler traces into the profile view (in the background; File → Import does this).
   void importTraces(const QStringList& paths);
   [[nodiscard]] bool importing() const;
+  // Imports a node topology (`nvidia-smi topo -m`, hwloc XML, NCCL topology XML), copies it onto
+  // `nodes` nodes of a rail-optimised fabric and makes it the project's (editable) cluster; its
+  // GPUs are given the catalogue model `gpu`. On error the message is shown inline, nothing changes.
+  bool importNodeTopology(const QString& path, int nodes, const QString& gpu);
   // Pins the layouts ranked `a` and `b` (1 = best) and compares them; false when the search has
   // not ranked that many.
   bool pinRanks(int a, int b);

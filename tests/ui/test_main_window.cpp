@@ -334,3 +334,30 @@ TEST_CASE("main window: selecting a ranked serving layout makes it the deploymen
   // the workload's concurrency, so the two are different operating points of the same curve.)
   CHECK(window.evaluation()->serving->output_tokens_per_s_per_gpu > 0);
 }
+
+TEST_CASE("main window: an imported node topology becomes the project's editable cluster") {
+  const std::string dir = std::string(MESHSCOPE_SHARED_DIR) + "/data/nvidia_smi_topo/";
+  ui::MainWindow window(project_or_fail());
+  window.waitForEvaluation();
+  // 8 × A100 with NVSwitch (nvidia-smi topo -m from a real DGX-class node), replicated onto 4 nodes.
+  REQUIRE(window.importNodeTopology(QString::fromStdString(dir + "repo_blog_8xA100_NV12_17NIC_bond.txt"), 4,
+                                    QStringLiteral("a100-80gb-sxm")));
+  window.waitForEvaluation();
+  REQUIRE(window.project().cluster_inline);
+  CHECK(window.project().gpu_count == 32);
+  REQUIRE(window.evaluation()->cluster);
+  CHECK(window.evaluation()->cluster->num_gpus() == 32);
+  CHECK(window.evaluation()->cluster_error.empty());
+  // The default layout needs 64 GPUs: the validity line says so.
+  CHECK_FALSE(window.evaluation()->problems.empty());
+
+  // A truncated copy of the same file: an inline error, and the imported cluster stays.
+  QTemporaryDir temp;
+  auto text = read_text_file(dir + "repo_blog_8xA100_NV12_17NIC_bond.txt");
+  REQUIRE(text);
+  const QString broken = temp.filePath(QStringLiteral("topo.txt"));
+  write(broken, QByteArray::fromStdString(text->substr(0, 40)));
+  CHECK_FALSE(window.importNodeTopology(broken, 2, QStringLiteral("a100-80gb-sxm")));
+  CHECK(window.inlineError().contains(QStringLiteral("topo.txt")));
+  CHECK(window.project().gpu_count == 32);
+}

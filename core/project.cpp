@@ -119,6 +119,20 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
     p.serving_layout.ep = layout.ep;
     p.serving_layout.replicas = layout.dp;
   }
+  if (doc.contains("calibration")) {
+    const json& calibration = doc.at("calibration");
+    if (!calibration.is_object())
+      return make_error(ErrorCode::wrong_type, "\"calibration\" must be an object", origin + ": calibration");
+    MS_TRY(comm_keys, object_keys(calibration, "comm", origin + ": calibration"));
+    MS_TRY(efficiency_keys, object_keys(calibration, "efficiency", origin + ": calibration"));
+    p.comm_keys = comm_keys;
+    p.efficiency_keys = efficiency_keys;
+    auto checked = project_estimate_options(p);
+    if (!checked) {
+      checked.error().location = origin + ": calibration (" + checked.error().location + ")";
+      return tl::unexpected(checked.error());
+    }
+  }
   if (doc.contains("schedule")) {
     const json& schedule = doc.at("schedule");
     const auto parsed = schedule.is_string() ? parse_pipeline_schedule(schedule.get<std::string>()) : std::nullopt;
@@ -150,9 +164,21 @@ json project_to_json(const Project& p) {
               {"serving_layout", keys_to_object(serving_layout_to_keys(p.serving_layout))}};
   doc["model"] = p.model_ref.empty() ? model_to_json(p.model) : json(p.model_ref);
   if (p.cluster_inline) doc["cluster"] = cluster_to_json(*p.cluster_inline);
+  if (!p.comm_keys.empty() || !p.efficiency_keys.empty())
+    doc["calibration"] = {{"comm", keys_to_object(p.comm_keys)}, {"efficiency", keys_to_object(p.efficiency_keys)}};
   if (p.pipeline_schedule) doc["schedule"] = std::string(pipeline_schedule_name(*p.pipeline_schedule));
   if (!p.view.empty()) doc["view"] = p.view;
   return doc;
+}
+
+Result<EstimateOptions> project_estimate_options(const Project& project) {
+  EstimateOptions options;
+  MS_TRY(constants, comm_constants_from_keys(project.comm_keys));
+  MS_TRY(efficiency, compute_efficiency_from_keys(project.efficiency_keys));
+  options.comm.constants = constants;
+  options.efficiency = efficiency;
+  options.schedule = project.pipeline_schedule;
+  return options;
 }
 
 Result<Cluster> project_cluster(const Project& project) {

@@ -6,9 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/estimate/step.hpp"
 #include "core/hardware.hpp"
 #include "core/layout.hpp"
 #include "core/model.hpp"
+#include "core/options.hpp"
 #include "core/result.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/serving/serving.hpp"
@@ -36,6 +38,10 @@ struct Project {
   ServingWorkload serving;
   Layout layout;                 // training
   ServingLayout serving_layout;  // serving: tp × pp × attention-dp instances (EP for MoE), replicas
+  // Calibration (meshscope-cli calibrate, or the app's Calibrate): --comm keys (link-kind
+  // efficiencies, algorithm) and --efficiency keys (GEMM, attention, memory) applied to every estimate.
+  KeyValues comm_keys;
+  KeyValues efficiency_keys;
   std::optional<PipelineSchedule> pipeline_schedule;  // none: the workload's (1F1B, interleaved with vpp > 1)
   nlohmann::json view = nlohmann::json::object();     // the app's view state, kept as written
 };
@@ -43,6 +49,8 @@ struct Project {
 [[nodiscard]] Result<Project> project_from_json(const nlohmann::json& doc, const std::string& origin);
 [[nodiscard]] nlohmann::json project_to_json(const Project& project);
 [[nodiscard]] Result<Project> default_project();
+// The estimate options the project's calibration sets (defaults where it has none).
+[[nodiscard]] Result<EstimateOptions> project_estimate_options(const Project& project);
 // The project's cluster: the inline one (re-indexed and checked), else the generator string or file.
 [[nodiscard]] Result<Cluster> project_cluster(const Project& project);
 

@@ -19,6 +19,16 @@ std::string cluster_key(const Project& project) {
   return project.cluster_inline ? cluster_to_json_text(*project.cluster_inline) : project.cluster;
 }
 
+// The serving options the project's calibration sets.
+ServingOptions serving_options(const Project& project) {
+  ServingOptions options;
+  if (auto calibrated = project_estimate_options(project)) {
+    options.comm = calibrated->comm.constants;
+    options.efficiency = calibrated->efficiency;
+  }
+  return options;
+}
+
 }  // namespace
 
 std::string search_key(const Project& project) {
@@ -75,8 +85,13 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
   }
   if (out.cluster) {
     if (training) {
-      EstimateOptions options;
-      options.schedule = project.pipeline_schedule;
+      auto calibrated = project_estimate_options(project);
+      if (!calibrated) {
+        out.estimate_error = calibrated.error().to_string();
+        out.elapsed_s = seconds_since(start);
+        return out;
+      }
+      EstimateOptions options = *calibrated;
       auto estimate =
           estimate_step(project.model, project.training, project.layout, *out.cluster, *cache.router, options);
       if (estimate)
@@ -101,8 +116,8 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
         }
       }
     } else {
-      auto estimate =
-          estimate_serving(project.model, project.serving, {}, project.serving_layout, *out.cluster, *cache.router);
+      auto estimate = estimate_serving(project.model, project.serving, {}, project.serving_layout, *out.cluster,
+                                       *cache.router, serving_options(project));
       if (estimate) {
         out.serving = std::make_shared<const ServingEstimate>(std::move(*estimate));
         // The engine's own sizing (KV cache filling the memory fraction) is the budget shown.
@@ -130,6 +145,8 @@ SearchEvaluation search_project(const Project& project, const ServingTarget& tar
   }
   if (project.mode == Mode::training) {
     SearchOptions options;
+    if (auto calibrated = project_estimate_options(project)) options.estimate = *calibrated;
+    options.estimate.schedule.reset();  // the search tries the schedules itself
     options.top = 200;
     options.cancel = &cancel;
     auto result = rank_layouts(project.model, project.training, *cluster, options);
@@ -139,6 +156,7 @@ SearchEvaluation search_project(const Project& project, const ServingTarget& tar
       out.error = result.error().to_string();
   } else {
     ServingRankOptions options;
+    options.serving = serving_options(project);
     options.top = 200;
     auto result = rank_serving_layouts(project.model, project.serving, *cluster, target, options);
     if (result) {
@@ -146,7 +164,8 @@ SearchEvaluation search_project(const Project& project, const ServingTarget& tar
       const Router router(*cluster);
       for (const RankedServing& ranked : out.serving->layouts) {
         if (ranked.disaggregated || cancel.load()) continue;
-        auto estimate = estimate_serving(project.model, project.serving, {}, ranked.layout, *cluster, router);
+        auto estimate =
+            estimate_serving(project.model, project.serving, {}, ranked.layout, *cluster, router, options.serving);
         if (estimate) out.curves.push_back({ranked.layout, std::move(*estimate)});
         if (out.curves.size() == kServingCurves) break;
       }

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
@@ -32,13 +33,17 @@
 #include <QSvgGenerator>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
+#include "core/calibration/calibrate.hpp"
 #include "core/catalogue.hpp"
+#include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/model_io.hpp"
 #include "core/report.hpp"
@@ -166,6 +171,27 @@ QString csv_field(QString text) {
   return text;
 }
 
+// One project edit on the undo stack: the project before and after (a few kB; the cluster is
+// shared by value only when inline).
+class ProjectEdit final : public QUndoCommand {
+ public:
+  ProjectEdit(std::function<void(const Project&)> apply, Project before, Project after, const QString& text)
+      : QUndoCommand(text), apply_(std::move(apply)), before_(std::move(before)), after_(std::move(after)) {}
+  void undo() override { apply_(before_); }
+  void redo() override {
+    if (first_) {
+      first_ = false;  // already applied when pushed
+      return;
+    }
+    apply_(after_);
+  }
+
+ private:
+  std::function<void(const Project&)> apply_;
+  Project before_, after_;
+  bool first_ = true;
+};
+
 }  // namespace
 
 QString budget_header_html(const Project& project, const MemoryBudget& budget) {
@@ -200,6 +226,7 @@ MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
   setObjectName(QStringLiteral("meshscope_main_window"));
   resize(1600, 1000);
   setDockNestingEnabled(true);
+  undo_ = new QUndoStack(this);
   evaluator_ = new Evaluator(this);
   connect(evaluator_, &Evaluator::evaluated, this, &MainWindow::show_evaluation);
   connect(evaluator_, &Evaluator::searched, this, &MainWindow::show_search);
@@ -665,12 +692,25 @@ void MainWindow::create_menus() {
   connect(quit, &QAction::triggered, this, &QMainWindow::close);
 
   QMenu* edit_menu = menuBar()->addMenu(tr("&Edit"));
-  QAction* undo = topology_->undoStack()->createUndoAction(this, tr("&Undo topology edit"));
+  QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
-  QAction* redo = topology_->undoStack()->createRedoAction(this, tr("&Redo topology edit"));
+  QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
   redo->setShortcut(QKeySequence::Redo);
   edit_menu->addAction(undo);
   edit_menu->addAction(redo);
+  edit_menu->addSeparator();
+  // The topology editor's own stack (also on its toolbar).
+  edit_menu->addAction(topology_->undoStack()->createUndoAction(this, tr("Undo topology edit")));
+  edit_menu->addAction(topology_->undoStack()->createRedoAction(this, tr("Redo topology edit")));
+  edit_menu->addSeparator();
+  QAction* calibrate = edit_menu->addAction(tr("&Calibrate from nccl-tests logs…"));
+  connect(calibrate, &QAction::triggered, this, [this] {
+    const QStringList logs = QFileDialog::getOpenFileNames(this, tr("nccl-tests logs (run on this cluster's GPUs)"),
+                                                           QString(), tr("Logs (*.log *.txt);;All files (*)"));
+    if (logs.isEmpty()) return;
+    const QString summary = calibrateFromNcclTests(logs);
+    if (!summary.isEmpty()) QMessageBox::information(this, tr("Calibration applied"), summary);
+  });
 
   QMenu* view_menu = menuBar()->addMenu(tr("&View"));
   for (const auto& [name, dock] : docks_) view_menu->addAction(dock->toggleViewAction());
@@ -689,6 +729,7 @@ void MainWindow::rebuild_recent_menu() {
 
 void MainWindow::setProject(const Project& project) {
   project_ = project;
+  undo_->clear();  // a new project starts a new history
   setWindowTitle(tr("meshscope \u2014 %1[*]").arg(QString::fromStdString(project_.name)));
   setWindowModified(false);
   workload_->setProject(project_);
@@ -725,7 +766,17 @@ void MainWindow::sync_pipeline_controls() {
   pipeline_mbs_->setValue(static_cast<int>(project_.layout.micro_batch));
 }
 
+void MainWindow::apply_from_undo(const Project& project) {
+  undoing_ = true;
+  editor_needs_cluster_ = true;  // the cluster may be the one before an import or a generator change
+  edit(project);
+  undoing_ = false;
+}
+
 void MainWindow::edit(const Project& edited) {
+  // Every edit but the topology editor's own (it has its own undo stack) can be undone here.
+  if (!undoing_ && sender() != topology_)
+    undo_->push(new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, tr("edit")));
   // A cluster chosen elsewhere (a generator, a sample) replaces the one in the editor once it is
   // resolved; the editor's own edits are already there.
   if (sender() != topology_ &&
@@ -1126,6 +1177,63 @@ bool MainWindow::importNodeTopology(const QString& path, int nodes, const QStrin
   edit(edited);
   showView(QStringLiteral("topology"));
   return true;
+}
+
+QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
+  if (!evaluation_ || !evaluation_->cluster) {
+    show_inline_error(tr("Calibration needs a cluster that resolves."));
+    return {};
+  }
+  const Cluster& cluster = *evaluation_->cluster;
+  std::vector<std::pair<NcclTestsLog, std::vector<DeviceId>>> runs;
+  for (const QString& path : logs) {
+    auto log = load_nccl_tests(QFile::encodeName(path).toStdString());
+    if (!log) {
+      show_inline_error(tr("Could not calibrate — the project is unchanged.\n%1")
+                            .arg(QString::fromStdString(log.error().to_string())));
+      return {};
+    }
+    // As meshscope-cli calibrate without --gpus: the first `ranks` GPUs of the cluster.
+    const auto ranks = static_cast<size_t>(std::max<int64_t>(1, log->ranks));
+    std::vector<DeviceId> gpus(
+        cluster.gpus.begin(), cluster.gpus.begin() + static_cast<std::ptrdiff_t>(std::min(ranks, cluster.gpus.size())));
+    runs.emplace_back(std::move(*log), std::move(gpus));
+  }
+  auto start = comm_constants_from_keys(project_.comm_keys);
+  if (!start) {
+    show_inline_error(QString::fromStdString(start.error().to_string()));
+    return {};
+  }
+  constexpr double kMinBytes = 64.0 * 1024 * 1024;  // bandwidth-bound sizes, as the CLI's default
+  auto result = calibrate_from_nccl_tests(runs, cluster, *start, kMinBytes);
+  if (!result) {
+    show_inline_error(tr("Could not calibrate — the project is unchanged.\n%1")
+                          .arg(QString::fromStdString(result.error().to_string())));
+    return {};
+  }
+  show_inline_error({});
+  Project edited = project_;
+  for (const auto& [key, value] : result->comm_keys) {
+    const auto same = std::find_if(edited.comm_keys.begin(), edited.comm_keys.end(),
+                                   [&key](const auto& entry) { return entry.first == key; });
+    if (same != edited.comm_keys.end())
+      same->second = value;
+    else
+      edited.comm_keys.emplace_back(key, value);
+  }
+  QStringList changes;
+  for (const std::string& change : result->changes) changes << QString::fromStdString(change);
+  const QString summary = tr("Mean |time error| over %1 rows of at least 64 MiB: %2 % before, %3 % after.\n%4")
+                              .arg(result->rows)
+                              .arg(100 * result->error_before, 0, 'f', 1)
+                              .arg(100 * result->error_after, 0, 'f', 1)
+                              .arg(changes.join(QLatin1Char('\n')));
+  undo_->push(new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, tr("calibration")));
+  undoing_ = true;  // pushed above: apply without a second undo entry
+  edit(edited);
+  undoing_ = false;
+  status_->setText(summary.section(QLatin1Char('\n'), 0, 0));
+  return summary;
 }
 
 void MainWindow::importTraces(const QStringList& paths) {

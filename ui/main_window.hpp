@@ -27,6 +27,7 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTextBrowser;
+class QUndoStack;
 
 namespace meshscope::ui {
 
@@ -82,6 +83,12 @@ class MainWindow final : public QMainWindow {
   // `nodes` nodes of a rail-optimised fabric and makes it the project's (editable) cluster; its
   // GPUs are given the catalogue model `gpu`. On error the message is shown inline, nothing changes.
   bool importNodeTopology(const QString& path, int nodes, const QString& gpu);
+  // Fits the link efficiencies to nccl-tests logs (the first `ranks` GPUs of the cluster ran
+  // each), shows the error before and after, and applies the fit to the project (Edit → Undo
+  // reverts it; it is saved with the project). Returns the summary, empty on error (shown inline).
+  QString calibrateFromNcclTests(const QStringList& logs);
+  // Project edits (workload, layout, schedule, calibration, imports); the topology editor has its own.
+  [[nodiscard]] QUndoStack* undoStack() const { return undo_; }
   // Pins the layouts ranked `a` and `b` (1 = best) and compares them; false when the search has
   // not ranked that many.
   bool pinRanks(int a, int b);
@@ -113,6 +120,7 @@ class MainWindow final : public QMainWindow {
   void rebuild_recent_menu();
   QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
   void edit(const Project& edited);
+  void apply_from_undo(const Project& project);
   void show_evaluation(std::shared_ptr<const Evaluation> evaluation);
   void show_search(std::shared_ptr<const SearchEvaluation> search);
   void show_inline_error(const QString& message);
@@ -126,6 +134,8 @@ class MainWindow final : public QMainWindow {
 
   Project project_;
   Options options_;
+  QUndoStack* undo_ = nullptr;
+  bool undoing_ = false;  // an undo/redo is applying a project: not a new edit
   QString path_;
   Evaluator* evaluator_ = nullptr;
   std::shared_ptr<const Evaluation> evaluation_;

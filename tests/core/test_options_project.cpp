@@ -141,3 +141,21 @@ TEST_CASE("project: version 2 keeps an edited cluster, the schedule and the view
   broken["cluster"] = "dgx-h100:nodes=8";
   CHECK(project_from_json(broken, "v1.json"));
 }
+
+TEST_CASE("project: a calibration is saved, read back, and checked by key") {
+  auto p = default_project();
+  REQUIRE(p);
+  p->comm_keys = {{"nvlink_efficiency", "0.715"}};
+  p->efficiency_keys = {{"gemm", "0.6"}};
+  auto again = project_from_json(project_to_json(*p), "calibrated.json");
+  REQUIRE(again);
+  auto options = project_estimate_options(*again);
+  REQUIRE(options);
+  CHECK(options->comm.constants.efficiency(LinkKind::nvlink) == Approx(0.715));
+  CHECK(options->efficiency.gemm == Approx(0.6));
+  nlohmann::json broken = project_to_json(*p);
+  broken["calibration"]["comm"]["warp_efficiency"] = "0.5";
+  auto bad = project_from_json(broken, "calibrated.json");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().to_string(), Contains("calibrated.json") && Contains("warp_efficiency"));
+}

@@ -11,6 +11,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QUndoStack>
 
 #include <nlohmann/json.hpp>
 
@@ -360,4 +361,46 @@ TEST_CASE("main window: an imported node topology becomes the project's editable
   CHECK_FALSE(window.importNodeTopology(broken, 2, QStringLiteral("a100-80gb-sxm")));
   CHECK(window.inlineError().contains(QStringLiteral("topo.txt")));
   CHECK(window.project().gpu_count == 32);
+}
+
+TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undoes") {
+  Project project = project_or_fail();
+  project.cluster = "dgx-a100:gpu=a100-40gb-sxm";  // the logs' machine: 8 × A100-SXM4-40GB with NVSwitch
+  project.layout = Layout{};
+  project.layout.tp = 8;
+  project.layout.pp = 8;
+  project.layout.vpp = 5;
+  project.layout.sp = true;
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  REQUIRE(window.evaluation()->cluster);
+  const double step_before = window.evaluation()->estimate ? window.evaluation()->estimate->step_time_s : 0;
+  const std::string log =
+      std::string(MESHSCOPE_SHARED_DIR) + "/data/nccl_tests/superbench_8xA100-SXM4-40GB_nccl_allgather.log";
+  const QString summary = window.calibrateFromNcclTests({QString::fromStdString(log)});
+  REQUIRE_FALSE(summary.isEmpty());
+  CHECK(summary.contains(QStringLiteral("before")));
+  window.waitForEvaluation();
+  // The fit is an NVLink efficiency (the all-gather rows are NVSwitch-bound), now in the project.
+  REQUIRE_FALSE(window.project().comm_keys.empty());
+  CHECK(window.project().comm_keys.front().first == "nvlink_efficiency");
+  const nlohmann::json saved = project_to_json(window.project());
+  CHECK(saved.at("calibration").at("comm").contains("nvlink_efficiency"));
+  if (window.evaluation()->estimate) CHECK(window.evaluation()->estimate->step_time_s != step_before);
+
+  // Edit → Undo reverts it.
+  REQUIRE(window.undoStack()->canUndo());
+  window.undoStack()->undo();
+  window.waitForEvaluation();
+  CHECK(window.project().comm_keys.empty());
+  window.undoStack()->redo();
+  CHECK_FALSE(window.project().comm_keys.empty());
+
+  // A log that is not nccl-tests output: an inline error, the calibration kept.
+  QTemporaryDir dir;
+  const QString junk = dir.filePath(QStringLiteral("junk.log"));
+  write(junk, "not an nccl-tests log\n");
+  CHECK(window.calibrateFromNcclTests({junk}).isEmpty());
+  CHECK(window.inlineError().contains(QStringLiteral("junk.log")));
+  CHECK_FALSE(window.project().comm_keys.empty());
 }

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "core/estimate/step.hpp"
 #include "core/layout.hpp"
 #include "core/model.hpp"
 #include "core/options.hpp"
@@ -34,6 +35,12 @@ int fail(const Error& error);
 [[nodiscard]] Result<CommConstants> comm_arg(const Args& args);
 // "the layout is not valid for M ...:" followed by every problem.
 [[nodiscard]] std::string problems_message(const std::string& what, const std::vector<LayoutProblem>& problems);
+
+// --efficiency, --comm and --order (estimate, compare --trace).
+[[nodiscard]] Result<EstimateOptions> estimate_options_arg(const Args& args);
+// The files named in --trace (comma-separated); a folder stands for its *.json and *.json.gz
+// files, sorted by name (one per rank).
+[[nodiscard]] Result<std::vector<std::string>> trace_files(const std::string& option);
 
 // --model, --cluster, --train and --layout, the layout validated against the model and the cluster.
 struct TrainingSetup {

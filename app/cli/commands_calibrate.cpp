@@ -121,31 +121,6 @@ Result<NcclTestsLog> load_log(const std::string& path) {
   return log;
 }
 
-// Files named in --trace; a folder stands for its *.json and *.json.gz files, sorted by name (as import --trace).
-Result<std::vector<std::string>> trace_files(const std::string& option) {
-  std::vector<std::string> files;
-  for (const std::string& entry : split_commas(option)) {
-    if (entry.empty()) continue;
-    std::error_code ec;
-    if (!std::filesystem::is_directory(entry, ec)) {
-      files.push_back(entry);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& item : std::filesystem::directory_iterator(entry, ec)) {
-      const std::string name = item.path().filename().string();
-      if (item.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz")))
-        found.push_back(item.path().string());
-    }
-    if (ec) return make_error(ErrorCode::io_error, "cannot list the folder (" + ec.message() + ")", entry);
-    if (found.empty()) return make_error(ErrorCode::io_error, "the folder has no .json or .json.gz trace", entry);
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  if (files.empty()) return make_error(ErrorCode::invalid_argument, "--trace needs at least one file or folder");
-  return files;
-}
-
 json optional_number(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? json(*value) : json(nullptr);
 }
@@ -167,17 +142,9 @@ int compare_trace_command(const Args& args) {
   if (layout.world_size() > cluster.num_gpus())
     return fail("the layout has " + std::to_string(layout.world_size()) + " ranks but the cluster only " +
                 std::to_string(cluster.num_gpus()) + " GPUs");
-  EstimateOptions options;
-  auto efficiency_keys = key_values_arg(args, "--efficiency");
-  if (!efficiency_keys) return fail(efficiency_keys.error());
-  auto efficiency = compute_efficiency_from_keys(*efficiency_keys);
-  if (!efficiency) return fail(efficiency.error());
-  options.efficiency = *efficiency;
-  auto constants = comm_arg(args);
-  if (!constants) return fail(constants.error());
-  options.comm.constants = *constants;
-  if (args.has("--order") && !parse_axis_order(args.get("--order"), options.order))
-    return fail("--order must be megatron or torchtitan");
+  auto estimate_options = estimate_options_arg(args);
+  if (!estimate_options) return fail(estimate_options.error());
+  EstimateOptions options = *estimate_options;
 
   auto files = trace_files(args.get("--trace"));
   if (!files) return fail(files.error());

@@ -12,21 +12,25 @@ namespace meshscope::cli {
 
 using nlohmann::json;
 
+Result<EstimateOptions> estimate_options_arg(const Args& args) {
+  EstimateOptions options;
+  MS_TRY(efficiency_keys, key_values_arg(args, "--efficiency"));
+  MS_TRY(efficiency, compute_efficiency_from_keys(efficiency_keys));
+  options.efficiency = efficiency;
+  MS_TRY(constants, comm_arg(args));
+  options.comm.constants = constants;
+  if (args.has("--order") && !parse_axis_order(args.get("--order"), options.order))
+    return make_error(ErrorCode::invalid_argument, "--order must be megatron or torchtitan", "--order");
+  return options;
+}
+
 int cmd_estimate(const Args& args) {
   auto setup = training_setup(args);
   if (!setup) return fail(setup.error());
   const auto& [m, cluster, workload, layout] = *setup;
-  EstimateOptions options;
-  auto efficiency_keys = key_values_arg(args, "--efficiency");
-  if (!efficiency_keys) return fail(efficiency_keys.error());
-  auto efficiency = compute_efficiency_from_keys(*efficiency_keys);
-  if (!efficiency) return fail(efficiency.error());
-  options.efficiency = *efficiency;
-  auto constants = comm_arg(args);
-  if (!constants) return fail(constants.error());
-  options.comm.constants = *constants;
-  if (args.has("--order") && !parse_axis_order(args.get("--order"), options.order))
-    return fail("--order must be megatron or torchtitan");
+  auto estimate_options = estimate_options_arg(args);
+  if (!estimate_options) return fail(estimate_options.error());
+  EstimateOptions options = *estimate_options;
   if (args.has("--schedule")) {
     const auto schedule = parse_pipeline_schedule(args.get("--schedule"));
     if (!schedule) return fail("unknown --schedule \"" + args.get("--schedule") + "\"");

@@ -54,27 +54,6 @@ bool is_trace_file_name(const std::string& name) {
 }
 
 // Files named in --trace; a folder stands for its *.json and *.json.gz files, sorted by name.
-Result<std::vector<std::string>> trace_files(const std::string& option) {
-  std::vector<std::string> files;
-  for (const std::string& entry : split_paths(option)) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(entry, ec)) {
-      std::vector<std::string> found;
-      for (const auto& item : std::filesystem::directory_iterator(entry, ec))
-        if (item.is_regular_file() && is_trace_file_name(item.path().filename().string()))
-          found.push_back(item.path().string());
-      if (ec) return make_error(ErrorCode::io_error, "cannot list the folder (" + ec.message() + ")", entry);
-      if (found.empty()) return make_error(ErrorCode::io_error, "the folder has no .json or .json.gz trace", entry);
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else {
-      files.push_back(entry);
-    }
-  }
-  if (files.empty()) return make_error(ErrorCode::invalid_argument, "--trace needs at least one file or folder");
-  return files;
-}
-
 json temporal_json(const KinetoTemporalBreakdown& t) {
   return {{"idle_us", t.idle_us},
           {"compute_us", t.compute_us},
@@ -291,6 +270,27 @@ int import_topology(const Args& args) {
 }
 
 }  // namespace
+
+Result<std::vector<std::string>> trace_files(const std::string& option) {
+  std::vector<std::string> files;
+  for (const std::string& entry : split_paths(option)) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(entry, ec)) {
+      std::vector<std::string> found;
+      for (const auto& item : std::filesystem::directory_iterator(entry, ec))
+        if (item.is_regular_file() && is_trace_file_name(item.path().filename().string()))
+          found.push_back(item.path().string());
+      if (ec) return make_error(ErrorCode::io_error, "cannot list the folder (" + ec.message() + ")", entry);
+      if (found.empty()) return make_error(ErrorCode::io_error, "the folder has no .json or .json.gz trace", entry);
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(entry);
+    }
+  }
+  if (files.empty()) return make_error(ErrorCode::invalid_argument, "--trace needs at least one file or folder");
+  return files;
+}
 
 int cmd_import(const Args& args) {
   const int sources = static_cast<int>(args.has("--trace")) + static_cast<int>(args.has("--nccl-tests")) +

@@ -13,6 +13,7 @@ done
 "$app" --pin 1,3 --view compare --screenshot "$out/compare.png"
 "$app" examples/serving-llama3.1-70b-h200.json --view serving --screenshot "$out/serving.png"
 "$app" examples/serving-deepseek-v3-h200.json --view serving --screenshot "$out/serving-moe.png"
+"$app" examples/serving-deepseek-v3-h200.json --view topology --screenshot "$out/serving-topology.png"
 "$app" examples/gpt2-dgx-a100-dp8.json --trace tests/data/shared/data/kineto_traces/param_dlrm_8rank \
   --view profile --screenshot "$out/profile.png"
 echo "wrote $(ls "$out"/*.png | wc -l) screenshots to $out"

@@ -122,6 +122,9 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
         out.serving = std::make_shared<const ServingEstimate>(std::move(*estimate));
         // The engine's own sizing (KV cache filling the memory fraction) is the budget shown.
         out.budget = std::shared_ptr<const MemoryBudget>(out.serving, &out.serving->memory);
+        auto traffic = serving_traffic(project.model, project.serving, project.serving_layout,
+                                       static_cast<double>(out.serving->point.running), *out.cluster, *cache.router);
+        if (traffic) out.serving_traffic = std::make_shared<const ServingTrafficMap>(std::move(*traffic));
       } else
         out.estimate_error = estimate.error().to_string();
     }

@@ -20,6 +20,7 @@
 #include "core/project.hpp"
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"
+#include "core/serving/serving_traffic.hpp"
 #include "core/topology/routing.hpp"
 
 namespace meshscope::ui {
@@ -38,6 +39,7 @@ struct Evaluation {
   std::shared_ptr<const StepEstimate> compare_estimate;
   std::string compare_error;  // why the second schedule cannot run this layout
   std::shared_ptr<const ServingEstimate> serving;
+  std::shared_ptr<const ServingTrafficMap> serving_traffic;  // the map of one decode iteration
   std::string estimate_error;
   double elapsed_s = 0;
 };

@@ -875,6 +875,8 @@ void MainWindow::show_evaluation(std::shared_ptr<const Evaluation> evaluation) {
   }
   if (e.estimate && e.placement && !editor_needs_cluster_)
     topology_->setCommPlan(e.estimate->comm, p.layout, *e.placement);
+  else if (e.serving_traffic && !editor_needs_cluster_)
+    topology_->setLinkLoads(e.serving_traffic->loads, e.serving_traffic->placement);
   else
     topology_->clearCommMap();
   update_serving_chart();

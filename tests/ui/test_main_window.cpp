@@ -315,8 +315,10 @@ TEST_CASE("main window: selecting a ranked serving layout makes it the deploymen
   REQUIRE(window.search());
   REQUIRE(window.search()->serving);
   REQUIRE(window.evaluation()->serving);
-  // The current deployment's curve and the best ranked ones are drawn.
+  // The current deployment's curve and the best ranked ones are drawn; its EP all-to-alls are mapped.
   CHECK_FALSE(window.search()->curves.empty());
+  REQUIRE(window.evaluation()->serving_traffic);
+  CHECK_FALSE(window.evaluation()->serving_traffic->loads.empty());
   auto* panel = window.findChild<ui::RankedLayoutsPanel*>();
   REQUIRE(panel != nullptr);
   const auto& ranked = window.search()->serving->layouts;

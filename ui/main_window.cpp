@@ -42,6 +42,7 @@
 #include <utility>
 
 #include "core/calibration/calibrate.hpp"
+#include "core/calibration/trace_compare.hpp"
 #include "core/catalogue.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
@@ -703,6 +704,11 @@ void MainWindow::create_menus() {
   edit_menu->addAction(topology_->undoStack()->createUndoAction(this, tr("Undo topology edit")));
   edit_menu->addAction(topology_->undoStack()->createRedoAction(this, tr("Redo topology edit")));
   edit_menu->addSeparator();
+  QAction* calibrate_gemm = edit_menu->addAction(tr("Calibrate GEMM efficiency from the imported &trace"));
+  connect(calibrate_gemm, &QAction::triggered, this, [this] {
+    const QString summary = calibrateGemmFromTrace();
+    if (!summary.isEmpty()) QMessageBox::information(this, tr("Calibration applied"), summary);
+  });
   QAction* calibrate = edit_menu->addAction(tr("&Calibrate from nccl-tests logs…"));
   connect(calibrate, &QAction::triggered, this, [this] {
     const QStringList logs = QFileDialog::getOpenFileNames(this, tr("nccl-tests logs (run on this cluster's GPUs)"),
@@ -1179,6 +1185,49 @@ bool MainWindow::importNodeTopology(const QString& path, int nodes, const QStrin
   edit(edited);
   showView(QStringLiteral("topology"));
   return true;
+}
+
+QString MainWindow::calibrateGemmFromTrace() {
+  const auto& comparison = profile_->comparison();
+  const TraceCompareRow* compute = comparison ? comparison->row("compute") : nullptr;
+  if (compute == nullptr || !(compute->measured > 0) || !evaluation_ || !evaluation_->cluster ||
+      project_.mode != Mode::training) {
+    show_inline_error(tr("Import a profiler trace of this training layout first (File → Import profiler trace)."));
+    return {};
+  }
+  auto options = project_estimate_options(project_);
+  if (!options) {
+    show_inline_error(QString::fromStdString(options.error().to_string()));
+    return {};
+  }
+  const Router router(*evaluation_->cluster);
+  auto hint = gemm_efficiency_hint(compute->measured, project_.model, project_.training, project_.layout,
+                                   *evaluation_->cluster, router, *options);
+  if (!hint) {
+    show_inline_error(QString::fromStdString(hint.error().to_string()));
+    return {};
+  }
+  show_inline_error({});
+  Project edited = project_;
+  const std::string value = hint->efficiency_key.substr(hint->efficiency_key.find('=') + 1);
+  std::erase_if(edited.efficiency_keys, [](const auto& entry) { return entry.first == "gemm"; });
+  edited.efficiency_keys.emplace_back("gemm", value);
+  QString summary = tr("GEMM efficiency %1 → %2: predicted compute %3 % → %4 % from the measured %5.")
+                        .arg(hint->before, 0, 'f', 3)
+                        .arg(hint->after, 0, 'f', 3)
+                        .arg(100 * hint->compute_error_before, 0, 'f', 1)
+                        .arg(100 * hint->compute_error_after, 0, 'f', 1)
+                        .arg(duration_text(compute->measured));
+  if (hint->at_limit)
+    summary +=
+        tr(" The fit hit its limit: GEMMs alone cannot explain the difference (is this the layout the trace ran?).");
+  undo_->push(
+      new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, tr("GEMM calibration")));
+  undoing_ = true;
+  edit(edited);
+  undoing_ = false;
+  status_->setText(summary);
+  return summary;
 }
 
 QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {

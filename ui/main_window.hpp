@@ -87,6 +87,10 @@ class MainWindow final : public QMainWindow {
   // each), shows the error before and after, and applies the fit to the project (Edit → Undo
   // reverts it; it is saved with the project). Returns the summary, empty on error (shown inline).
   QString calibrateFromNcclTests(const QStringList& logs);
+  // Fits the GEMM efficiency so that the predicted compute matches the imported trace's measured
+  // compute (gemm_efficiency_hint), and applies it to the project (undoable, saved). Returns the
+  // summary, empty on error (shown inline).
+  QString calibrateGemmFromTrace();
   // Project edits (workload, layout, schedule, calibration, imports); the topology editor has its own.
   [[nodiscard]] QUndoStack* undoStack() const { return undo_; }
   // Pins the layouts ranked `a` and `b` (1 = best) and compares them; false when the search has

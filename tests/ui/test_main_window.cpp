@@ -406,3 +406,27 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
   CHECK(window.inlineError().contains(QStringLiteral("junk.log")));
   CHECK_FALSE(window.project().comm_keys.empty());
 }
+
+TEST_CASE("main window: the GEMM efficiency is fitted to an imported trace, applied and undone") {
+  auto text = read_text_file(std::string(MESHSCOPE_SOURCE_DIR) + "/examples/gpt2-dgx-a100-dp8.json");
+  REQUIRE(text);
+  auto doc = parse_json_text(*text, "gpt2-dgx-a100-dp8.json");
+  REQUIRE(doc);
+  auto project = project_from_json(*doc, "gpt2-dgx-a100-dp8.json");
+  REQUIRE(project);
+  ui::MainWindow window(*project);
+  window.waitForEvaluation();
+  CHECK(window.calibrateGemmFromTrace().isEmpty());  // nothing imported yet
+  CHECK(window.inlineError().contains(QStringLiteral("trace")));
+  window.importTraces(
+      {QString::fromStdString(std::string(MESHSCOPE_SHARED_DIR) + "/data/kineto_traces/param_dlrm_8rank")});
+  while (window.importing()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  window.waitForEvaluation();
+  const QString summary = window.calibrateGemmFromTrace();
+  REQUIRE_FALSE(summary.isEmpty());
+  CHECK(summary.contains(QStringLiteral("GEMM efficiency")));
+  REQUIRE(window.project().efficiency_keys.size() == 1);
+  CHECK(window.project().efficiency_keys.front().first == "gemm");
+  window.undoStack()->undo();
+  CHECK(window.project().efficiency_keys.empty());
+}

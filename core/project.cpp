@@ -32,7 +32,10 @@ Result<KeyValues> object_keys(const json& doc, const char* field, const std::str
       keys.emplace_back(key, value.dump());
     } else if (value.is_array()) {
       std::string joined;
-      for (const auto& item : value) joined += (joined.empty() ? "" : ":") + item.dump();
+      for (const auto& item : value) {
+        if (!joined.empty()) joined += ':';
+        joined += item.dump();
+      }
       keys.emplace_back(key, joined);
     } else {
       return make_error(ErrorCode::wrong_type, "must be a string, number or boolean",

@@ -368,7 +368,8 @@ LinkId TopologyDocument::addLink(Link link) {
   if (ids.contains(link.id))
     for (int suffix = 2;; ++suffix)
       if (!ids.contains(link.id + "-" + std::to_string(suffix))) {
-        link.id += "-" + std::to_string(suffix);
+        link.id += '-';
+        link.id += std::to_string(suffix);
         break;
       }
   StructureEdit e;
@@ -495,7 +496,9 @@ void TopologyDocument::replicateNode(int32_t node, int32_t copies) {
   for (const Link& l : cluster_.links) link_ids.insert(l.id);
   const std::string source_prefix = "n" + std::to_string(node) + ".";
   auto renamed = [&](const std::string& id, int32_t new_node, std::unordered_set<std::string>& taken) {
-    const std::string prefix = "n" + std::to_string(new_node) + ".";
+    std::string prefix = std::to_string(new_node);
+    prefix.insert(prefix.begin(), 'n');
+    prefix += '.';
     std::string wanted = id.starts_with(source_prefix) ? prefix + id.substr(source_prefix.size()) : prefix + id;
     std::string unique = wanted;
     for (int suffix = 2; taken.contains(unique); ++suffix) unique = wanted + "-" + std::to_string(suffix);

@@ -1295,7 +1295,13 @@ void TopologyEditor::placeDevice(DeviceKind kind, QPointF position) {
     if (prefix.empty() && node >= 0 && other.id.find('.') != std::string::npos)
       prefix = other.id.substr(0, other.id.find('.') + 1);
   }
-  if (node >= 0 && prefix.empty()) prefix = "n" + std::to_string(node) + ".";
+  if (node >= 0 && prefix.empty()) {
+    // (char + std::to_string rather than "n" + std::to_string: GCC 12's -Wrestrict false positive
+    // on operator+(const char*, std::string&&), PR 105329.)
+    prefix = std::to_string(node);
+    prefix.insert(prefix.begin(), 'n');
+    prefix += '.';
+  }
   d.id = prefix + kind_stem(kind) + std::to_string(same_kind);
   if (kind == DeviceKind::gpu || kind == DeviceKind::nic) d.local_index = same_kind;
   if (kind == DeviceKind::gpu) d.gpu_model = model.empty() ? "h100-sxm" : model;

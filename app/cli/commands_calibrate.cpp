@@ -316,7 +316,11 @@ int cmd_calibrate(const Args& args) {
                       {"error_before", fit->error_before},
                       {"error_after", fit->error_after},
                       {"rows", fit->rows},
-                      {"min_bytes", min_bytes}};
+                      {"min_bytes", min_bytes},
+                      {"latency_scale", fit->latency_scale},
+                      {"latency_error_before", fit->latency_error_before},
+                      {"latency_error_after", fit->latency_error_after},
+                      {"latency_rows", fit->latency_rows}};
     std::cout << doc.dump(2) << "\n";
     return 0;
   }

@@ -47,7 +47,16 @@ struct CalibrationResult {
   double error_before = 0;           // mean |relative time error| over the rows used, with `start`
   double error_after = 0;            // the same with `constants`
   int64_t rows = 0;                  // rows used (bytes ≥ min_bytes, every log)
+  // The latency: `latency_scale` (a factor on NCCL's latency tables) fitted to the latency-bound
+  // rows (bytes ≤ kLatencyBoundBytes) when there are at least three of them.
+  double latency_scale = 1;
+  double latency_error_before = 0;  // mean |relative time error| over those rows
+  double latency_error_after = 0;
+  int64_t latency_rows = 0;
 };
+// nccl-tests rows up to this size are latency-bound on NVLink and InfiniBand clusters (the flat
+// part of every shared log's time column).
+inline constexpr double kLatencyBoundBytes = 64.0 * 1024;
 
 // Fits, for every link kind that bounds the bandwidth of the rows of at least `min_bytes` (the
 // CollectiveEstimate's bottleneck with `start`), that kind's efficiency in [0.05, 1] by

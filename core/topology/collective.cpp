@@ -110,10 +110,15 @@ Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConsta
     } else if (key == "tree_factor" || key == "ll128_factor") {
       if (!is_fraction) return bad("a fraction in (0, 1]");
       (key == "tree_factor" ? c.tree_bandwidth_factor : c.ll128_factor) = number;
+    } else if (key == "latency_scale") {
+      if (value.empty() || end != value.c_str() + value.size() || !(number > 0 && number <= 100))
+        return bad("a number in (0, 100]");
+      c.latency_scale = number;
     } else {
       return make_error(
           ErrorCode::invalid_argument,
-          "unknown key \"" + key + "\"; known keys: <link kind>_efficiency, algorithm, tree_factor, ll128_factor",
+          "unknown key \"" + key +
+              "\"; known keys: <link kind>_efficiency, algorithm, tree_factor, ll128_factor, latency_scale",
           "--comm");
     }
   }
@@ -408,7 +413,7 @@ CollectiveEstimate evaluate_collective(const CollectiveModel& model, double byte
       continue;
     double bandwidth = candidate.bandwidth;
     if (candidate.tree && log_size < 22) bandwidth *= k.tree_correction[candidate.protocol_index][log_size];
-    double latency = candidate.latency_s;
+    double latency = candidate.latency_s * k.latency_scale;
     if (candidate.plateau && bytes >= model.plateau_bytes) latency *= k.ring_plateau_latency_factor;
     const double t = latency + bytes / bandwidth;
     if (t < best) {

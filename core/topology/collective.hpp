@@ -37,6 +37,9 @@ struct CommConstants {
   double ll_ring_factor = 0.25;              // tuning.cc: ring LL busBw × 1/4
   double ll128_factor = 0.92;                // tuning.cc: LL128 busBw × 0.92 (120 of 128 bytes)
   double ring_plateau_latency_factor = 1.9;  // tuning.cc: multi-node ring Simple all-reduce latency × 1.9
+  // Multiplies every latency of the tables above: 1 = NCCL's own tables; calibration (issue 6)
+  // fits it to the latency-bound rows of nccl-tests logs measured on the user's cluster.
+  double latency_scale = 1.0;
   // tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 128 MiB: "Trees are not
   // perfectly sticking to the model for medium sizes".
   double tree_correction[3][22]{};
@@ -53,7 +56,7 @@ struct CommConstants {
 
 // Overrides from key=value pairs (CLI --comm): `<link kind>_efficiency` (e.g. nvlink_efficiency=0.8,
 // infiniband_efficiency=0.9), `algorithm` (auto, ring, tree, hierarchical), `tree_factor`,
-// `ll128_factor`.
+// `ll128_factor`, `latency_scale`.
 [[nodiscard]] Result<CommConstants> comm_constants_from_keys(const KeyValues& keys,
                                                              CommConstants base = CommConstants::defaults());
 

@@ -81,10 +81,15 @@ TEST_CASE("calibrate: fitting NVLink efficiency on the 8×A100 all-reduce log re
               static_cast<long long>(fit->rows), 100 * fit->error_before, 100 * fit->error_after);
   for (const auto& c : fit->changes) std::printf("[calibrate]   %s\n", c.c_str());
   CHECK(fit->rows >= 8);
-  CHECK(fit->error_after < fit->error_before);
+  // NCCL's tables already fit the large all-reduce rows (2.7 %); the joint fit keeps them there
+  // while the latency-bound rows go from ~70 % to a few %.
+  CHECK(fit->error_after <= fit->error_before + 0.002);
   CHECK(fit->error_after <= 0.10);
-  REQUIRE(fit->comm_keys.size() == 1);
+  CHECK(fit->latency_rows >= 10);
+  CHECK(fit->latency_error_after < 0.2 * fit->latency_error_before);
+  REQUIRE(fit->comm_keys.size() == 2);
   CHECK(fit->comm_keys[0].first == "nvlink_efficiency");
+  CHECK(fit->comm_keys[1].first == "latency_scale");
   const double nvlink = fit->constants.efficiency(LinkKind::nvlink);
   CHECK(nvlink > 0.5);
   CHECK(nvlink < 1.0);
@@ -92,6 +97,7 @@ TEST_CASE("calibrate: fitting NVLink efficiency on the 8×A100 all-reduce log re
   auto reparsed = comm_constants_from_keys(fit->comm_keys);
   REQUIRE(reparsed);
   CHECK(reparsed->efficiency(LinkKind::nvlink) == Approx(nvlink));
+  CHECK(reparsed->latency_scale == Approx(fit->latency_scale));
   // Only the bottleneck's efficiency changed.
   CHECK(fit->constants.efficiency(LinkKind::infiniband) == CommConstants::defaults().efficiency(LinkKind::infiniband));
   auto rows = compare_nccl_tests(log, cluster, gpus, fit->constants);

@@ -1,0 +1,557 @@
+// The main window's menus and the actions behind them: projects (new, open, save, recent),
+// imports (profiler traces, node topologies), calibration and exports.
+#include "ui/main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QShowEvent>
+#include <QSignalBlocker>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+#include "core/calibration/calibrate.hpp"
+#include "core/calibration/trace_compare.hpp"
+#include "core/catalogue.hpp"
+#include "core/importers/nccl_tests.hpp"
+#include "core/importers/node_topology.hpp"
+#include "core/model_io.hpp"
+#include "core/report.hpp"
+#include "core/topology/cluster_io.hpp"
+#include "core/topology/generators.hpp"
+#include "ui/comm_table_model.hpp"
+#include "ui/formatting.hpp"
+#include "ui/layout_compare.hpp"
+#include "ui/memory_chart.hpp"
+#include "ui/memory_table_model.hpp"
+#include "ui/padded_item_delegate.hpp"
+#include "ui/pipeline_chart.hpp"
+#include "ui/profile_view.hpp"
+#include "ui/project_edit.hpp"
+#include "ui/ranked_layouts_model.hpp"
+#include "ui/ranked_layouts_panel.hpp"
+#include "ui/serving_chart.hpp"
+#include "ui/topology_editor.hpp"
+#include "ui/workload_panel.hpp"
+
+namespace meshscope::ui {
+
+namespace {
+
+constexpr int kMaxRecentFiles = 8;
+
+bool write_file(const QString& path, const QByteArray& bytes, QString& error) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+    error = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+QString csv_field(QString text) {
+  if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n')))
+    return QLatin1Char('"') + text.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
+  return text;
+}
+
+}  // namespace
+
+void MainWindow::create_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QMenu* new_menu = file->addMenu(tr("&New"));
+  QAction* new_default = new_menu->addAction(tr("Default project"));
+  connect(new_default, &QAction::triggered, this, [this] {
+    if (auto project = default_project()) {
+      path_.clear();
+      setProject(*project);
+    }
+  });
+  QMenu* samples = new_menu->addMenu(tr("From a sample cluster"));
+  for (const SampleCluster& sample : sample_clusters()) {
+    const QString file_name = QString::fromUtf8(sample.file.data(), static_cast<qsizetype>(sample.file.size()));
+    QAction* action = samples->addAction(file_name);
+    const std::string text(sample.text);
+    connect(action, &QAction::triggered, this, [this, text, file_name] {
+      auto doc = parse_json_text(text, file_name.toStdString());
+      auto cluster =
+          doc ? cluster_from_json(*doc, file_name.toStdString()) : Result<Cluster>(tl::unexpected(doc.error()));
+      if (!cluster) return show_inline_error(QString::fromStdString(cluster.error().to_string()));
+      Project edited = project_;
+      edited.cluster_inline = std::move(*cluster);
+      edited.cluster.clear();
+      edited.name = edited.model.name + " on " + edited.cluster_inline->name;
+      path_.clear();
+      setProject(edited);
+    });
+  }
+  QAction* from_generator = new_menu->addAction(tr("From a generator…"));
+  connect(from_generator, &QAction::triggered, this, [this] {
+    bool ok = false;
+    const QString spec = QInputDialog::getText(this, tr("New project from a generator"),
+                                               tr("Generator string, e.g. dgx-h100:nodes=16 (docs/cluster-format.md)"),
+                                               QLineEdit::Normal, QStringLiteral("dgx-h100:nodes=8"), &ok);
+    if (!ok || spec.isEmpty()) return;
+    auto cluster = resolve_cluster(spec.toStdString());
+    if (!cluster) return show_inline_error(QString::fromStdString(cluster.error().to_string()));
+    Project edited = project_;
+    edited.cluster = spec.toStdString();
+    edited.cluster_inline.reset();
+    edited.gpu_count = cluster->num_gpus();
+    path_.clear();
+    setProject(edited);
+  });
+  QAction* open = file->addAction(tr("&Open…"));
+  open->setShortcut(QKeySequence::Open);
+  connect(open, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+                                                      tr("meshscope projects (*.json);;All files (*)"));
+    if (!path.isEmpty()) openProject(path);
+  });
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  rebuild_recent_menu();
+  QAction* save = file->addAction(tr("&Save"));
+  save->setShortcut(QKeySequence::Save);
+  QAction* save_as = file->addAction(tr("Save &As…"));
+  save_as->setShortcut(QKeySequence::SaveAs);
+  const auto ask_save = [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save project"), path_, tr("meshscope projects (*.json)"));
+    if (!path.isEmpty()) saveProject(path);
+  };
+  connect(save, &QAction::triggered, this, [this, ask_save] {
+    if (path_.isEmpty())
+      ask_save();
+    else
+      saveProject(path_);
+  });
+  connect(save_as, &QAction::triggered, this, ask_save);
+  file->addSeparator();
+  QAction* import_trace = file->addAction(tr("Import profiler &trace…"));
+  connect(import_trace, &QAction::triggered, this, [this] {
+    const QStringList paths =
+        QFileDialog::getOpenFileNames(this, tr("PyTorch profiler traces (one per rank)"), QString(),
+                                      tr("Kineto traces (*.json *.json.gz);;All files (*)"));
+    if (paths.isEmpty()) return;
+    importTraces(paths);
+  });
+  QAction* import_topology = file->addAction(tr("Import node &topology…"));
+  import_topology->setToolTip(tr("nvidia-smi topo -m output, hwloc/lstopo XML or an NCCL topology XML"));
+  connect(import_topology, &QAction::triggered, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Node topology (nvidia-smi topo -m, hwloc XML, NCCL topology XML)"),
+                                     QString(), tr("Topology files (*.txt *.xml *.log);;All files (*)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    const int nodes = QInputDialog::getInt(this, tr("Replicate the node"), tr("Nodes on a rail-optimised fabric:"), 1,
+                                           1, 4096, 1, &ok);
+    if (!ok) return;
+    QStringList gpus;
+    for (const GpuSpec& gpu : gpu_catalogue()) gpus << QString::fromStdString(gpu.id);
+    const QString gpu = QInputDialog::getItem(
+        this, tr("GPU model"), tr("Catalogue GPU of every GPU in the file:"), gpus,
+        std::max(0, static_cast<int>(gpus.indexOf(QString::fromStdString(project_.gpu.id)))), false, &ok);
+    if (ok) importNodeTopology(path, nodes, gpu);
+  });
+  QMenu* export_menu = file->addMenu(tr("&Export"));
+  QAction* export_png = export_menu->addAction(tr("View in front as PNG…"));
+  QAction* export_svg = export_menu->addAction(tr("View in front as SVG…"));
+  const auto front_view = [this]() -> QString {
+    for (const auto& [name, dock] : docks_)
+      if (!dock->visibleRegion().isEmpty() && name != QStringLiteral("workload")) return name;
+    return QStringLiteral("memory");
+  };
+  connect(export_png, &QAction::triggered, this, [this, front_view] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export PNG"), QString(), tr("PNG images (*.png)"));
+    if (!path.isEmpty()) exportViewImage(front_view(), path);
+  });
+  connect(export_svg, &QAction::triggered, this, [this, front_view] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export SVG"), QString(), tr("SVG images (*.svg)"));
+    if (!path.isEmpty()) exportViewImage(front_view(), path);
+  });
+  QAction* export_csv = export_menu->addAction(tr("Ranked layouts as CSV…"));
+  connect(export_csv, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export CSV"), QString(), tr("CSV (*.csv)"));
+    if (!path.isEmpty()) exportRankedCsv(path);
+  });
+  QAction* export_json = export_menu->addAction(tr("Current estimate as JSON…"));
+  connect(export_json, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export JSON"), QString(), tr("JSON (*.json)"));
+    if (!path.isEmpty()) exportEstimateJson(path);
+  });
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QMainWindow::close);
+
+  QMenu* edit_menu = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit_menu->addAction(undo);
+  edit_menu->addAction(redo);
+  edit_menu->addSeparator();
+  // The topology editor's own stack (also on its toolbar).
+  edit_menu->addAction(topology_->undoStack()->createUndoAction(this, tr("Undo topology edit")));
+  edit_menu->addAction(topology_->undoStack()->createRedoAction(this, tr("Redo topology edit")));
+  edit_menu->addSeparator();
+  QAction* calibrate_gemm = edit_menu->addAction(tr("Calibrate GEMM efficiency from the imported &trace"));
+  connect(calibrate_gemm, &QAction::triggered, this, [this] {
+    const QString summary = calibrateGemmFromTrace();
+    if (!summary.isEmpty()) QMessageBox::information(this, tr("Calibration applied"), summary);
+  });
+  QAction* calibrate = edit_menu->addAction(tr("&Calibrate from nccl-tests logs…"));
+  connect(calibrate, &QAction::triggered, this, [this] {
+    const QStringList logs = QFileDialog::getOpenFileNames(this, tr("nccl-tests logs (run on this cluster's GPUs)"),
+                                                           QString(), tr("Logs (*.log *.txt);;All files (*)"));
+    if (logs.isEmpty()) return;
+    const QString summary = calibrateFromNcclTests(logs);
+    if (!summary.isEmpty()) QMessageBox::information(this, tr("Calibration applied"), summary);
+  });
+
+  QMenu* view_menu = menuBar()->addMenu(tr("&View"));
+  for (const auto& [name, dock] : docks_) view_menu->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  for (const QString& path : recent) {
+    QAction* action = recent_menu_->addAction(QFileInfo(path).fileName());
+    action->setToolTip(path);
+    connect(action, &QAction::triggered, this, [this, path] { openProject(path); });
+  }
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::openProject(const QString& path) {
+  const std::string file = QFile::encodeName(path).toStdString();
+  Result<Project> project = [&]() -> Result<Project> {
+    MS_TRY(text, read_text_file(file));
+    MS_TRY(doc, parse_json_text(text, file));
+    return project_from_json(doc, file);
+  }();
+  if (!project) {
+    show_inline_error(tr("Could not open %1 — the current project is unchanged.\n%2")
+                          .arg(path, QString::fromStdString(project.error().to_string())));
+    return false;
+  }
+  show_inline_error({});
+  path_ = path;
+  setProject(*project);
+  QSettings settings;
+  QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > kMaxRecentFiles) recent.removeLast();
+  settings.setValue(QStringLiteral("recentFiles"), recent);
+  rebuild_recent_menu();
+  return true;
+}
+
+bool MainWindow::saveProject(const QString& path) {
+  project_.view = viewState();
+  QString error;
+  if (!write_file(path, QByteArray::fromStdString(project_to_json(project_).dump(2) + "\n"), error)) {
+    show_inline_error(error);
+    return false;
+  }
+  path_ = path;
+  setWindowModified(false);
+  status_->setText(tr("Saved %1").arg(path));
+  return true;
+}
+
+bool MainWindow::importNodeTopology(const QString& path, int nodes, const QString& gpu) {
+  NodeImportOptions options;
+  options.nodes = nodes;
+  options.gpu_model = gpu.toStdString();
+  auto imported = import_node_topology_file(QFile::encodeName(path).toStdString(), options);
+  if (!imported) {
+    show_inline_error(tr("Could not import %1 — the current project is unchanged.\n%2")
+                          .arg(path, QString::fromStdString(imported.error().to_string())));
+    return false;
+  }
+  show_inline_error({});
+  Project edited = project_;
+  edited.cluster_inline = std::move(imported->cluster);
+  edited.cluster.clear();
+  edited.gpu_count = edited.cluster_inline->num_gpus();
+  if (auto found = find_gpu(options.gpu_model)) edited.gpu = *found;
+  QStringList warnings;
+  for (const ImportWarning& warning : imported->warnings)
+    warnings << QString::fromStdString(warning.location + ": " + warning.message);
+  status_->setText(warnings.isEmpty() ? tr("Imported %1").arg(path)
+                                      : tr("Imported %1 — %2").arg(path, warnings.join(QStringLiteral("; "))));
+  edit(edited);
+  showView(QStringLiteral("topology"));
+  return true;
+}
+
+QString MainWindow::calibrateGemmFromTrace() {
+  const auto& comparison = profile_->comparison();
+  const TraceCompareRow* compute = comparison ? comparison->row("compute") : nullptr;
+  if (compute == nullptr || !(compute->measured > 0) || !evaluation_ || !evaluation_->cluster ||
+      project_.mode != Mode::training) {
+    show_inline_error(tr("Import a profiler trace of this training layout first (File → Import profiler trace)."));
+    return {};
+  }
+  auto options = project_estimate_options(project_);
+  if (!options) {
+    show_inline_error(QString::fromStdString(options.error().to_string()));
+    return {};
+  }
+  const Router router(*evaluation_->cluster);
+  auto hint = gemm_efficiency_hint(compute->measured, project_.model, project_.training, project_.layout,
+                                   *evaluation_->cluster, router, *options);
+  if (!hint) {
+    show_inline_error(QString::fromStdString(hint.error().to_string()));
+    return {};
+  }
+  show_inline_error({});
+  Project edited = project_;
+  const std::string value = hint->efficiency_key.substr(hint->efficiency_key.find('=') + 1);
+  std::erase_if(edited.efficiency_keys, [](const auto& entry) { return entry.first == "gemm"; });
+  edited.efficiency_keys.emplace_back("gemm", value);
+  QString summary = tr("GEMM efficiency %1 → %2: predicted compute %3 % → %4 % from the measured %5.")
+                        .arg(hint->before, 0, 'f', 3)
+                        .arg(hint->after, 0, 'f', 3)
+                        .arg(100 * hint->compute_error_before, 0, 'f', 1)
+                        .arg(100 * hint->compute_error_after, 0, 'f', 1)
+                        .arg(duration_text(compute->measured));
+  if (hint->at_limit)
+    summary +=
+        tr(" The fit hit its limit: GEMMs alone cannot explain the difference (is this the layout the trace ran?).");
+  undo_->push(
+      new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, tr("GEMM calibration")));
+  undoing_ = true;
+  edit(edited);
+  undoing_ = false;
+  status_->setText(summary);
+  return summary;
+}
+
+QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
+  if (!evaluation_ || !evaluation_->cluster) {
+    show_inline_error(tr("Calibration needs a cluster that resolves."));
+    return {};
+  }
+  const Cluster& cluster = *evaluation_->cluster;
+  std::vector<std::pair<NcclTestsLog, std::vector<DeviceId>>> runs;
+  for (const QString& path : logs) {
+    auto log = load_nccl_tests(QFile::encodeName(path).toStdString());
+    if (!log) {
+      show_inline_error(tr("Could not calibrate — the project is unchanged.\n%1")
+                            .arg(QString::fromStdString(log.error().to_string())));
+      return {};
+    }
+    // As meshscope-cli calibrate without --gpus: the first `ranks` GPUs of the cluster.
+    const auto ranks = static_cast<size_t>(std::max<int64_t>(1, log->ranks));
+    std::vector<DeviceId> gpus(
+        cluster.gpus.begin(), cluster.gpus.begin() + static_cast<std::ptrdiff_t>(std::min(ranks, cluster.gpus.size())));
+    runs.emplace_back(std::move(*log), std::move(gpus));
+  }
+  auto start = comm_constants_from_keys(project_.comm_keys);
+  if (!start) {
+    show_inline_error(QString::fromStdString(start.error().to_string()));
+    return {};
+  }
+  constexpr double kMinBytes = 64.0 * 1024 * 1024;  // bandwidth-bound sizes, as the CLI's default
+  auto result = calibrate_from_nccl_tests(runs, cluster, *start, kMinBytes);
+  if (!result) {
+    show_inline_error(tr("Could not calibrate — the project is unchanged.\n%1")
+                          .arg(QString::fromStdString(result.error().to_string())));
+    return {};
+  }
+  show_inline_error({});
+  Project edited = project_;
+  for (const auto& [key, value] : result->comm_keys) {
+    const auto same = std::find_if(edited.comm_keys.begin(), edited.comm_keys.end(),
+                                   [&key](const auto& entry) { return entry.first == key; });
+    if (same != edited.comm_keys.end())
+      same->second = value;
+    else
+      edited.comm_keys.emplace_back(key, value);
+  }
+  QStringList changes;
+  for (const std::string& change : result->changes) changes << QString::fromStdString(change);
+  const QString summary = tr("Mean |time error| over %1 rows of at least 64 MiB: %2 % before, %3 % after.\n%4")
+                              .arg(result->rows)
+                              .arg(100 * result->error_before, 0, 'f', 1)
+                              .arg(100 * result->error_after, 0, 'f', 1)
+                              .arg(changes.join(QLatin1Char('\n')));
+  undo_->push(new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, tr("calibration")));
+  undoing_ = true;  // pushed above: apply without a second undo entry
+  edit(edited);
+  undoing_ = false;
+  status_->setText(summary.section(QLatin1Char('\n'), 0, 0));
+  return summary;
+}
+
+void MainWindow::importTraces(const QStringList& paths) {
+  // A folder stands for the traces of its ranks (one .json or .json.gz per rank), as in the CLI.
+  QStringList files;
+  for (const QString& path : paths) {
+    const QFileInfo info(path);
+    if (!info.isDir()) {
+      files << path;
+      continue;
+    }
+    const QDir dir(path);
+    for (const QString& name :
+         dir.entryList({QStringLiteral("*.json"), QStringLiteral("*.json.gz")}, QDir::Files, QDir::Name))
+      files << dir.filePath(name);
+    if (files.isEmpty()) return show_inline_error(tr("%1: no .json or .json.gz traces in this folder").arg(path));
+  }
+  showView(QStringLiteral("profile"));
+  profile_->startImport(files);
+}
+
+bool MainWindow::importing() const {
+  return profile_->isImporting();
+}
+
+bool MainWindow::exportViewImage(const QString& name, const QString& path) {
+  QWidget* widget = view(name);
+  if (widget == nullptr) {
+    show_inline_error(tr("No view named %1").arg(name));
+    return false;
+  }
+  if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+    QSvgGenerator generator;
+    generator.setFileName(path);
+    generator.setSize(widget->size());
+    generator.setViewBox(widget->rect());
+    generator.setTitle(QStringLiteral("meshscope — %1").arg(name));
+    QPainter painter;
+    if (!painter.begin(&generator)) {
+      show_inline_error(tr("cannot write %1").arg(path));
+      return false;
+    }
+    widget->render(&painter);
+    painter.end();
+    return QFileInfo(path).size() > 0;
+  }
+  if (!widget->grab().save(path)) {
+    show_inline_error(tr("cannot write %1").arg(path));
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::exportRankedCsv(const QString& path) {
+  if (!search_ || (!search_->training && !search_->serving)) {
+    show_inline_error(tr("No ranked layouts yet: the search has not finished."));
+    return false;
+  }
+  QString csv;
+  if (search_->training) {
+    csv = QStringLiteral(
+        "rank,tp,pp,vpp,cp,ep,etp,dp,micro_batch,recompute,zero,schedule,step_time_s,"
+        "tokens_per_s_per_gpu,mfu,peak_memory_bytes,headroom_bytes,bubble_fraction\n");
+    int rank = 0;
+    for (const RankedLayout& r : search_->training->layouts) {
+      const Layout& l = r.layout;
+      csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
+                 .arg(++rank)
+                 .arg(l.tp)
+                 .arg(l.pp)
+                 .arg(l.vpp)
+                 .arg(l.cp)
+                 .arg(l.ep)
+                 .arg(l.etp)
+                 .arg(l.dp)
+                 .arg(l.micro_batch);
+      csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n")
+                 .arg(csv_field(QString::fromStdString(std::string(recompute_name(r.recompute)))))
+                 .arg(r.zero_stage)
+                 .arg(QString::fromStdString(std::string(pipeline_schedule_name(r.schedule))))
+                 .arg(r.step_time_s, 0, 'g', 9)
+                 .arg(r.tokens_per_s_per_gpu, 0, 'g', 9)
+                 .arg(r.mfu, 0, 'g', 6)
+                 .arg(r.peak_memory_bytes, 0, 'f', 0)
+                 .arg(r.headroom_bytes, 0, 'f', 0)
+                 .arg(r.bubble_fraction, 0, 'g', 6);
+    }
+  } else {
+    csv = QStringLiteral(
+        "rank,disaggregated,tp,pp,dp,ep,replicas,gpus_used,concurrency,ttft_s,itl_s,"
+        "output_tokens_per_s_per_gpu,binding\n");
+    int rank = 0;
+    for (const RankedServing& r : search_->serving->layouts) {
+      csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
+                 .arg(++rank)
+                 .arg(r.disaggregated ? 1 : 0)
+                 .arg(r.layout.tp)
+                 .arg(r.layout.pp)
+                 .arg(r.layout.dp)
+                 .arg(r.layout.ep)
+                 .arg(r.layout.replicas)
+                 .arg(r.gpus_used)
+                 .arg(r.concurrency);
+      csv += QStringLiteral("%1,%2,%3,%4\n")
+                 .arg(r.ttft_s, 0, 'g', 9)
+                 .arg(r.itl_s, 0, 'g', 9)
+                 .arg(r.output_tokens_per_s_per_gpu, 0, 'g', 9)
+                 .arg(QString::fromStdString(std::string(serving_binding_name(r.binding))));
+    }
+  }
+  QString error;
+  if (!write_file(path, csv.toUtf8(), error)) {
+    show_inline_error(error);
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::exportEstimateJson(const QString& path) {
+  if (!evaluation_ || (!evaluation_->estimate && !evaluation_->budget)) {
+    show_inline_error(tr("Nothing to export: the layout is not valid."));
+    return false;
+  }
+  nlohmann::json doc = {{"project", project_to_json(evaluation_->project)}};
+  if (evaluation_->budget) doc["memory"] = memory_report(*evaluation_->budget);
+  if (evaluation_->estimate) doc["estimate"] = estimate_report(*evaluation_->estimate);
+  QString error;
+  if (!write_file(path, QByteArray::fromStdString(doc.dump(2) + "\n"), error)) {
+    show_inline_error(error);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace meshscope::ui

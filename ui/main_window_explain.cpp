@@ -1,0 +1,155 @@
+// The Explain panel: the formulas, sources and inputs behind the numbers of an evaluation.
+#include "ui/main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QShowEvent>
+#include <QSignalBlocker>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+#include "core/calibration/calibrate.hpp"
+#include "core/calibration/trace_compare.hpp"
+#include "core/catalogue.hpp"
+#include "core/importers/nccl_tests.hpp"
+#include "core/importers/node_topology.hpp"
+#include "core/model_io.hpp"
+#include "core/report.hpp"
+#include "core/topology/cluster_io.hpp"
+#include "core/topology/generators.hpp"
+#include "ui/comm_table_model.hpp"
+#include "ui/formatting.hpp"
+#include "ui/layout_compare.hpp"
+#include "ui/memory_chart.hpp"
+#include "ui/memory_table_model.hpp"
+#include "ui/padded_item_delegate.hpp"
+#include "ui/pipeline_chart.hpp"
+#include "ui/profile_view.hpp"
+#include "ui/ranked_layouts_model.hpp"
+#include "ui/ranked_layouts_panel.hpp"
+#include "ui/serving_chart.hpp"
+#include "ui/topology_editor.hpp"
+#include "ui/workload_panel.hpp"
+
+namespace meshscope::ui {
+
+namespace {
+
+QString html(const std::string& text) {
+  return QString::fromStdString(text).toHtmlEscaped();
+}
+
+}  // namespace
+
+QString MainWindow::explain_html(const Evaluation& e) const {
+  QString out = QStringLiteral("<h3>%1</h3>").arg(tr("How the numbers are computed"));
+  if (!e.problems.empty()) {
+    out += tr("<p>The layout is not valid, so nothing is estimated:</p><ul>");
+    for (const LayoutProblem& problem : e.problems)
+      out += QStringLiteral("<li><b>%1</b>: %2</li>").arg(html(problem.field), html(problem.message));
+    return out + QStringLiteral("</ul>");
+  }
+  if (e.budget) {
+    out += tr("<h4>Memory (%1)</h4><p>Convention: %2. Each row: bytes = formula; the inputs are in the "
+              "formula text.</p><table cellspacing=0 cellpadding=3>")
+               .arg(gib_text(e.budget->peak_total_bytes()), html(e.budget->convention));
+    if (!e.budget->ranks.empty()) {
+      const RankMemory& rank = e.budget->ranks.front();
+      out += tr("<tr><td colspan=3><i>%1 (the first distinct rank)</i></td></tr>").arg(html(rank.role));
+      for (const MemoryItem& item : rank.items)
+        out +=
+            QStringLiteral("<tr><td align=right>%1</td><td>%2</td></tr>").arg(gib_text(item.bytes), html(item.formula));
+    }
+    out += QStringLiteral("</table>");
+  }
+  if (e.estimate) {
+    const StepEstimate& s = *e.estimate;
+    const StepBreakdown& b = s.breakdown;
+    out += tr("<h4>Step time %1 s</h4>").arg(s.step_time_s, 0, 'f', 3);
+    out += tr("<p>The busiest stage's work is run through the %1 schedule's event simulation "
+              "(docs/schedules.md); exposed data-parallel communication and the optimizer step follow "
+              "(docs/estimate.md).</p><table cellspacing=0 cellpadding=3>")
+               .arg(QString::fromStdString(std::string(pipeline_schedule_name(s.pipeline_schedule))));
+    const std::pair<QString, double> terms[] = {{tr("forward (busiest stage)"), b.forward_s},
+                                                {tr("backward (input + weight)"), b.backward_s},
+                                                {tr("recompute"), b.recompute_s},
+                                                {tr("TP exposed"), b.tp_exposed_s},
+                                                {tr("CP exposed"), b.cp_exposed_s},
+                                                {tr("EP exposed"), b.ep_exposed_s},
+                                                {tr("PP send/recv on the critical path"), b.pp_p2p_s},
+                                                {tr("pipeline bubble"), b.bubble_s},
+                                                {tr("DP exposed"), b.dp_exposed_s},
+                                                {tr("optimizer"), b.optimizer_s}};
+    for (const auto& [label, seconds] : terms)
+      out += QStringLiteral("<tr><td>%1</td><td align=right>%2</td></tr>").arg(label, duration_text(seconds));
+    out += QStringLiteral("</table>");
+    out += tr("<p><b>MFU</b> = model FLOPs per token × tokens/s ÷ (GPUs × dense peak of the compute dtype) "
+              "= %1 % (model FLOPs without recompute: Narayanan et al. SC21 Eq. 3 convention; "
+              "HFU %2 % counts recompute). Tokens/s per GPU = global batch × sequence ÷ step ÷ GPUs = %3.</p>")
+               .arg(100 * s.mfu, 0, 'f', 1)
+               .arg(100 * s.hfu, 0, 'f', 1)
+               .arg(s.tokens_per_s_per_gpu, 0, 'f', 0);
+    out +=
+        tr("<h4>One layer, one micro-batch, on one rank</h4><table cellspacing=0 cellpadding=3>"
+           "<tr><th align=left>operation</th><th>GFLOP</th><th>MB moved</th><th>forward</th>"
+           "<th>input grad</th><th>weight grad</th></tr>");
+    for (const OperationCost& op : s.operations)
+      out += QStringLiteral(
+                 "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td>"
+                 "<td align=right>%5</td><td align=right>%6</td></tr>")
+                 .arg(html(op.name))
+                 .arg(op.flops / 1e9, 0, 'f', 1)
+                 .arg(op.bytes / 1e6, 0, 'f', 1)
+                 .arg(duration_text(op.forward_s), duration_text(op.backward_input_s),
+                      duration_text(op.backward_weight_s));
+    out += QStringLiteral("</table>");
+    if (!s.assumptions.empty()) {
+      out += tr("<h4>Assumptions</h4><ul>");
+      for (const std::string& assumption : s.assumptions) out += QStringLiteral("<li>%1</li>").arg(html(assumption));
+      out += QStringLiteral("</ul>");
+    }
+  }
+  if (e.serving) {
+    out += tr("<h4>Serving</h4><ul>");
+    for (const std::string& assumption : e.serving->assumptions)
+      out += QStringLiteral("<li>%1</li>").arg(html(assumption));
+    out += QStringLiteral("</ul>");
+  }
+  return out;
+}
+
+}  // namespace meshscope::ui

@@ -201,8 +201,9 @@ void Evaluator::request(const Project& project) {
   has_pending_ = true;
   ++generation_;
   debounce_.start();
-  if (search_key(project) != searched_key_) {
-    searched_key_ = search_key(project);
+  // (Serialising the project, an inline cluster included, is the costly part: once per request.)
+  if (std::string key = search_key(project); key != searched_key_) {
+    searched_key_ = std::move(key);
     search_pending_ = project;
     if (!search_running_) start_search();
   }

@@ -576,9 +576,13 @@ void MainWindow::apply_from_undo(const Project& project) {
 }
 
 void MainWindow::edit(const Project& edited) {
+  edit_as(edited, tr("edit"));
+}
+
+void MainWindow::edit_as(const Project& edited, const QString& label) {
   // Every edit but the topology editor's own (it has its own undo stack) can be undone here.
   if (!undoing_ && sender() != topology_)
-    undo_->push(new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, tr("edit")));
+    undo_->push(new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, label));
   // A cluster chosen elsewhere (a generator, a sample) replaces the one in the editor once it is
   // resolved; the editor's own edits are already there.
   if (sender() != topology_ &&

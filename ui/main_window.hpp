@@ -124,6 +124,8 @@ class MainWindow final : public QMainWindow {
   void rebuild_recent_menu();
   QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
   void edit(const Project& edited);
+  // An edit whose undo entry is named `label` ("calibration").
+  void edit_as(const Project& edited, const QString& label);
   void apply_from_undo(const Project& project);
   void show_evaluation(std::shared_ptr<const Evaluation> evaluation);
   void show_search(std::shared_ptr<const SearchEvaluation> search);

@@ -60,7 +60,6 @@
 #include "ui/padded_item_delegate.hpp"
 #include "ui/pipeline_chart.hpp"
 #include "ui/profile_view.hpp"
-#include "ui/project_edit.hpp"
 #include "ui/ranked_layouts_model.hpp"
 #include "ui/ranked_layouts_panel.hpp"
 #include "ui/serving_chart.hpp"
@@ -356,11 +355,7 @@ QString MainWindow::calibrateGemmFromTrace() {
   if (hint->at_limit)
     summary +=
         tr(" The fit hit its limit: GEMMs alone cannot explain the difference (is this the layout the trace ran?).");
-  undo_->push(
-      new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, tr("GEMM calibration")));
-  undoing_ = true;
-  edit(edited);
-  undoing_ = false;
+  edit_as(edited, tr("GEMM calibration"));
   status_->setText(summary);
   return summary;
 }
@@ -414,10 +409,7 @@ QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
                               .arg(100 * result->error_before, 0, 'f', 1)
                               .arg(100 * result->error_after, 0, 'f', 1)
                               .arg(changes.join(QLatin1Char('\n')));
-  undo_->push(new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, tr("calibration")));
-  undoing_ = true;  // pushed above: apply without a second undo entry
-  edit(edited);
-  undoing_ = false;
+  edit_as(edited, tr("calibration"));
   status_->setText(summary.section(QLatin1Char('\n'), 0, 0));
   return summary;
 }

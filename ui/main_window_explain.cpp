@@ -91,8 +91,8 @@ QString MainWindow::explain_html(const Evaluation& e) const {
       const RankMemory& rank = e.budget->ranks.front();
       out += tr("<tr><td colspan=3><i>%1 (the first distinct rank)</i></td></tr>").arg(html(rank.role));
       for (const MemoryItem& item : rank.items)
-        out +=
-            QStringLiteral("<tr><td align=right>%1</td><td>%2</td></tr>").arg(gib_text(item.bytes), html(item.formula));
+        out += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td>= %3</td></tr>")
+                   .arg(category_label(item.category), gib_text(item.bytes), html(item.formula));
     }
     out += QStringLiteral("</table>");
   }

@@ -317,7 +317,8 @@ int cmd_calibrate(const Args& args) {
                       {"error_after", fit->error_after},
                       {"rows", fit->rows},
                       {"min_bytes", min_bytes},
-                      {"latency_scale", fit->latency_scale},
+                      {"overhead_ll_us", fit->overhead_ll_us},
+                      {"overhead_pipelined_us", fit->overhead_pipelined_us},
                       {"latency_error_before", fit->latency_error_before},
                       {"latency_error_after", fit->latency_error_after},
                       {"latency_rows", fit->latency_rows}};

@@ -14,6 +14,7 @@ namespace {
 
 constexpr double kMinEfficiency = 0.05;
 constexpr double kMaxEfficiency = 1.0;
+constexpr double kMaxOverheadUs = 2000;  // a per-call cost beyond 2 ms is not a collective's
 
 // One measured row, reduced to what the comparison needs.
 struct Point {
@@ -102,34 +103,51 @@ ErrorSummary summarise_small(const Router& router, const std::vector<PreparedLog
   return s;
 }
 
-// The factor on NCCL's latency tables that minimises the mean |relative time error| of the
-// latency-bound rows: a grid over [1/8, 8] in steps of 2^(1/16), then golden-section search in
-// log space around the best point; rounded to 0.01.
-double fit_latency_scale(const Router& router, const std::vector<PreparedLog>& logs, CommConstants constants) {
-  auto objective = [&](double log_scale) {
-    constants.latency_scale = std::exp2(log_scale);
-    return summarise_small(router, logs, constants, kLatencyBoundBytes).mean_abs;
-  };
-  double best = 0, best_value = objective(0);
-  for (double x = -3; x <= 3 + 1e-9; x += 1.0 / 16) {
+// The minimum of `objective` over [lo, hi]: a grid of `step`, then golden-section search in the
+// cells around the best grid point (the objectives are minima over algorithms and protocols, so not
+// smooth everywhere).
+template <class Objective>
+double minimise_on_grid(Objective objective, double lo, double hi, double step) {
+  double best = lo, best_value = objective(lo);
+  for (double x = lo + step; x <= hi + 1e-9; x += step) {
     const double value = objective(x);
     if (value < best_value) {
       best_value = value;
       best = x;
     }
   }
-  double lo = best - 1.0 / 16, hi = best + 1.0 / 16;
+  double a = std::max(lo, best - step), b = std::min(hi, best + step);
   const double ratio = (std::sqrt(5.0) - 1) / 2;
-  for (int i = 0; i < 30 && hi - lo > 1e-4; ++i) {
-    const double x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
+  for (int i = 0; i < 40 && b - a > step * 1e-3; ++i) {
+    const double x1 = b - ratio * (b - a), x2 = a + ratio * (b - a);
     if (objective(x1) < objective(x2))
-      hi = x2;
+      b = x2;
     else
-      lo = x1;
+      a = x1;
   }
-  const double candidate = (lo + hi) / 2;
-  if (objective(candidate) < best_value) best = candidate;
-  return std::max(0.01, std::round(std::exp2(best) * 100) / 100);
+  const double candidate = (a + b) / 2;
+  return objective(candidate) < best_value ? candidate : best;
+}
+
+// The per-call overhead of the LL protocol (the floor of the latency-bound rows, bytes ≤
+// kLatencyBoundBytes) that minimises their mean |relative time error|; rounded to 0.1 µs.
+double fit_ll_overhead(const Router& router, const std::vector<PreparedLog>& logs, CommConstants constants) {
+  auto objective = [&](double us) {
+    constants.call_overhead_us[0] = us;
+    return summarise_small(router, logs, constants, kLatencyBoundBytes).mean_abs;
+  };
+  return std::round(minimise_on_grid(objective, 0, kMaxOverheadUs, 1.0) * 10) / 10;
+}
+
+// The per-call start-up of the pipelined protocols (LL128 and Simple, one value) that minimises
+// the mean |relative time error| of the rows of at least min_bytes; rounded to 0.1 µs.
+double fit_pipelined_overhead(const Router& router, const std::vector<PreparedLog>& logs, CommConstants constants,
+                              double min_bytes) {
+  auto objective = [&](double us) {
+    constants.call_overhead_us[1] = constants.call_overhead_us[2] = us;
+    return summarise(router, logs, constants, min_bytes).mean_abs;
+  };
+  return std::round(minimise_on_grid(objective, 0, kMaxOverheadUs, 2.0) * 10) / 10;
 }
 
 double round_to(double value, double step) {
@@ -242,20 +260,25 @@ Result<CalibrationResult> calibrate_from_nccl_tests(
       result.constants.link_efficiency[static_cast<size_t>(kind)] =
           fit_efficiency(router, prepared, result.constants, kind, min_bytes);
 
-  // The latency, once the bandwidths are set (the small rows hardly depend on them).
+  // The fixed costs, once the bandwidths are set: the LL floor from the latency-bound rows, the
+  // pipelined protocols' start-up from the rows used, then the bandwidths again (the start-up no
+  // longer stands for part of them) and the start-up once more.
   const ErrorSummary small_before = summarise_small(router, prepared, result.constants, kLatencyBoundBytes);
   if (small_before.rows >= 3) {
-    result.constants.latency_scale = fit_latency_scale(router, prepared, result.constants);
-    // The bandwidths again, now that the latency no longer stands for part of them.
+    result.constants.call_overhead_us[0] = fit_ll_overhead(router, prepared, result.constants);
+    result.latency_error_before = small_before.mean_abs;
+    result.latency_error_after = summarise_small(router, prepared, result.constants, kLatencyBoundBytes).mean_abs;
+    result.latency_rows = small_before.rows;
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    const double overhead = fit_pipelined_overhead(router, prepared, result.constants, min_bytes);
+    result.constants.call_overhead_us[1] = result.constants.call_overhead_us[2] = overhead;
     for (const auto& [kind, count] : kinds)
       result.constants.link_efficiency[static_cast<size_t>(kind)] =
           fit_efficiency(router, prepared, result.constants, kind, min_bytes);
-    const ErrorSummary small_after = summarise_small(router, prepared, result.constants, kLatencyBoundBytes);
-    result.latency_scale = result.constants.latency_scale;
-    result.latency_error_before = small_before.mean_abs;
-    result.latency_error_after = small_after.mean_abs;
-    result.latency_rows = small_before.rows;
   }
+  result.overhead_ll_us = result.constants.call_overhead_us[0];
+  result.overhead_pipelined_us = result.constants.call_overhead_us[2];
   for (const auto& [kind, count] : kinds) {
     const double was = start.efficiency(kind), now = result.constants.efficiency(kind);
     const std::string name(link_kind_name(kind));
@@ -263,15 +286,22 @@ Result<CalibrationResult> calibrate_from_nccl_tests(
     result.changes.push_back(name + "_efficiency " + format_efficiency(was) + " -> " + format_efficiency(now) +
                              " (bottleneck of " + std::to_string(count) + " rows)");
   }
-  if (result.latency_rows > 0) {
-    char scale[32];
-    std::snprintf(scale, sizeof scale, "%.2f", result.latency_scale);
-    result.comm_keys.emplace_back("latency_scale", scale);
-    char line[160];
-    std::snprintf(line, sizeof line, "latency_scale %.2f -> %s (%lld latency-bound rows: error %.1f %% -> %.1f %%)",
-                  start.latency_scale, scale, static_cast<long long>(result.latency_rows),
-                  100 * result.latency_error_before, 100 * result.latency_error_after);
+  auto overhead_change = [&](const char* key, double was, double now, const std::string& detail) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.1f", now);
+    result.comm_keys.emplace_back(key, value);
+    char line[200];
+    std::snprintf(line, sizeof line, "%s %.1f -> %s%s", key, was, value, detail.c_str());
     result.changes.emplace_back(line);
+  };
+  overhead_change("overhead_ll128_us", start.call_overhead_us[1], result.overhead_pipelined_us, "");
+  overhead_change("overhead_simple_us", start.call_overhead_us[2], result.overhead_pipelined_us, "");
+  if (result.latency_rows > 0) {
+    char detail[120];
+    std::snprintf(detail, sizeof detail, " (%lld latency-bound rows: error %.1f %% -> %.1f %%)",
+                  static_cast<long long>(result.latency_rows), 100 * result.latency_error_before,
+                  100 * result.latency_error_after);
+    overhead_change("overhead_ll_us", start.call_overhead_us[0], result.overhead_ll_us, detail);
   }
   const ErrorSummary after = summarise(router, prepared, result.constants, min_bytes);
   result.error_before = before.mean_abs;

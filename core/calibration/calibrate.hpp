@@ -47,10 +47,12 @@ struct CalibrationResult {
   double error_before = 0;           // mean |relative time error| over the rows used, with `start`
   double error_after = 0;            // the same with `constants`
   int64_t rows = 0;                  // rows used (bytes ≥ min_bytes, every log)
-  // The latency: `latency_scale` (a factor on NCCL's latency tables) fitted to the latency-bound
-  // rows (bytes ≤ kLatencyBoundBytes) when there are at least three of them.
-  double latency_scale = 1;
-  double latency_error_before = 0;  // mean |relative time error| over those rows
+  // The fixed costs per call (CommConstants::call_overhead_us): the LL floor fitted to the
+  // latency-bound rows (bytes ≤ kLatencyBoundBytes) when there are at least three of them, and the
+  // pipelined protocols' start-up (LL128 and Simple) fitted with the efficiencies to the rows used.
+  double overhead_ll_us = 0;
+  double overhead_pipelined_us = 0;
+  double latency_error_before = 0;  // mean |relative time error| over the latency-bound rows
   double latency_error_after = 0;
   int64_t latency_rows = 0;
 };

@@ -259,7 +259,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const WorkTime* moe = m.is_moe() ? &ev.layer(l, w, true) : nullptr;
   const auto& [embedding, head] = ev.ends(l, w);
   const bool full = w.recompute == RecomputeMode::full;
-  double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0;
+  double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_stage_work = 0;
   for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {
     const int64_t stage_layers = stage_count(s);
     const int64_t to = from + stage_layers;
@@ -285,6 +285,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       b += head.backward_input_s;
       wt += head.backward_weight_s;
     }
+    if (s == 0) first_stage_work = f + b + wt;
     // Synchronous pipeline send/recv (as estimate_step): activations after F, gradients after B.
     if (s + 1 < l.pp) f += p2p;
     if (s > 0) b += p2p;
@@ -320,7 +321,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       const double ag = ev.collective(l.tp, dp_cp, CollectiveOp::all_gather, layer_params);
       const double rs =
           ev.collective(l.tp, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage));
-      const double per_layer_compute = dense.forward_s + dense.backward_input_s + dense.backward_weight_s;
+      // The window is the first stage's work per layer, its TP/CP/EP communication included (as
+      // estimate_step).
+      const double per_layer_compute = first_stage_work / static_cast<double>(per_stage);
       const double gathers = full ? 3.0 : 2.0;  // forward, backward (and recompute) gathers per layer
       dp_exposed = mb * static_cast<double>(per_stage) * std::max(0.0, gathers * ag + rs - per_layer_compute) + ag + rs;
     } else {

@@ -40,6 +40,10 @@ struct CommConstants {
   // Multiplies every latency of the tables above: 1 = NCCL's own tables; calibration (issue 6)
   // fits it to the latency-bound rows of nccl-tests logs measured on the user's cluster.
   double latency_scale = 1.0;
+  // A fixed cost per call, per protocol [ll, ll128, simple], in µs, added after the scaled
+  // tables: the measured start-up of the pipelined protocols that tuning.cc leaves out. Values
+  // and sources in collective.cpp (CommConstants::defaults).
+  double call_overhead_us[3]{};
   // tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 128 MiB: "Trees are not
   // perfectly sticking to the model for medium sizes".
   double tree_correction[3][22]{};
@@ -56,7 +60,7 @@ struct CommConstants {
 
 // Overrides from key=value pairs (CLI --comm): `<link kind>_efficiency` (e.g. nvlink_efficiency=0.8,
 // infiniband_efficiency=0.9), `algorithm` (auto, ring, tree, hierarchical), `tree_factor`,
-// `ll128_factor`, `latency_scale`.
+// `ll128_factor`, `latency_scale`, `overhead_ll_us`, `overhead_ll128_us`, `overhead_simple_us`.
 [[nodiscard]] Result<CommConstants> comm_constants_from_keys(const KeyValues& keys,
                                                              CommConstants base = CommConstants::defaults());
 

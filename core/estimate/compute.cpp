@@ -147,7 +147,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   const double ctx = w.causal ? static_cast<double>(w.seq_len) / 2.0 : static_cast<double>(w.seq_len);
   const double attention_flops = tokens * 2.0 * ctx * static_cast<double>(m.num_heads) / tp * (qk + v);
   double attention_forward, attention_backward;
-  double score_bytes = 0;  // element-wise traffic of stored scores (softmax, dropout)
+  double score_bytes = 0, score_backward_bytes = 0;  // traffic of stored scores (softmax, dropout)
   if (w.flash_attention) {
     attention_forward = attention_flops / (r.peak * c.efficiency.attention_forward);
     // FlashAttention-2 backward: 2× the forward GEMMs plus the recomputed scores (2.5×).
@@ -159,22 +159,32 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // Softmax reads scores and writes probabilities; dropout reads them and writes a mask + output.
     score_bytes = tokens * static_cast<double>(m.num_heads) / tp * static_cast<double>(w.seq_len) *
                   (2 * e + (dropout ? 2 * e + 1 : 0.0));
+    // Backward: softmax reads P and dP and writes dS (3 tensors); dropout reads dP' and the mask
+    // and writes dP (as forward).
+    score_backward_bytes = tokens * static_cast<double>(m.num_heads) / tp * static_cast<double>(w.seq_len) *
+                           (3 * e + (dropout ? 2 * e + 1 : 0.0));
   }
-  // Element-wise traffic per token: two norms (read + write), two residual/bias/dropout adds
-  // (read 2, write 1), the activation (gated: read 2, write 1; plain: read 1, write 1) and RoPE
-  // on Q and K.
-  const double per_token =
-      (2 * 2 * h + 2 * 3 * h) * e / sp_div + (m.mlp == MlpKind::gated ? 3.0 : 2.0) * ffn_width_elementwise * e +
-      (m.position == PositionKind::rotary ? 2.0 * static_cast<double>(m.q_width() + m.kv_width()) / tp * e : 0.0);
+  // Element-wise traffic per token, counting the tensors each kernel reads and writes (PyTorch's
+  // autograd formulas; Korthikanti et al. 2022 Table 4 measures the per-layer result):
+  //   forward: two norms (read x, write y), two residual/bias/dropout adds (read 2, write 1), the
+  //   activation (gated: read 2, write 1; plain: read 1, write 1), RoPE on Q and K (read, write);
+  //   backward: each norm reads x and dy and writes dx (3), each add passes its gradient on and
+  //   the residual branch's is accumulated (read 2, write 1), the activation reads its inputs and
+  //   dy and writes the input gradients (gated: 5, plain: 3), RoPE rotates the gradients back (2).
+  const double ffn_e = ffn_width_elementwise * e;
+  const double rope =
+      m.position == PositionKind::rotary ? 2.0 * static_cast<double>(m.q_width() + m.kv_width()) / tp * e : 0.0;
+  const bool gated = m.mlp == MlpKind::gated;
+  const double per_token = (2 * 2 * h + 2 * 3 * h) * e / sp_div + (gated ? 3.0 : 2.0) * ffn_e + rope;
+  const double per_token_backward = (2 * 3 * h + 2 * 3 * h) * e / sp_div + (gated ? 5.0 : 3.0) * ffn_e + rope;
   const double elementwise_forward = r.memory_s(per_token * tokens);
-  const double score_time = r.memory_s(score_bytes);
+  const double elementwise_backward = r.memory_s(per_token_backward * tokens);
   // The attention core is what selective recompute repeats (with its score traffic).
   ops.push_back({w.flash_attention ? "attention: core (FlashAttention)" : "attention: scores, softmax, A·V",
-                 attention_flops, score_bytes, attention_forward + score_time, attention_backward + 2 * score_time, 0.0,
-                 true});
-  // Backward element-wise kernels read the saved inputs and the incoming gradients: twice the traffic.
+                 attention_flops, score_bytes, attention_forward + r.memory_s(score_bytes),
+                 attention_backward + r.memory_s(score_backward_bytes), 0.0, true});
   ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
-                 2 * elementwise_forward, 0.0, false});
+                 elementwise_backward, 0.0, false});
   return ops;
 }
 

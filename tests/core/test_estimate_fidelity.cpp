@@ -212,6 +212,63 @@ TEST_CASE("estimate fidelity: Korthikanti 2022 Table 5 iteration times are withi
   CHECK(rows == 8);
 }
 
+// ---- Korthikanti et al. 2022, Table 4: one transformer layer of the 22B model ----
+
+// Table 4 times one layer of GPT 22B (h 6144, 64 heads, seq 2048) on 8 A100s with TP 8 and
+// micro-batch 4, forward and backward (recomputation counted in the backward). The model's
+// layer: every operation of one layer (StepEstimate::operations) plus the layer's share of the
+// tensor-parallel collectives (2 per pass without SP, 2 all-gathers + 2 reduce-scatters with it);
+// the backward adds the recomputed forward (full: everything, TP included; selective: the
+// attention core).
+TEST_CASE("estimate fidelity: Korthikanti 2022 Table 4 per-layer forward and backward times are within 10 %") {
+  int rows = 0;
+  for (const auto& row : test::read_fidelity_csv("korthikanti2022_tables.csv")) {
+    if (row.at("id").rfind("kor_t4_", 0) != 0) continue;
+    INFO(row.at("id"));
+    double published_forward = 0, published_backward = 0;
+    REQUIRE(std::sscanf(row.at("value").c_str(), "%lf / %lf", &published_forward, &published_backward) == 2);
+    const RecomputeMode recompute = row.at("recompute") == "full"        ? RecomputeMode::full
+                                    : row.at("recompute") == "selective" ? RecomputeMode::selective
+                                                                         : RecomputeMode::none;
+    const ModelSpec model = model_of(row);
+    const TrainingWorkload w = workload_of(row, to_int(row, "global_batch"), recompute, "megatron", 0);
+    Layout l;
+    l.tp = to_int(row, "tp");
+    l.micro_batch = to_int(row, "micro_batch");
+    l.sp = row.at("seq_parallel") == "yes";
+    auto e = run(model, w, l, to_int(row, "num_gpus"), EstimateOptions{});
+    REQUIRE(e);
+    double forward = 0, backward = 0, selective = 0;
+    for (const auto& op : e->operations) {
+      if (op.name.rfind("embedding", 0) == 0 || op.name.rfind("LM head", 0) == 0 || op.name.rfind("optimizer", 0) == 0)
+        continue;
+      forward += op.forward_s;
+      backward += op.backward_input_s + op.backward_weight_s;
+      if (op.recomputed_by_selective) selective += op.forward_s;
+    }
+    const double passes = recompute == RecomputeMode::full ? 3.0 : 2.0;
+    double tp_per_pass = 0;
+    for (const auto& axis : e->comm.axes)
+      if (axis.axis == MeshAxis::tp)
+        for (const auto& c : axis.collectives)
+          tp_per_pass += c.time_per_step_s() / (static_cast<double>(model.num_layers) * passes);
+    forward += tp_per_pass;
+    backward += tp_per_pass;
+    if (recompute == RecomputeMode::full) backward += forward;
+    if (recompute == RecomputeMode::selective) backward += selective;
+    std::printf(
+        "[fidelity] Korthikanti T4 22B layer, %-28s forward %5.2f ms (published %4.1f, %+5.1f %%), backward "
+        "%5.2f ms (published %4.1f, %+5.1f %%)\n",
+        row.at("experiment").substr(row.at("experiment").find(':') + 2).c_str(), 1e3 * forward, published_forward,
+        100 * (1e3 * forward / published_forward - 1), 1e3 * backward, published_backward,
+        100 * (1e3 * backward / published_backward - 1));
+    CHECK(std::abs(1e3 * forward / published_forward - 1) <= 0.10);
+    CHECK(std::abs(1e3 * backward / published_backward - 1) <= 0.10);
+    ++rows;
+  }
+  CHECK(rows == 5);
+}
+
 TEST_CASE("estimate fidelity: Korthikanti 2022 Table 5 gain of SP + selective recompute, MFU and HFU") {
   std::map<std::string, test::CsvRow> by_id;
   for (const auto& row : test::read_fidelity_csv("korthikanti2022_tables.csv")) by_id[row.at("id")] = row;

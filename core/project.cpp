@@ -145,6 +145,12 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
                         origin + ": schedule");
     p.pipeline_schedule = parsed;
   }
+  if (doc.contains("axis_order")) {
+    const json& order = doc.at("axis_order");
+    if (!order.is_string() || !parse_axis_order(order.get<std::string>(), p.order))
+      return make_error(ErrorCode::invalid_argument, "\"axis_order\" must be megatron, torchtitan or tp-pp-dp",
+                        origin + ": axis_order");
+  }
   if (doc.contains("view")) {
     if (!doc.at("view").is_object())
       return make_error(ErrorCode::wrong_type, "\"view\" must be an object", origin + ": view");
@@ -170,6 +176,7 @@ json project_to_json(const Project& p) {
   if (!p.comm_keys.empty() || !p.efficiency_keys.empty())
     doc["calibration"] = {{"comm", keys_to_object(p.comm_keys)}, {"efficiency", keys_to_object(p.efficiency_keys)}};
   if (p.pipeline_schedule) doc["schedule"] = std::string(pipeline_schedule_name(*p.pipeline_schedule));
+  if (p.order != AxisOrder::megatron) doc["axis_order"] = std::string(axis_order_name(p.order));
   if (!p.view.empty()) doc["view"] = p.view;
   return doc;
 }
@@ -181,6 +188,7 @@ Result<EstimateOptions> project_estimate_options(const Project& project) {
   options.comm.constants = constants;
   options.efficiency = efficiency;
   options.schedule = project.pipeline_schedule;
+  options.order = project.order;
   return options;
 }
 

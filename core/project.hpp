@@ -15,6 +15,7 @@
 #include "core/schedule/schedule.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/cluster.hpp"
+#include "core/topology/placement.hpp"
 #include "core/workload.hpp"
 
 namespace meshscope {
@@ -43,6 +44,7 @@ struct Project {
   KeyValues comm_keys;
   KeyValues efficiency_keys;
   std::optional<PipelineSchedule> pipeline_schedule;  // none: the workload's (1F1B, interleaved with vpp > 1)
+  AxisOrder order = AxisOrder::megatron;              // how ranks are numbered ("axis_order")
   nlohmann::json view = nlohmann::json::object();     // the app's view state, kept as written
 };
 

@@ -759,6 +759,7 @@ void MainWindow::apply_ranked(const RankedLayout& ranked) {
   edited.training.recompute = ranked.recompute;
   edited.training.zero_stage = ranked.zero_stage;
   edited.pipeline_schedule = ranked.schedule;
+  edited.order = ranked.order;
   workload_->setProject(edited);
   edit(edited);
 }
@@ -806,9 +807,11 @@ void MainWindow::update_compare() {
     TrainingWorkload workload = project_.training;
     workload.recompute = ranked.recompute;
     workload.zero_stage = ranked.zero_stage;
-    EstimateOptions options;
-    options.schedule = ranked.schedule;
-    auto estimate = estimate_step(project_.model, workload, ranked.layout, *evaluation_->cluster, router, options);
+    auto options = project_estimate_options(project_);
+    if (!options) return show_inline_error(QString::fromStdString(options.error().to_string()));
+    options->schedule = ranked.schedule;
+    options->order = ranked.order;
+    auto estimate = estimate_step(project_.model, workload, ranked.layout, *evaluation_->cluster, router, *options);
     if (!estimate) {
       compare_->clear();
       return show_inline_error(QString::fromStdString(estimate.error().to_string()));

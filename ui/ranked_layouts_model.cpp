@@ -86,8 +86,12 @@ QString pipeline_schedule_label(PipelineSchedule schedule) {
 }
 
 QString ranked_layout_text(const RankedLayout& ranked) {
-  return layout_summary(ranked.layout) + kSeparator +
-         knobs_text(ranked.layout, ranked.zero_stage, ranked.recompute, ranked.schedule);
+  QString text = layout_summary(ranked.layout) + kSeparator +
+                 knobs_text(ranked.layout, ranked.zero_stage, ranked.recompute, ranked.schedule);
+  if (ranked.order != AxisOrder::megatron)
+    text += kSeparator + QString::fromLatin1(axis_order_name(ranked.order).data(),
+                                             static_cast<int>(axis_order_name(ranked.order).size()));
+  return text;
 }
 
 QString rejected_layout_text(const RejectedLayout& rejected) {

@@ -333,6 +333,14 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
     schedule_combo_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
   connect(schedule_combo_, &QComboBox::activated, this, &WorkloadPanel::on_schedule);
   schedule_row->addRow(tr("pipeline schedule"), schedule_combo_);
+  order_combo_ = new QComboBox(layout_box);
+  order_combo_->setObjectName(QStringLiteral("axis_order"));
+  order_combo_->addItem(tr("Megatron: TP, CP, DP, PP"), QStringLiteral("megatron"));
+  order_combo_->addItem(tr("Megatron tp-pp-dp: TP, CP, PP, DP"), QStringLiteral("tp-pp-dp"));
+  order_combo_->addItem(tr("torchtitan: TP, CP, DP-shard, DP-replicate, PP"), QStringLiteral("torchtitan"));
+  order_combo_->setToolTip(tr("How ranks are numbered, innermost axis first: which GPUs each group spans"));
+  connect(order_combo_, &QComboBox::activated, this, &WorkloadPanel::on_order);
+  schedule_row->addRow(tr("rank order"), order_combo_);
   layout_layout->addLayout(schedule_row);
   input_error_ = new QLabel(layout_box);
   input_error_->setObjectName(QStringLiteral("input_error"));
@@ -361,7 +369,8 @@ void WorkloadPanel::setProject(const Project& project) {
 }
 
 void WorkloadPanel::refresh() {
-  const QSignalBlocker b1(model_combo_), b2(generator_combo_), b3(nodes_spin_), b4(mode_combo_), b5(schedule_combo_);
+  const QSignalBlocker b1(model_combo_), b2(generator_combo_), b3(nodes_spin_), b4(mode_combo_), b5(schedule_combo_),
+      b6(order_combo_);
   const int preset = model_combo_->findData(qs(project_.model_ref));
   model_combo_->setCurrentIndex(preset >= 0 ? preset : model_combo_->count() - 1);
   const ParamCounts params = count_params(project_.model);
@@ -400,6 +409,10 @@ void WorkloadPanel::refresh() {
       project_.pipeline_schedule ? qs(std::string(pipeline_schedule_name(*project_.pipeline_schedule))) : QString();
   schedule_combo_->setCurrentIndex(std::max(0, schedule_combo_->findData(schedule)));
   schedule_combo_->setEnabled(project_.mode == Mode::training);
+  order_combo_->setCurrentIndex(std::max(
+      0, order_combo_->findData(QString::fromLatin1(axis_order_name(project_.order).data(),
+                                                    static_cast<int>(axis_order_name(project_.order).size())))));
+  order_combo_->setEnabled(project_.mode == Mode::training);
 }
 
 void WorkloadPanel::setStatus(const std::vector<LayoutProblem>& problems, const QString& conventions,
@@ -535,6 +548,12 @@ void WorkloadPanel::on_layout(const QString& key) {
   auto layout = layout_from_keys(layout_form_->keys());
   if (!layout) return apply(edited, key, qs(layout.error().to_string()));
   edited.layout = *layout;
+  apply(std::move(edited), {}, {});
+}
+
+void WorkloadPanel::on_order(int index) {
+  Project edited = project_;
+  if (!parse_axis_order(order_combo_->itemData(index).toString().toStdString(), edited.order)) return;
   apply(std::move(edited), {}, {});
 }
 

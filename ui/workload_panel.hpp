@@ -83,6 +83,7 @@ class WorkloadPanel final : public QWidget {
   [[nodiscard]] QComboBox* modelCombo() const { return model_combo_; }
   [[nodiscard]] QComboBox* modeCombo() const { return mode_combo_; }
   [[nodiscard]] QComboBox* scheduleCombo() const { return schedule_combo_; }
+  [[nodiscard]] QComboBox* orderCombo() const { return order_combo_; }
   // The error shown for the last edit that the core refused (empty when none).
   [[nodiscard]] QString inputError() const;
   // Loads a Hugging Face config.json as the model (errors inline, model unchanged).
@@ -102,6 +103,7 @@ class WorkloadPanel final : public QWidget {
   void on_serving(const QString& key);
   void on_layout(const QString& key);
   void on_schedule(int index);
+  void on_order(int index);
 
   Project project_;
   QComboBox* model_combo_ = nullptr;
@@ -118,6 +120,7 @@ class WorkloadPanel final : public QWidget {
   KeyForm* serving_form_ = nullptr;
   KeyForm* layout_form_ = nullptr;
   QComboBox* schedule_combo_ = nullptr;
+  QComboBox* order_combo_ = nullptr;
   QLabel* input_error_ = nullptr;
   QLabel* validity_ = nullptr;
   QLabel* conventions_ = nullptr;

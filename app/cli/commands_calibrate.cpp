@@ -2,7 +2,7 @@
 //   compare   --nccl-tests LOG --cluster C [--gpus LIST] [--comm k=v,...] [--json]
 //             every measured size: measured and predicted time and bus bandwidth, and the error
 //   compare   --trace PATH[,PATH...] --model M --cluster C --train k=v,... --layout k=v,... [--efficiency k=v,...]
-//             [--comm k=v,...] [--order megatron|torchtitan] [--json]
+//             [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
 //             a profiler trace (one file per rank, or a folder of them) against the predicted step of the layout it
 //             ran with (core/calibration/trace_compare.hpp), and the GEMM efficiency that matches its compute
 //   calibrate --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M] [--comm k=v,...] [--json]

@@ -20,7 +20,7 @@ Result<EstimateOptions> estimate_options_arg(const Args& args) {
   MS_TRY(constants, comm_arg(args));
   options.comm.constants = constants;
   if (args.has("--order") && !parse_axis_order(args.get("--order"), options.order))
-    return make_error(ErrorCode::invalid_argument, "--order must be megatron or torchtitan", "--order");
+    return make_error(ErrorCode::invalid_argument, "--order must be megatron, tp-pp-dp or torchtitan", "--order");
   return options;
 }
 

@@ -18,6 +18,7 @@ json layout_json(const RankedLayout& r) {
   layout["recompute"] = recompute_name(r.recompute);
   layout["zero"] = r.zero_stage;
   layout["schedule"] = pipeline_schedule_name(r.schedule);
+  layout["order"] = axis_order_name(r.order);
   return {{"layout", layout},
           {"step_time_s", r.step_time_s},
           {"tokens_per_s_per_gpu", r.tokens_per_s_per_gpu},
@@ -87,17 +88,18 @@ int cmd_rank(const Args& args) {
               result->elapsed_s, static_cast<long long>(result->valid), static_cast<long long>(result->collapsed));
   for (const auto& [reason, count] : result->rejected)
     std::printf("  rejected %8lld  %s\n", static_cast<long long>(count), reason.c_str());
-  std::printf("\n%4s %-44s %10s %10s %7s %10s\n", "#", "layout", "step (s)", "tok/s/GPU", "MFU", "memory");
+  std::printf("\n%4s %-52s %10s %10s %7s %10s\n", "#", "layout", "step (s)", "tok/s/GPU", "MFU", "memory");
   int index = 1;
   for (const auto& r : result->layouts) {
-    char layout[128];
-    std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s",
+    char layout[160];
+    std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s%s",
                   static_cast<long long>(r.layout.tp), static_cast<long long>(r.layout.cp),
                   static_cast<long long>(r.layout.pp), static_cast<long long>(r.layout.vpp),
                   static_cast<long long>(r.layout.dp), static_cast<long long>(r.layout.ep),
                   static_cast<long long>(r.layout.micro_batch), std::string(recompute_name(r.recompute)).c_str(),
-                  r.zero_stage, std::string(pipeline_schedule_name(r.schedule)).c_str());
-    std::printf("%4d %-44s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
+                  r.zero_stage, std::string(pipeline_schedule_name(r.schedule)).c_str(),
+                  r.order == AxisOrder::megatron ? "" : (" " + std::string(axis_order_name(r.order))).c_str());
+    std::printf("%4d %-52s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
                 100 * r.mfu, gib(r.peak_memory_bytes).c_str());
   }
   return 0;

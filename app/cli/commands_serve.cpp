@@ -109,7 +109,7 @@ Result<ServeSetup> serve_setup(const Args& args) {
   MS_TRY(constants, comm_arg(args));
   s.options.comm = constants;
   if (args.has("--order") && !parse_axis_order(args.get("--order"), s.options.order))
-    return make_error(ErrorCode::invalid_argument, "--order must be megatron or torchtitan", "--order");
+    return make_error(ErrorCode::invalid_argument, "--order must be megatron, tp-pp-dp or torchtitan", "--order");
   return s;
 }
 

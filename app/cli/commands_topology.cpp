@@ -193,7 +193,7 @@ int cmd_comm(const Args& args) {
   const auto& [model, cluster, workload, layout] = *setup;
   AxisOrder order = AxisOrder::megatron;
   if (args.has("--order") && !parse_axis_order(args.get("--order"), order))
-    return fail("--order must be megatron or torchtitan");
+    return fail("--order must be megatron, tp-pp-dp or torchtitan");
   const Router router(cluster);
   auto placement = place_layout(layout, cluster, router, order);
   if (!placement) return fail(placement.error());

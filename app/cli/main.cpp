@@ -21,10 +21,10 @@ Usage:
   meshscope-cli topo       --cluster C [--json]
   meshscope-cli route      --cluster C --from I --to J [--json]
   meshscope-cli collective --cluster C --op OP --gpus LIST [--sizes MIN:MAX[:FACTOR]] [--comm k=v,...] [--json]
-  meshscope-cli comm       --model M --cluster C --train k=v,... --layout k=v,... [--order megatron|torchtitan]
+  meshscope-cli comm       --model M --cluster C --train k=v,... --layout k=v,... [--order megatron|tp-pp-dp|torchtitan]
                            [--comm k=v,...] [--json]
   meshscope-cli estimate   --model M --cluster C --train k=v,... --layout k=v,... [--schedule S]
-                           [--efficiency k=v,...] [--comm k=v,...] [--order megatron|torchtitan] [--json]
+                           [--efficiency k=v,...] [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
   meshscope-cli rank       --model M --cluster C --train k=v,... [--top N] [--refine N]
                            [--objective throughput|memory-headroom|cost-per-token] [--json]
   meshscope-cli schedule   --stages P --microbatches M --schedule 1f1b|gpipe|interleaved|zb-h1|zb-h2|dualpipe
@@ -37,7 +37,7 @@ Usage:
                            | --nccl-tests LOG [--json] | --topo FILE [--nodes N] [--gpu G] [--json]
   meshscope-cli compare    --nccl-tests LOG --cluster C [--gpus LIST] [--comm k=v,...] [--json]
                            | --trace PATH[,PATH...] --model M --cluster C --train k=v,... --layout k=v,...
-                             [--efficiency k=v,...] [--comm k=v,...] [--order megatron|torchtitan] [--json]
+                             [--efficiency k=v,...] [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
   meshscope-cli calibrate  --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M]
                            [--comm k=v,...] [--json]
   meshscope-cli presets    [--json]

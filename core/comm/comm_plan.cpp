@@ -119,7 +119,7 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     const double dp_cp = static_cast<double>(l.dp * l.cp);
     const double bucket = std::max(options.bucket_params, 1e6 * dp_cp) * dtype_bytes(w.grad_dtype);
     const double buckets = std::max(1.0, std::ceil(grads / bucket));
-    AxisSpec spec{MeshAxis::dp, dp_cp_groups(l), {}};
+    AxisSpec spec{MeshAxis::dp, dp_cp_groups(l, placement.order), {}};
     if (w.zero_stage == 0) {
       spec.collectives.push_back(planned(CollectiveOp::all_reduce, "gradient all-reduce (bucketed)",
                                          "Li et al. 2020 PyTorch DDP (VLDB) §3.2; SC21 §3.1", buckets,

@@ -90,14 +90,13 @@ std::vector<RingChannel> channels_of(RouteCache& route, const Cluster& c, const 
 
 }  // namespace
 
-std::vector<std::vector<int32_t>> dp_cp_groups(const Layout& l) {
+std::vector<std::vector<int32_t>> dp_cp_groups(const Layout& l, AxisOrder order) {
   std::vector<std::vector<int32_t>> groups;
   for (int64_t pp = 0; pp < l.pp; ++pp)
     for (int64_t tp = 0; tp < l.tp; ++tp) {
       std::vector<int32_t> g;
       for (int64_t dp = 0; dp < l.dp; ++dp)
-        for (int64_t cp = 0; cp < l.cp; ++cp)
-          g.push_back(static_cast<int32_t>(tp + l.tp * (cp + l.cp * (dp + l.dp * pp))));
+        for (int64_t cp = 0; cp < l.cp; ++cp) g.push_back(static_cast<int32_t>(mesh_rank(l, order, tp, cp, dp, pp)));
       groups.push_back(std::move(g));
     }
   return groups;
@@ -166,7 +165,7 @@ std::vector<AxisLinkTraffic> link_traffic_per_axis(const CommPlan& plan, const L
   for (const AxisComm& axis : plan.axes) {
     std::vector<std::vector<int32_t>> groups;
     if (axis.axis == MeshAxis::dp)
-      groups = dp_cp_groups(layout);
+      groups = dp_cp_groups(layout, placement.order);
     else if (const AxisGroups* g = placement.axis(axis.axis))
       groups = g->groups;
     std::vector<std::vector<DeviceId>> gpus;

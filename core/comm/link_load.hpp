@@ -52,9 +52,9 @@ struct RingChannel {
 [[nodiscard]] std::vector<RingChannel> ring_channels(const Router& router, const std::vector<DeviceId>& ring);
 
 // Ranks that differ only in the DP and CP coordinates: Megatron reduces gradients over the
-// "data parallel group with context parallel" (megatron/core/parallel_state.py). Rank order as in
-// place_layout: TP fastest, then CP, DP, PP.
-[[nodiscard]] std::vector<std::vector<int32_t>> dp_cp_groups(const Layout& layout);
+// "data parallel group with context parallel" (megatron/core/parallel_state.py). Ranks as
+// place_layout numbers them under `order` (mesh_rank).
+[[nodiscard]] std::vector<std::vector<int32_t>> dp_cp_groups(const Layout& layout, AxisOrder order);
 
 // Bytes one ring edge carries per call, as a multiple of the call's nccl-tests size S, for a ring
 // of n ranks (NCCL ring algorithm, docs/PERFORMANCE.md of nccl-tests): all-reduce 2(n−1)/n·S

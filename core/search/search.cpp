@@ -208,6 +208,7 @@ struct Candidate {
   Layout layout;
   TrainingWorkload workload;
   PipelineSchedule schedule;
+  AxisOrder order = AxisOrder::megatron;
 };
 
 struct Score {
@@ -251,9 +252,13 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     cp_forward = static_cast<double>(l.cp - 1) * t;
     cp_backward = 2 * cp_forward;
   }
+  // Rank strides of the pipeline and of the gradient-reduction (DP×CP) groups under the order
+  // (the tp-pp-dp order is only enumerated with CP = 1, so DP×CP stays one strided group).
+  const bool pp_inside = c.order == AxisOrder::tp_pp_dp;
+  const int64_t pp_stride = pp_inside ? l.tp * l.cp : l.tp * l.cp * l.dp;
+  const int64_t dp_stride = pp_inside ? l.tp * l.pp : l.tp;
   const double p2p =
-      l.pp > 1 ? ev.collective(l.tp * l.cp * l.dp, 2, CollectiveOp::send_recv, hidden_bytes / static_cast<double>(l.tp))
-               : 0.0;
+      l.pp > 1 ? ev.collective(pp_stride, 2, CollectiveOp::send_recv, hidden_bytes / static_cast<double>(l.tp)) : 0.0;
 
   const WorkTime& dense = ev.layer(l, w, false);
   const WorkTime* moe = m.is_moe() ? &ev.layer(l, w, true) : nullptr;
@@ -322,9 +327,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     const double params = dense_params * dtype_bytes(w.param_dtype);
     if (w.zero_stage >= 3) {
       const double layer_params = params / static_cast<double>(per_stage);
-      const double ag = ev.collective(l.tp, dp_cp, CollectiveOp::all_gather, layer_params);
+      const double ag = ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, layer_params);
       const double rs =
-          ev.collective(l.tp, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage));
+          ev.collective(dp_stride, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage));
       // The window is the first stage's work per layer, its TP/CP/EP communication included (as
       // estimate_step).
       const double per_layer_compute = first_stage_work / static_cast<double>(per_stage);
@@ -333,10 +338,11 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     } else {
       const double bucket_params = std::max(bucket_params_default, 1e6 * static_cast<double>(dp_cp));
       const double buckets = std::max(1.0, std::ceil(dense_params / bucket_params));
-      const double rs = ev.collective(
-          l.tp, dp_cp, w.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter, grads / buckets);
+      const double rs =
+          ev.collective(dp_stride, dp_cp, w.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter,
+                        grads / buckets);
       const double ag =
-          w.zero_stage == 0 ? 0.0 : ev.collective(l.tp, dp_cp, CollectiveOp::all_gather, params / buckets);
+          w.zero_stage == 0 ? 0.0 : ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, params / buckets);
       dp_exposed = std::max(rs + ag, buckets * (rs + ag) - first_backward);
     }
   }
@@ -507,72 +513,85 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                         continue;
                       }
                       for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1);
-                           ++sp_variant) {
-                        Candidate c;
-                        c.layout.tp = tp;
-                        c.layout.cp = cp;
-                        c.layout.pp = pp;
-                        c.layout.dp = dp;
-                        c.layout.ep = ep;
-                        c.layout.etp = etp;
-                        c.layout.vpp = vpp;
-                        if (uneven) c.layout.stage_layers = balanced_stage_layers(m.num_layers, pp);
-                        c.layout.micro_batch = mbs;
-                        c.layout.sp = tp > 1 && space.sequence_parallel[sp_variant];
-                        c.workload = base;
-                        c.workload.recompute = recompute;
-                        c.workload.zero_stage = zero;
-                        c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
-                        ++result.evaluated;
-                        const Score s =
-                            score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
-                        const double capacity = ev.gpu().memory_bytes;
-                        if (s.peak_memory_bytes > capacity) {
-                          if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
-                          const double overflow = s.peak_memory_bytes - capacity;
-                          result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
-                          if (examples_per_reason > 0 &&
-                              (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
-                               overflow < nearest_misses.front().example.overflow_bytes)) {
-                            Miss miss;
-                            miss.example.layout = c.layout;
-                            miss.example.recompute = recompute;
-                            miss.example.zero_stage = zero;
-                            miss.example.schedule = c.schedule;
-                            miss.example.scope = RejectedScope::candidate;
-                            miss.example.reason = does_not_fit;
-                            miss.example.peak_memory_bytes = s.peak_memory_bytes;
-                            miss.example.overflow_bytes = overflow;
-                            miss.order = result.evaluated;
-                            if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
-                              std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-                              nearest_misses.pop_back();
-                            }
-                            nearest_misses.push_back(std::move(miss));
-                            std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                           ++sp_variant)
+                        for (const AxisOrder order : space.orders) {
+                          if (order != space.orders.front() &&
+                              (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 || cp > 1 || ep > 1 || etp > 1)) {
+                            ++result.collapsed;  // the same placement as the first order
+                            continue;
                           }
-                          continue;
+                          Candidate c;
+                          c.layout.tp = tp;
+                          c.layout.cp = cp;
+                          c.layout.pp = pp;
+                          c.layout.dp = dp;
+                          c.layout.ep = ep;
+                          c.layout.etp = etp;
+                          c.layout.vpp = vpp;
+                          if (uneven) c.layout.stage_layers = balanced_stage_layers(m.num_layers, pp);
+                          c.layout.micro_batch = mbs;
+                          c.layout.sp = tp > 1 && space.sequence_parallel[sp_variant];
+                          c.workload = base;
+                          c.workload.recompute = recompute;
+                          c.workload.zero_stage = zero;
+                          c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
+                          c.order = order;
+                          const Score s =
+                              score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
+                          const double capacity = ev.gpu().memory_bytes;
+                          // Memory does not depend on the order: the first order's verdict stands.
+                          if (s.peak_memory_bytes > capacity && order != space.orders.front()) {
+                            ++result.collapsed;
+                            continue;
+                          }
+                          ++result.evaluated;
+                          if (s.peak_memory_bytes > capacity) {
+                            if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
+                            const double overflow = s.peak_memory_bytes - capacity;
+                            result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
+                            if (examples_per_reason > 0 &&
+                                (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
+                                 overflow < nearest_misses.front().example.overflow_bytes)) {
+                              Miss miss;
+                              miss.example.layout = c.layout;
+                              miss.example.recompute = recompute;
+                              miss.example.zero_stage = zero;
+                              miss.example.schedule = c.schedule;
+                              miss.example.scope = RejectedScope::candidate;
+                              miss.example.reason = does_not_fit;
+                              miss.example.peak_memory_bytes = s.peak_memory_bytes;
+                              miss.example.overflow_bytes = overflow;
+                              miss.order = result.evaluated;
+                              if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
+                                std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                                nearest_misses.pop_back();
+                              }
+                              nearest_misses.push_back(std::move(miss));
+                              std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                            }
+                            continue;
+                          }
+                          ++result.valid;
+                          RankedLayout r;
+                          r.layout = c.layout;
+                          r.recompute = recompute;
+                          r.zero_stage = zero;
+                          r.schedule = c.schedule;
+                          r.order = order;
+                          r.step_time_s = s.step_time_s;
+                          r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
+                                                   static_cast<double>(base.seq_len) / s.step_time_s /
+                                                   static_cast<double>(gpus);
+                          r.peak_memory_bytes = s.peak_memory_bytes;
+                          r.headroom_bytes = capacity - s.peak_memory_bytes;
+                          r.bubble_fraction = s.bubble_fraction;
+                          r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+                          const double objective = options.objective == RankObjective::throughput ? s.step_time_s
+                                                   : options.objective == RankObjective::memory_headroom
+                                                       ? -r.headroom_bytes
+                                                       : r.cost_per_million_tokens;
+                          ranked.emplace_back(r, objective);
                         }
-                        ++result.valid;
-                        RankedLayout r;
-                        r.layout = c.layout;
-                        r.recompute = recompute;
-                        r.zero_stage = zero;
-                        r.schedule = c.schedule;
-                        r.step_time_s = s.step_time_s;
-                        r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
-                                                 static_cast<double>(base.seq_len) / s.step_time_s /
-                                                 static_cast<double>(gpus);
-                        r.peak_memory_bytes = s.peak_memory_bytes;
-                        r.headroom_bytes = capacity - s.peak_memory_bytes;
-                        r.bubble_fraction = s.bubble_fraction;
-                        r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
-                        const double objective = options.objective == RankObjective::throughput ? s.step_time_s
-                                                 : options.objective == RankObjective::memory_headroom
-                                                     ? -r.headroom_bytes
-                                                     : r.cost_per_million_tokens;
-                        ranked.emplace_back(r, objective);
-                      }
                     }
                   }
                 }
@@ -595,7 +614,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   // Deterministic order: by objective, then by the layout's degrees (fewest-axes first).
   auto tie_key = [](const RankedLayout& r) {
     return std::tuple(r.layout.cp, r.layout.tp, r.layout.pp, r.layout.ep, r.layout.vpp, r.layout.micro_batch,
-                      static_cast<int>(r.recompute), r.zero_stage, static_cast<int>(r.schedule), r.layout.sp);
+                      static_cast<int>(r.recompute), r.zero_stage, static_cast<int>(r.schedule), r.layout.sp,
+                      static_cast<int>(r.order));
   };
   const auto better = [&](const auto& a, const auto& b) {
     if (a.second != b.second) return a.second < b.second;
@@ -631,6 +651,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     w.zero_stage = r.zero_stage;
     EstimateOptions estimate = options.estimate;
     estimate.schedule = r.schedule;
+    estimate.order = r.order;
     auto e = estimate_step(m, w, r.layout, cluster, ev.router(), estimate);
     if (!e) continue;
     r.step_time_s = e->step_time_s;

@@ -28,6 +28,10 @@ struct SearchSpace {
   int64_t max_cp = 16;
   int64_t max_vpp = 8;
   std::vector<bool> sequence_parallel = {true};  // SP variants tried when TP > 1
+  // Rank orders tried (placement.hpp). Megatron's tp-pp-dp mapping only differs from its default
+  // when there is both a pipeline and data parallelism; it is tried for dense layouts without CP
+  // (the fast model's groups are strided sets of ranks).
+  std::vector<AxisOrder> orders = {AxisOrder::megatron, AxisOrder::tp_pp_dp};
 };
 
 struct SearchOptions {
@@ -51,6 +55,7 @@ struct RankedLayout {
   RecomputeMode recompute = RecomputeMode::selective;
   int zero_stage = 1;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  AxisOrder order = AxisOrder::megatron;
   double step_time_s = 0;
   double tokens_per_s_per_gpu = 0;
   double mfu = 0;

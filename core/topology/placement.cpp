@@ -32,7 +32,15 @@ std::string_view mesh_axis_name(MeshAxis axis) {
 }
 
 std::string_view axis_order_name(AxisOrder order) {
-  return order == AxisOrder::megatron ? "megatron" : "torchtitan";
+  switch (order) {
+    case AxisOrder::megatron:
+      return "megatron";
+    case AxisOrder::torchtitan:
+      return "torchtitan";
+    case AxisOrder::tp_pp_dp:
+      return "tp-pp-dp";
+  }
+  return "?";
 }
 
 bool parse_axis_order(std::string_view name, AxisOrder& order) {
@@ -42,6 +50,10 @@ bool parse_axis_order(std::string_view name, AxisOrder& order) {
   }
   if (name == "torchtitan") {
     order = AxisOrder::torchtitan;
+    return true;
+  }
+  if (name == "tp-pp-dp") {
+    order = AxisOrder::tp_pp_dp;
     return true;
   }
   return false;
@@ -117,6 +129,8 @@ Result<Placement> place_layout(const Layout& l, const Cluster& cluster, const Ro
   const int64_t replicate = l.dp / std::max<int64_t>(shard, 1);
   if (order == AxisOrder::megatron) {
     dims = {{MeshAxis::tp, l.tp}, {MeshAxis::cp, l.cp}, {MeshAxis::dp, l.dp}, {MeshAxis::pp, l.pp}};
+  } else if (order == AxisOrder::tp_pp_dp) {
+    dims = {{MeshAxis::tp, l.tp}, {MeshAxis::cp, l.cp}, {MeshAxis::pp, l.pp}, {MeshAxis::dp, l.dp}};
   } else {
     dims = {{MeshAxis::tp, l.tp},
             {MeshAxis::cp, l.cp},
@@ -137,6 +151,9 @@ Result<Placement> place_layout(const Layout& l, const Cluster& cluster, const Ro
   } else if (order == AxisOrder::megatron && l.fsdp > 0 && l.fsdp < l.dp) {
     p.axes.push_back({MeshAxis::fsdp_shard, shard, mesh_groups({l.tp, l.cp, shard, replicate, l.pp}, 2)});
     p.axes.push_back({MeshAxis::fsdp_replicate, replicate, mesh_groups({l.tp, l.cp, shard, replicate, l.pp}, 3)});
+  } else if (order == AxisOrder::tp_pp_dp && l.fsdp > 0 && l.fsdp < l.dp) {
+    p.axes.push_back({MeshAxis::fsdp_shard, shard, mesh_groups({l.tp, l.cp, l.pp, shard, replicate}, 3)});
+    p.axes.push_back({MeshAxis::fsdp_replicate, replicate, mesh_groups({l.tp, l.cp, l.pp, shard, replicate}, 4)});
   }
   // Expert mesh inside each stage's TP·CP·DP ranks: expert-TP innermost, then EP, expert-DP.
   if (l.ep > 1 || l.etp > 1) {
@@ -148,8 +165,14 @@ Result<Placement> place_layout(const Layout& l, const Cluster& cluster, const Ro
       if (expert_sizes[dim] <= 1) continue;
       AxisGroups groups{axis, expert_sizes[dim], {}};
       for (int64_t stage = 0; stage < l.pp; ++stage) {
-        // Stage s owns ranks whose PP coordinate is s: in both orders PP is outermost.
-        for (auto& g : mesh_groups(expert_sizes, dim, stage * stage_ranks)) groups.groups.push_back(std::move(g));
+        // Stage s owns the ranks whose PP coordinate is s, taken in (TP, CP, DP) order.
+        for (auto& g : mesh_groups(expert_sizes, dim)) {
+          for (int32_t& position : g) {
+            const int64_t q = position;
+            position = static_cast<int32_t>(mesh_rank(l, order, q % l.tp, (q / l.tp) % l.cp, q / (l.tp * l.cp), stage));
+          }
+          groups.groups.push_back(std::move(g));
+        }
       }
       p.axes.push_back(std::move(groups));
     }
@@ -170,6 +193,11 @@ Result<Placement> place_layout(const Layout& l, const Cluster& cluster, const Ro
     }
   }
   return p;
+}
+
+int64_t mesh_rank(const Layout& l, AxisOrder order, int64_t tp, int64_t cp, int64_t dp, int64_t pp) {
+  if (order == AxisOrder::tp_pp_dp) return tp + l.tp * (cp + l.cp * (pp + l.pp * dp));
+  return tp + l.tp * (cp + l.cp * (dp + l.dp * pp));
 }
 
 }  // namespace meshscope

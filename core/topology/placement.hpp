@@ -20,7 +20,10 @@ enum class MeshAxis { tp, cp, dp, pp, ep, etp, edp, fsdp_shard, fsdp_replicate }
 //               experts: expert-TP, EP, expert-DP within each stage's TP·CP·DP ranks.
 //   torchtitan: TP, CP, DP-shard, DP-replicate, PP (torchtitan ParallelDims mesh
 //               ["pp", "dp_replicate", "dp_shard", "cp", "tp"], outermost first).
-enum class AxisOrder { megatron, torchtitan };
+//   tp-pp-dp:   TP, CP, PP, DP (Megatron-LM --use-tp-pp-dp-mapping: order "tp-cp-ep-pp-dp"):
+//               pipeline neighbours sit close (inside a node when TP·CP·PP fits), data-parallel
+//               replicas far apart; experts as megatron, within each stage's ranks.
+enum class AxisOrder { megatron, torchtitan, tp_pp_dp };
 [[nodiscard]] std::string_view axis_order_name(AxisOrder order);
 [[nodiscard]] bool parse_axis_order(std::string_view name, AxisOrder& order);
 
@@ -52,5 +55,9 @@ struct Placement {
 // Fails when the cluster has fewer GPUs than the layout needs.
 [[nodiscard]] Result<Placement> place_layout(const Layout& layout, const Cluster& cluster, const Router& router,
                                              AxisOrder order = AxisOrder::megatron);
+
+// The rank with mesh coordinates (tp, cp, dp, pp) under `order` (torchtitan's DP-shard and
+// DP-replicate together form dp, shard innermost).
+[[nodiscard]] int64_t mesh_rank(const Layout& layout, AxisOrder order, int64_t tp, int64_t cp, int64_t dp, int64_t pp);
 
 }  // namespace meshscope

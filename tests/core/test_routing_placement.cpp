@@ -3,6 +3,7 @@
 
 #include "core/catalogue.hpp"
 #include "core/comm/comm_plan.hpp"
+#include "core/comm/link_load.hpp"
 #include "core/memory.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/summary.hpp"
@@ -82,6 +83,40 @@ TEST_CASE("placement: Megatron order puts TP innermost, then DP, PP outermost") 
   CHECK(dp->groups[0] == std::vector<int32_t>{0, 8});
   CHECK(pp->groups[0] == std::vector<int32_t>{0, 16, 32, 48});
   CHECK(p->warnings.empty());  // every TP group stays inside a node
+}
+
+TEST_CASE("placement: Megatron's tp-pp-dp mapping puts pipeline neighbours together and replicas apart") {
+  // Megatron-LM --use-tp-pp-dp-mapping: order "tp-cp-ep-pp-dp".
+  const Cluster c = make("dgx-h100:nodes=4");
+  const Router r(c);
+  Layout l;
+  l.tp = 2;
+  l.pp = 4;
+  l.dp = 4;
+  auto p = place_layout(l, c, r, AxisOrder::tp_pp_dp);
+  REQUIRE(p);
+  CHECK(axis_order_name(p->order) == "tp-pp-dp");
+  CHECK(p->axis(MeshAxis::tp)->groups[0] == std::vector<int32_t>{0, 1});
+  CHECK(p->axis(MeshAxis::pp)->groups[0] == std::vector<int32_t>{0, 2, 4, 6});    // one node
+  CHECK(p->axis(MeshAxis::dp)->groups[0] == std::vector<int32_t>{0, 8, 16, 24});  // one per node
+  CHECK(dp_cp_groups(l, AxisOrder::tp_pp_dp)[0] == std::vector<int32_t>{0, 8, 16, 24});
+  CHECK(mesh_rank(l, AxisOrder::tp_pp_dp, 1, 0, 2, 3) == 1 + 2 * (3 + 4 * 2));
+  CHECK(mesh_rank(l, AxisOrder::megatron, 1, 0, 2, 3) == 1 + 2 * (2 + 4 * 3));
+  AxisOrder parsed = AxisOrder::megatron;
+  CHECK(parse_axis_order("tp-pp-dp", parsed));
+  CHECK(parsed == AxisOrder::tp_pp_dp);
+  // Experts stay within each stage's ranks: stage 1 is {2, 3, 10, 11, 18, 19, 26, 27}.
+  Layout moe = l;
+  moe.ep = 4;
+  auto e = place_layout(moe, c, r, AxisOrder::tp_pp_dp);
+  REQUIRE(e);
+  const AxisGroups* ep = e->axis(MeshAxis::ep);
+  REQUIRE(ep != nullptr);
+  CHECK(ep->groups[0] ==
+        std::vector<int32_t>{0, 1, 8, 9});  // positions 0–3 of stage 0: (tp, dp) = (0,0) (1,0) (0,1) (1,1)
+  bool stage1 = false;
+  for (const auto& g : ep->groups) stage1 = stage1 || g == std::vector<int32_t>{2, 3, 10, 11};
+  CHECK(stage1);
 }
 
 TEST_CASE("placement: torchtitan order shards FSDP inside replicas (HSDP)") {

@@ -71,6 +71,7 @@ TEST_CASE("search: the fast model's memory equals the memory budget; its time is
                WithinRel(training_memory(m, w, candidate.layout, *find_gpu("h100-sxm")).peak_total_bytes(), 1e-9));
     EstimateOptions e;
     e.schedule = candidate.schedule;
+    e.order = candidate.order;
     auto detailed = estimate_step(m, w, candidate.layout, *cluster, router, e);
     REQUIRE(detailed);
     CHECK_THAT(candidate.step_time_s, WithinRel(detailed->step_time_s, 0.05));
@@ -85,7 +86,7 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
   // paper's weak-scaling layouts (7–21 % faster by our prediction), although it predicts those
   // layouts' own throughput within 10 % (test_estimate.cpp). Until that is resolved this test
   // guards the rows that meet the target (printed per row) against regressions.
-  int in_top5 = 0, within5 = 0;
+  int in_top5 = 0, within5 = 0, in_top5_at_dp = 0;
   for (const auto& row : test::read_fidelity_csv("megatron_sc21_table1_weak_scaling.csv")) {
     const int64_t gpus = std::stoll(row.at("num_gpus"));
     const ModelSpec m = test::gpt_style(std::stoll(row.at("layers")), std::stoll(row.at("hidden")),
@@ -102,6 +103,7 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
     options.space.schedules = {PipelineSchedule::one_f_one_b};
     options.space.sequence_parallel = {false};
     options.space.max_cp = 1;
+    options.space.orders = {AxisOrder::megatron};  // the tp-pp-dp mapping came later
     options.estimate.overlap_grad_reduce = false;
     auto r = rank_layouts(m, w, *cluster, options);
     REQUIRE(r);
@@ -122,12 +124,31 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
                 row.at("model").c_str(), static_cast<long long>(tp), static_cast<long long>(pp), rank, 100 * gap,
                 static_cast<long long>(r->layouts.front().layout.tp),
                 static_cast<long long>(r->layouts.front().layout.pp));
+    // Weak scaling fixed DP (32 for the first six rows): among the layouts with the paper's DP.
+    const int64_t paper_dp = std::stoll(row.at("dp"));
+    int rank_at_dp = 0, seen = 0;
+    double best_at_dp = 0;
+    for (const auto& l : r->layouts) {
+      if (l.layout.dp != paper_dp) continue;
+      if (++seen == 1) best_at_dp = l.step_time_s;
+      if (l.layout.tp == tp && l.layout.pp == pp) {
+        rank_at_dp = seen;
+        break;
+      }
+    }
+    std::printf("[search] %-12s   with the paper's DP %lld: ranks #%d, %.1f %% behind the best at that DP\n",
+                row.at("model").c_str(), static_cast<long long>(paper_dp), rank_at_dp,
+                rank_at_dp > 0 ? 100 * (paper_best / best_at_dp - 1) : 100.0);
+    in_top5_at_dp += rank_at_dp >= 1 && (rank_at_dp <= 5 || paper_best / best_at_dp - 1 <= 0.05) ? 1 : 0;
     INFO(row.at("model") << ": paper layout ranks #" << rank << ", " << 100 * gap << " % behind");
     CHECK(rank >= 1);
     in_top5 += rank >= 1 && rank <= 5 ? 1 : 0;
     within5 += rank >= 1 && gap <= 0.05 ? 1 : 0;
   }
-  std::printf("[search] SC21 Table 1: %d of 10 in the top 5, %d of 10 within 5 %%\n", in_top5, within5);
+  std::printf(
+      "[search] SC21 Table 1: %d of 10 in the top 5, %d of 10 within 5 %%; with the paper's DP, %d of 10 in "
+      "the top 5 or within 5 %%\n",
+      in_top5, within5, in_top5_at_dp);
   CHECK(in_top5 >= 5);
 }
 

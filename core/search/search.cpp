@@ -127,9 +127,13 @@ class Evaluator {
       if (group == group_cache_.end()) {
         std::vector<DeviceId> gpus;
         for (int64_t i = 0; i < size; ++i) gpus.push_back(cluster_.gpus[static_cast<size_t>(i * stride)]);
-        group = group_cache_.emplace(group_key, group_paths(router_, gpus)).first;
+        GroupPaths paths = group_paths(router_, gpus);
+        GroupBandwidth bandwidth = group_bandwidth(router_, paths, options_.estimate.comm.constants);
+        group = group_cache_.emplace(group_key, std::pair{std::move(paths), bandwidth}).first;
       }
-      it = comm_cache_.emplace(key, prepare_collective(router_, group->second, op, options_.estimate.comm.constants))
+      it = comm_cache_
+               .emplace(key, prepare_collective(router_, group->second.first, op, options_.estimate.comm.constants,
+                                                group->second.second))
                .first;
     }
     return evaluate_collective(it->second, bytes, options_.estimate.comm.constants).time_s;
@@ -171,7 +175,7 @@ class Evaluator {
   std::unordered_map<uint64_t, WorkTime> layer_cache_;
   std::unordered_map<uint64_t, std::pair<WorkTime, WorkTime>> ends_cache_;
   std::unordered_map<uint64_t, std::pair<double, double>> activation_cache_;
-  std::unordered_map<uint64_t, GroupPaths> group_cache_;
+  std::unordered_map<uint64_t, std::pair<GroupPaths, GroupBandwidth>> group_cache_;
   std::unordered_map<uint64_t, CollectiveModel> comm_cache_;
   std::unordered_map<uint64_t, std::pair<double, double>> outer_cache_;
 };
@@ -446,12 +450,18 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     structural_examples.push_back(std::move(example));
   };
   const std::vector<int64_t> tps = divisors(gpus, max_tp);
+  // One candidate, rewritten in place for every combination (no allocation per candidate: the
+  // workload's strings and the stage split are copied once).
+  Candidate c;
+  c.workload = base;
+  std::vector<int64_t> stage_split;
   for (const int64_t tp : tps) {
     for (const int64_t cp : divisors(gpus / tp, space.max_cp)) {
       for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) {
         if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed))
           return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
         const bool uneven = m.num_layers % pp != 0;
+        if (uneven) stage_split = balanced_stage_layers(m.num_layers, pp);
         const int64_t dp = gpus / (tp * cp * pp);
         // Structural checks first: each failure rejects the whole sub-tree, counted once.
         if (m.num_heads % tp != 0 || (!m.mla.enabled() && m.num_kv_heads % tp != 0)) {
@@ -515,12 +525,11 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                       for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1);
                            ++sp_variant)
                         for (const AxisOrder order : space.orders) {
-                          if (order != space.orders.front() &&
-                              (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 || cp > 1 || ep > 1 || etp > 1)) {
+                          if (order != space.orders.front() && (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 ||
+                                                                cp > 1 || ep > 1 || etp > 1 || tp * pp > per_node)) {
                             ++result.collapsed;  // the same placement as the first order
                             continue;
                           }
-                          Candidate c;
                           c.layout.tp = tp;
                           c.layout.cp = cp;
                           c.layout.pp = pp;
@@ -528,10 +537,12 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                           c.layout.ep = ep;
                           c.layout.etp = etp;
                           c.layout.vpp = vpp;
-                          if (uneven) c.layout.stage_layers = balanced_stage_layers(m.num_layers, pp);
+                          if (uneven)
+                            c.layout.stage_layers = stage_split;
+                          else
+                            c.layout.stage_layers.clear();
                           c.layout.micro_batch = mbs;
                           c.layout.sp = tp > 1 && space.sequence_parallel[sp_variant];
-                          c.workload = base;
                           c.workload.recompute = recompute;
                           c.workload.zero_stage = zero;
                           c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;

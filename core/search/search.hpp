@@ -29,8 +29,9 @@ struct SearchSpace {
   int64_t max_vpp = 8;
   std::vector<bool> sequence_parallel = {true};  // SP variants tried when TP > 1
   // Rank orders tried (placement.hpp). Megatron's tp-pp-dp mapping only differs from its default
-  // when there is both a pipeline and data parallelism; it is tried for dense layouts without CP
-  // (the fast model's groups are strided sets of ranks).
+  // when there is both a pipeline and data parallelism, and it is meant to keep a pipeline inside
+  // a node: it is tried when TP × PP fits in a node, for dense layouts without CP (the fast
+  // model's groups are strided sets of ranks).
   std::vector<AxisOrder> orders = {AxisOrder::megatron, AxisOrder::tp_pp_dp};
 };
 

@@ -159,15 +159,20 @@ struct Hop {
   int direction;  // 0: a→b, 1: b→a
 };
 
-std::vector<Hop> hops_of(const Cluster& c, DeviceId from, const Route& route) {
-  std::vector<Hop> hops;
-  hops.reserve(route.links.size());
+void hops_of(const Cluster& c, DeviceId from, const Route& route, std::vector<Hop>& hops) {
+  hops.clear();
   DeviceId at = from;
   for (const LinkId l : route.links) {
     const int direction = c.link(l).a == at ? 0 : 1;
     hops.push_back({l, direction});
     at = c.other_end(l, at);
   }
+}
+
+std::vector<Hop> hops_of(const Cluster& c, DeviceId from, const Route& route) {
+  std::vector<Hop> hops;
+  hops.reserve(route.links.size());
+  hops_of(c, from, route, hops);
   return hops;
 }
 
@@ -181,42 +186,47 @@ double usable(const Cluster& c, const CommConstants& k, Hop hop, const LinkLoad*
   return link.bandwidth_bytes_per_s * k.efficiency(link.kind) / flows_on(load, hop);
 }
 
-// Bandwidths that bound the group's algorithms.
-struct GroupBandwidth {
-  double ring = std::numeric_limits<double>::infinity();          // narrowest ring edge (= ring busBw)
-  double intra = std::numeric_limits<double>::infinity();         // narrowest intra-node edge
-  double node_network = std::numeric_limits<double>::infinity();  // narrowest node's NIC total
-  LinkId ring_bottleneck, intra_bottleneck;
-  bool intra_nvlink = true;
-};
+}  // namespace
 
 GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const CommConstants& k,
                                const LinkLoad* load) {
   const Cluster& c = router.cluster();
   GroupBandwidth b;
   // NICs each node can use: NCCL spreads channels over the NICs nearest to the group's GPUs.
-  std::unordered_map<int32_t, double> node_nics;
-  std::unordered_map<int32_t, int> node_nic_count;
+  // Indexed by node (devices outside hosts have none); each NIC counted once.
+  int64_t node_slots_needed = std::max<int64_t>(c.num_nodes(), 1);
+  for (const DeviceId gpu : g.ring) node_slots_needed = std::max<int64_t>(node_slots_needed, c.device(gpu).node + 1);
+  const auto node_slots = static_cast<size_t>(node_slots_needed);
+  std::vector<double> node_nics(node_slots, 0.0);
+  std::vector<int> node_nic_count(node_slots, 0);
   {
-    std::unordered_map<int32_t, bool> counted;
+    // (NIC, node) of every GPU of the group, each NIC once.
+    std::vector<std::pair<int32_t, int32_t>> nics;
+    nics.reserve(g.ring.size());
     for (const DeviceId gpu : g.ring) {
       const DeviceId nic = router.nearest_nic(gpu);
-      if (!nic.valid() || counted[nic.value]) continue;
-      counted[nic.value] = true;
+      if (nic.valid() && c.device(gpu).node >= 0) nics.emplace_back(nic.value, c.device(gpu).node);
+    }
+    std::sort(nics.begin(), nics.end());
+    nics.erase(std::unique(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+               nics.end());
+    for (const auto& [nic_value, node] : nics) {
+      const DeviceId nic{nic_value};
       double best = 0;
       c.for_each_link(nic, [&](LinkId l) {
         if (!is_network_link(c.link(l).kind)) return;
         const int direction = c.link(l).a == nic ? 0 : 1;
         best = std::max(best, usable(c, k, {l, direction}, load));
       });
-      node_nics[c.device(gpu).node] += best;
-      node_nic_count[c.device(gpu).node] += 1;
+      node_nics[static_cast<size_t>(node)] += best;
+      node_nic_count[static_cast<size_t>(node)] += 1;
     }
   }
+  std::vector<Hop> hops;
   for (size_t i = 0; i < g.ring_routes.size(); ++i) {
     const Route& r = g.ring_routes[i];
     const DeviceId from = g.ring[i];
-    const auto hops = hops_of(c, from, r);
+    hops_of(c, from, r, hops);
     double edge = std::numeric_limits<double>::infinity();
     LinkId edge_bottleneck;
     if (crosses_network(r.tier)) {
@@ -224,8 +234,8 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       // are repeated once per channel.
       const int32_t src_node = c.device(from).node;
       const int32_t dst_node = c.device(g.ring[(i + 1) % g.ring.size()]).node;
-      const int channels = std::max(1, node_nic_count[src_node]);
-      edge = std::min(node_nics[src_node], node_nics[dst_node]);
+      const int channels = std::max(1, node_nic_count[static_cast<size_t>(src_node)]);
+      edge = std::min(node_nics[static_cast<size_t>(src_node)], node_nics[static_cast<size_t>(dst_node)]);
       b.node_network = std::min(b.node_network, edge);
       for (const Hop& hop : hops) {
         const double per_channel = usable(c, k, hop, load) * channels;
@@ -259,8 +269,6 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
   }
   return b;
 }
-
-}  // namespace
 
 GroupPaths group_paths(const Router& router, const std::vector<DeviceId>& ranks) {
   GroupPaths g;
@@ -301,6 +309,11 @@ void add_ring_flows(const Cluster& cluster, const GroupPaths& group, LinkLoad& l
 
 CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, CollectiveOp op, const CommConstants& k,
                                    const LinkLoad* load) {
+  return prepare_collective(router, g, op, k, group_bandwidth(router, g, k, load));
+}
+
+CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, CollectiveOp op, const CommConstants& k,
+                                   const GroupBandwidth& b) {
   CollectiveModel model;
   CollectiveEstimate& e = model.base;
   e.op = op;
@@ -313,7 +326,6 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
       model.unreachable = true;
       return model;
     }
-  const GroupBandwidth b = group_bandwidth(router, g, k, load);
   e.bottleneck = b.ring_bottleneck;
   model.tree_bottleneck = b.node_network <= b.intra ? b.ring_bottleneck : b.intra_bottleneck;
   model.plateau_bytes = static_cast<double>(e.ranks) / 16.0 * 65536;
@@ -429,14 +441,17 @@ CollectiveEstimate evaluate_collective(const CollectiveModel& model, double byte
     return e;
   }
   double best = std::numeric_limits<double>::infinity();
-  const auto log_size = static_cast<int>(std::floor(std::log2(std::max(bytes / 64.0, 1.0))));
+  int log_size = -1;  // log2(bytes / 64) for the tree correction, computed once when needed
   for (const auto& candidate : model.candidates) {
     if (!(candidate.bandwidth > 0)) continue;
     if (model.forced ? candidate.algorithm != model.forced_algorithm
                      : candidate.algorithm == CollectiveAlgorithm::hierarchical)
       continue;
     double bandwidth = candidate.bandwidth;
-    if (candidate.tree && log_size < 22) bandwidth *= k.tree_correction[candidate.protocol_index][log_size];
+    if (candidate.tree) {
+      if (log_size < 0) log_size = static_cast<int>(std::floor(std::log2(std::max(bytes / 64.0, 1.0))));
+      if (log_size < 22) bandwidth *= k.tree_correction[candidate.protocol_index][log_size];
+    }
     double latency = candidate.latency_s * k.latency_scale;
     if (candidate.plateau && bytes >= model.plateau_bytes) latency *= k.ring_plateau_latency_factor;
     latency += 1e-6 * k.call_overhead_us[candidate.protocol_index];

@@ -5,6 +5,7 @@
 // where the bandwidth comes from the group's actual links, shared between concurrent flows.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -131,6 +132,20 @@ struct CollectiveModel {
 };
 [[nodiscard]] CollectiveModel prepare_collective(const Router& router, const GroupPaths& group, CollectiveOp op,
                                                  const CommConstants& constants, const LinkLoad* load = nullptr);
+
+// Bandwidths that bound the group's algorithms (what prepare_collective derives from the group's
+// links; the same for every collective on the group, so callers that time several share it).
+struct GroupBandwidth {
+  double ring = std::numeric_limits<double>::infinity();          // narrowest ring edge (= ring busBw)
+  double intra = std::numeric_limits<double>::infinity();         // narrowest intra-node edge
+  double node_network = std::numeric_limits<double>::infinity();  // narrowest node's NIC total
+  LinkId ring_bottleneck, intra_bottleneck;
+  bool intra_nvlink = true;
+};
+[[nodiscard]] GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& group,
+                                             const CommConstants& constants, const LinkLoad* load = nullptr);
+[[nodiscard]] CollectiveModel prepare_collective(const Router& router, const GroupPaths& group, CollectiveOp op,
+                                                 const CommConstants& constants, const GroupBandwidth& bandwidth);
 [[nodiscard]] CollectiveEstimate evaluate_collective(const CollectiveModel& model, double bytes,
                                                      const CommConstants& constants);
 

@@ -193,23 +193,25 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
   const Cluster& c = router.cluster();
   GroupBandwidth b;
   // NICs each node can use: NCCL spreads channels over the NICs nearest to the group's GPUs.
-  // Indexed by node (devices outside hosts have none); each NIC counted once.
-  int64_t node_slots_needed = std::max<int64_t>(c.num_nodes(), 1);
-  for (const DeviceId gpu : g.ring) node_slots_needed = std::max<int64_t>(node_slots_needed, c.device(gpu).node + 1);
-  const auto node_slots = static_cast<size_t>(node_slots_needed);
-  std::vector<double> node_nics(node_slots, 0.0);
-  std::vector<int> node_nic_count(node_slots, 0);
+  // Per node of the group (sorted by node): the NICs' usable bandwidth and their count.
+  struct NodeNics {
+    int32_t node = -1;
+    double bandwidth = 0;
+    int count = 0;
+  };
+  std::vector<NodeNics> node_nics;
   {
     // (NIC, node) of every GPU of the group, each NIC once.
     std::vector<std::pair<int32_t, int32_t>> nics;
     nics.reserve(g.ring.size());
     for (const DeviceId gpu : g.ring) {
       const DeviceId nic = router.nearest_nic(gpu);
-      if (nic.valid() && c.device(gpu).node >= 0) nics.emplace_back(nic.value, c.device(gpu).node);
+      if (nic.valid()) nics.emplace_back(nic.value, c.device(gpu).node);
     }
     std::sort(nics.begin(), nics.end());
     nics.erase(std::unique(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
                nics.end());
+    std::sort(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
     for (const auto& [nic_value, node] : nics) {
       const DeviceId nic{nic_value};
       double best = 0;
@@ -218,10 +220,16 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
         const int direction = c.link(l).a == nic ? 0 : 1;
         best = std::max(best, usable(c, k, {l, direction}, load));
       });
-      node_nics[static_cast<size_t>(node)] += best;
-      node_nic_count[static_cast<size_t>(node)] += 1;
+      if (node_nics.empty() || node_nics.back().node != node) node_nics.push_back({node, 0.0, 0});
+      node_nics.back().bandwidth += best;
+      node_nics.back().count += 1;
     }
   }
+  const auto nics_of = [&](int32_t node) {
+    const auto at = std::lower_bound(node_nics.begin(), node_nics.end(), node,
+                                     [](const NodeNics& n, int32_t value) { return n.node < value; });
+    return at != node_nics.end() && at->node == node ? *at : NodeNics{node, 0.0, 0};
+  };
   std::vector<Hop> hops;
   for (size_t i = 0; i < g.ring_routes.size(); ++i) {
     const Route& r = g.ring_routes[i];
@@ -234,8 +242,9 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       // are repeated once per channel.
       const int32_t src_node = c.device(from).node;
       const int32_t dst_node = c.device(g.ring[(i + 1) % g.ring.size()]).node;
-      const int channels = std::max(1, node_nic_count[static_cast<size_t>(src_node)]);
-      edge = std::min(node_nics[static_cast<size_t>(src_node)], node_nics[static_cast<size_t>(dst_node)]);
+      const NodeNics src = nics_of(src_node), dst = nics_of(dst_node);
+      const int channels = std::max(1, src.count);
+      edge = std::min(src.bandwidth, dst.bandwidth);
       b.node_network = std::min(b.node_network, edge);
       for (const Hop& hop : hops) {
         const double per_channel = usable(c, k, hop, load) * channels;

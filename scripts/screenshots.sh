@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 app=${1:-build/dev/app/meshscope}
 out=docs/screenshots
 export QT_QPA_PLATFORM=offscreen QT_FONT_DPI=96
-for view in topology memory pipeline communication ranked explain; do
+for view in topology memory communication ranked explain; do
   "$app" --view "$view" --screenshot "$out/$view.png"
 done
+# The default project's best layout has no pipeline; the schedule is shown on an interleaved one.
+"$app" examples/pipeline-llama3.1-70b-dgx-h100.json --view pipeline --screenshot "$out/pipeline.png"
 "$app" --pin 1,3 --view compare --screenshot "$out/compare.png"
 "$app" examples/serving-llama3.1-70b-h200.json --view serving --screenshot "$out/serving.png"
 "$app" examples/serving-deepseek-v3-h200.json --view serving --screenshot "$out/serving-moe.png"

@@ -1,5 +1,6 @@
 // key=value options and project files.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/catalogue.hpp"
@@ -158,4 +159,37 @@ TEST_CASE("project: a calibration is saved, read back, and checked by key") {
   auto bad = project_from_json(broken, "calibrated.json");
   REQUIRE_FALSE(bad);
   CHECK_THAT(bad.error().to_string(), Contains("calibrated.json") && Contains("warp_efficiency"));
+}
+
+TEST_CASE("project: every example project loads, and the axis order round-trips") {
+  // examples/ is what the README and the screenshots open: each file must load as it is.
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(MESHSCOPE_SOURCE_DIR) + "/examples")) {
+    if (entry.path().extension() != ".json") continue;
+    INFO(entry.path());
+    auto text = read_text_file(entry.path().string());
+    REQUIRE(text);
+    auto project = project_from_json(nlohmann::json::parse(*text), entry.path().string());
+    REQUIRE(project);
+    CHECK(project_cluster(*project));
+    ++loaded;
+  }
+  CHECK(loaded >= 4);
+
+  Project p = *default_project();
+  CHECK(project_to_json(p).count("axis_order") == 0);  // the default (megatron) is not written
+  p.order = AxisOrder::tp_pp_dp;
+  const nlohmann::json doc = project_to_json(p);
+  CHECK(doc.at("axis_order") == "tp-pp-dp");
+  auto back = project_from_json(doc, "round trip");
+  REQUIRE(back);
+  CHECK(back->order == AxisOrder::tp_pp_dp);
+  auto options = project_estimate_options(*back);
+  REQUIRE(options);
+  CHECK(options->order == AxisOrder::tp_pp_dp);
+  nlohmann::json bad = doc;
+  bad["axis_order"] = "pp-first";
+  auto refused = project_from_json(bad, "bad.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().location == "bad.json: axis_order");
 }

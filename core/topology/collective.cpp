@@ -20,13 +20,15 @@ std::string_view algorithm_name(CollectiveAlgorithm algorithm) {
       return "pairwise";
     case CollectiveAlgorithm::point_to_point:
       return "p2p";
+    case CollectiveAlgorithm::nvls:
+      return "nvls";
   }
   return "?";
 }
 
 std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name) {
   for (const auto a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::hierarchical,
-                       CollectiveAlgorithm::pairwise, CollectiveAlgorithm::point_to_point})
+                       CollectiveAlgorithm::pairwise, CollectiveAlgorithm::point_to_point, CollectiveAlgorithm::nvls})
     if (algorithm_name(a) == name) return a;
   return std::nullopt;
 }
@@ -120,7 +122,7 @@ Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConsta
       } else if (auto a = parse_algorithm(value)) {
         c.algorithm = *a;
       } else {
-        return bad("auto, ring, tree or hierarchical");
+        return bad("auto, ring, tree, hierarchical or nvls");
       }
     } else if (key == "tree_factor" || key == "ll128_factor") {
       if (!is_fraction) return bad("a fraction in (0, 1]");
@@ -129,6 +131,9 @@ Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConsta
       if (value.empty() || end != value.c_str() + value.size() || !(number > 0 && number <= 100))
         return bad("a number in (0, 100]");
       c.latency_scale = number;
+    } else if (key == "nvls") {
+      if (value != "0" && value != "1") return bad("0 or 1");
+      c.nvls = value == "1";
     } else if (key == "overhead_ll_us" || key == "overhead_ll128_us" || key == "overhead_simple_us") {
       if (value.empty() || end != value.c_str() + value.size() || !(number >= 0 && number <= 10000))
         return bad("microseconds in [0, 10000]");
@@ -137,7 +142,7 @@ Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConsta
       return make_error(ErrorCode::invalid_argument,
                         "unknown key \"" + key +
                             "\"; known keys: <link kind>_efficiency, algorithm, tree_factor, ll128_factor, "
-                            "latency_scale, overhead_ll_us, overhead_ll128_us, overhead_simple_us",
+                            "latency_scale, overhead_ll_us, overhead_ll128_us, overhead_simple_us, nvls",
                         "--comm");
     }
   }
@@ -345,6 +350,23 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
   const int ring_hw = g.nodes == 1 ? intra_hw : kNetHw;
   auto hw_us = [&](int hw, int algorithm, int protocol) { return k.hw_latency_us[hw][algorithm][protocol]; };
 
+  // NVLS: every ring edge over NVLink through an NVSwitch of NVLink generation 4 or later (one
+  // NVLink domain: a node, or a GB200 NVL72 rack).
+  int nvls_generation = 0;
+  if (k.nvls && g.worst_tier == PathTier::nvlink) {
+    bool through_switch = false, all_nvlink = true;
+    int generation = std::numeric_limits<int>::max();
+    for (const Route& r : g.ring_routes)
+      for (const LinkId l : r.links) {
+        const Link& link = router.cluster().link(l);
+        all_nvlink = all_nvlink && link.kind == LinkKind::nvlink;
+        generation = std::min(generation, static_cast<int>(link.nvlink_generation));
+        through_switch = through_switch || router.cluster().device(link.a).kind == DeviceKind::nvswitch ||
+                         router.cluster().device(link.b).kind == DeviceKind::nvswitch;
+      }
+    if (all_nvlink && through_switch && generation >= 4) nvls_generation = generation;
+  }
+
   bool low_latency_allowed = true;
   for (const Route& r : g.ring_routes)
     for (const LinkId l : r.links) {
@@ -375,7 +397,17 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
         const bool plateau = protocol == Protocol::simple && g.nodes > 1;
         candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol,
                               p, false, plateau});
-        if (g.nodes > 1) {
+        if (nvls_generation > 0 && protocol == Protocol::simple) {
+          // NVLS (Simple only): each GPU has the switch reduce its 1/n of the buffer from every
+          // GPU (multimem.ld_reduce) and multicast the result back (multimem.st): it sends S and
+          // S/n and receives S/n and S, so algBw = link × nvlsEfficiency × n / (n + 1).
+          const double efficiency = k.nvls_efficiency[nvls_generation >= 5 ? 1 : 0];
+          candidates.push_back({k.nvls_latency_us * 1e-6, b.intra * efficiency * n / (n + 1),
+                                CollectiveAlgorithm::nvls, protocol, p, false, false});
+        }
+        // Across the network only: hosts joined by NVLink (GB200 NVL72 trays) form one NVLink
+        // domain, where NCCL runs rings and NVLS.
+        if (g.nodes > 1 && crosses_network(g.worst_tier)) {
           // Tree (double binary tree across nodes, chains inside): each node sends and receives
           // S per direction with 2 nodes, 2S with more; tuning.cc: tree busBw × 0.9.
           const double per_direction = g.nodes == 2 ? 1.0 : 2.0;

@@ -17,7 +17,7 @@
 
 namespace meshscope {
 
-enum class CollectiveAlgorithm { ring, tree, hierarchical, pairwise, point_to_point };
+enum class CollectiveAlgorithm { ring, tree, hierarchical, pairwise, point_to_point, nvls };
 enum class Protocol { ll, ll128, simple };
 [[nodiscard]] std::string_view algorithm_name(CollectiveAlgorithm algorithm);
 [[nodiscard]] std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name);
@@ -45,6 +45,13 @@ struct CommConstants {
   // tables: the measured start-up of the pipelined protocols that tuning.cc leaves out. Values
   // and sources in collective.cpp (CommConstants::defaults).
   double call_overhead_us[3]{};
+  // NVLink SHARP (NVLS): all-reduce reduced and multicast inside third-generation-and-later
+  // NVSwitches. Efficiency per NVLink generation 4 (Hopper) and 5 (Blackwell): NVIDIA/nccl
+  // src/tuning/nvls.cc nvlsEfficiency {0.85, 0.74}; latency: tuning.cc hwLat[NVLink][NVLS][Simple]
+  // 25 µs. `nvls=0` turns it off (NCCL_NVLS_ENABLE=0).
+  bool nvls = true;
+  double nvls_efficiency[2] = {0.85, 0.74};
+  double nvls_latency_us = 25.0;
   // tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 128 MiB: "Trees are not
   // perfectly sticking to the model for medium sizes".
   double tree_correction[3][22]{};
@@ -61,7 +68,7 @@ struct CommConstants {
 
 // Overrides from key=value pairs (CLI --comm): `<link kind>_efficiency` (e.g. nvlink_efficiency=0.8,
 // infiniband_efficiency=0.9), `algorithm` (auto, ring, tree, hierarchical), `tree_factor`,
-// `ll128_factor`, `latency_scale`, `overhead_ll_us`, `overhead_ll128_us`, `overhead_simple_us`.
+// `ll128_factor`, `latency_scale`, `overhead_ll_us`, `overhead_ll128_us`, `overhead_simple_us`, `nvls` (0 or 1).
 [[nodiscard]] Result<CommConstants> comm_constants_from_keys(const KeyValues& keys,
                                                              CommConstants base = CommConstants::defaults());
 

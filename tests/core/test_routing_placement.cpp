@@ -316,6 +316,46 @@ TEST_CASE("comm: Ulysses context parallelism issues 8 all-to-alls per layer inst
   CHECK(axis_of(ring, MeshAxis::cp).collectives[0].op == CollectiveOp::send_recv);
 }
 
+TEST_CASE("collectives: NVLink SHARP all-reduce inside Hopper and Blackwell NVSwitch domains") {
+  const double bytes = 8.0 * 1024 * 1024 * 1024;
+  const auto all_reduce = [&](const Cluster& c, int64_t ranks, const CommConstants& k) {
+    const Router router(c);
+    const GroupPaths g = group_paths(router, std::vector<DeviceId>(c.gpus.begin(), c.gpus.begin() + ranks));
+    return estimate_collective(router, g, CollectiveOp::all_reduce, bytes, k);
+  };
+  const auto k = CommConstants::defaults();
+  {
+    // 8 × H100: the switch reduces and multicasts, each GPU sends and receives S(1 + 1/n):
+    // algBw = 450 GB/s (NVLink4 × 18) × 0.78 (NVLink efficiency) × 0.85 (NCCL src/tuning/nvls.cc,
+    // Hopper) × 8/9; busBw (nccl-tests) = algBw × 2·7/8 ≈ 464 GB/s.
+    const Cluster c = make("dgx-h100");
+    const auto e = all_reduce(c, 8, k);
+    CHECK(e.algorithm == CollectiveAlgorithm::nvls);
+    const double algbw = 450e9 * 0.78 * 0.85 * 8.0 / 9.0;
+    CHECK_THAT(e.time_s - e.latency_s, WithinRel(bytes / algbw, 1e-9));
+    CHECK_THAT(e.busbw_bytes_per_s, WithinRel(algbw * 14.0 / 8.0, 0.01));
+    // NCCL_NVLS_ENABLE=0: the ring, bounded by the NVLink edge.
+    auto off = comm_constants_from_keys({{"nvls", "0"}});
+    REQUIRE(off);
+    const auto ring = all_reduce(c, 8, *off);
+    CHECK(ring.algorithm == CollectiveAlgorithm::ring);
+    CHECK(ring.time_s > e.time_s);
+    CHECK_FALSE(comm_constants_from_keys({{"nvls", "yes"}}));
+  }
+  // A100 (NVLink3 NVSwitch): no NVLS; two H100 nodes: the group crosses the network.
+  CHECK(all_reduce(make("dgx-a100"), 8, k).algorithm != CollectiveAlgorithm::nvls);
+  CHECK(all_reduce(make("dgx-h100:nodes=2"), 16, k).algorithm != CollectiveAlgorithm::nvls);
+  // A GB200 NVL72 rack is one NVLink domain across its trays: NVLS at Blackwell's 0.74, and no
+  // tree (that runs between hosts over the network).
+  const Cluster rack = make("gb200-nvl72");
+  const auto e = all_reduce(rack, 72, k);
+  CHECK(e.algorithm == CollectiveAlgorithm::nvls);
+  CHECK_THAT(e.time_s - e.latency_s, WithinRel(bytes / (900e9 * 0.78 * 0.74 * 72.0 / 73.0), 1e-9));
+  auto forced_tree = k;
+  forced_tree.algorithm = CollectiveAlgorithm::tree;
+  CHECK(all_reduce(rack, 72, forced_tree).algorithm != CollectiveAlgorithm::tree);
+}
+
 TEST_CASE("collectives: the hierarchical all-reduce moves 2(g−1)/g inside and 2(N−1)/N across nodes") {
   // 2-D all-reduce: reduce-scatter over the g ranks of a node, all-reduce of S/g across the N
   // nodes on every rail, all-gather over the node (e.g. Horovod hierarchical all-reduce).

@@ -273,6 +273,41 @@ TEST_CASE("main window: a second schedule is drawn below the first on the same t
   CHECK(window.project().view.at("compare_schedule") == "zb-h1");
 }
 
+TEST_CASE("main window: the rank order choice renumbers ranks: Megatron's tp-pp-dp keeps the pipeline in a node") {
+  Project project = project_or_fail();
+  project.layout.tp = 2;
+  project.layout.cp = 1;
+  project.layout.pp = 4;
+  project.layout.vpp = 1;
+  project.layout.dp = 8;
+  project.layout.micro_batch = 1;
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  const auto pp_tier = [&] {
+    REQUIRE(window.evaluation()->estimate);
+    for (const AxisComm& axis : window.evaluation()->estimate->comm.axes)
+      if (axis.axis == MeshAxis::pp) return axis.tier;
+    FAIL("no PP axis");
+    return PathTier::same_gpu;
+  };
+  // Megatron's default order: pipeline neighbours are TP·DP = 16 ranks apart, on another node.
+  CHECK(pp_tier() > PathTier::nvlink);
+  QComboBox* order = window.workloadPanel()->orderCombo();
+  REQUIRE(order != nullptr);
+  const int index = order->findData(QStringLiteral("tp-pp-dp"));
+  REQUIRE(index >= 0);
+  order->setCurrentIndex(index);
+  emit order->activated(index);
+  window.waitForEvaluation();
+  CHECK(window.project().order == AxisOrder::tp_pp_dp);
+  CHECK(window.evaluation()->project.order == AxisOrder::tp_pp_dp);
+  CHECK(pp_tier() == PathTier::nvlink);  // TP·PP = 8 ranks: one node
+  // Undo restores the order.
+  window.undoStack()->undo();
+  window.waitForEvaluation();
+  CHECK(window.project().order == AxisOrder::megatron);
+}
+
 TEST_CASE("main window: selecting a ranked layout makes it the current layout everywhere") {
   ui::MainWindow window(project_or_fail());
   window.waitForEvaluation();

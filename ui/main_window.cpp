@@ -53,6 +53,7 @@
 #include "ui/comm_table_model.hpp"
 #include "ui/formatting.hpp"
 #include "ui/layout_compare.hpp"
+#include "ui/main_window_text.hpp"
 #include "ui/memory_chart.hpp"
 #include "ui/memory_table_model.hpp"
 #include "ui/padded_item_delegate.hpp"
@@ -67,32 +68,9 @@
 
 namespace meshscope::ui {
 
+using namespace window_text;
+
 namespace {
-
-// Verdict colours chosen to stay readable on light and dark palettes.
-const QString kFitsColour = QStringLiteral("#2e7d32");
-const QString kProblemColour = QStringLiteral("#c62828");
-
-QString html(const std::string& text) {
-  return QString::fromStdString(text).toHtmlEscaped();
-}
-
-QString mode_text(Mode mode) {
-  return mode == Mode::training ? QObject::tr("training") : QObject::tr("serving");
-}
-
-// The layout line: the training mesh, or the serving deployment.
-QString layout_line(const Project& project) {
-  return project.mode == Mode::training ? layout_summary(project.layout) : serving_layout_label(project.serving_layout);
-}
-
-// "Llama-3.1-70B on NVIDIA H100 SXM5 80GB × 64 · training"
-QString title_line(const Project& project) {
-  QString line = QObject::tr("<span style=\"font-size:large\"><b>%1</b></span> on %2")
-                     .arg(html(project.model.name), html(project.gpu.name));
-  if (project.gpu_count > 0) line += QStringLiteral(" \u00d7 %1").arg(static_cast<qlonglong>(project.gpu_count));
-  return line + QStringLiteral(" \u00b7 ") + mode_text(project.mode);
-}
 
 // A table view as large as its cells plus the scroll bars it shows. AdjustToContents alone
 // reserves room for the scroll bars even while they are hidden (Qt 6.4 asks the bars, not their
@@ -129,32 +107,6 @@ void style_table(QTableView* view) {
   view->setItemDelegate(new PaddedItemDelegate(12, 4, view));
   view->setStyleSheet(QStringLiteral("QHeaderView::section { padding: 4px 12px; }"));
   view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-}
-
-// The time from the first event to the end of stage 0's 3·p·v-th work item: the warm-up and the
-// start of the steady state. 0 when the whole schedule is shorter than that (nothing to zoom).
-double warm_up_window_s(const ScheduleResult& schedule) {
-  const auto stages = static_cast<int64_t>(schedule.busy_s.size());
-  if (schedule.events.empty() || stages == 0) return 0;
-  int64_t chunks = 1;
-  for (const ScheduleEvent& event : schedule.events) chunks = std::max(chunks, event.chunk + 1);
-  const double first = schedule.events.front().start_s;
-  const auto wanted = static_cast<size_t>(3 * stages * chunks);
-  size_t seen = 0;
-  for (const ScheduleEvent& event : schedule.events) {
-    if (event.stage != 0) break;
-    if (++seen == wanted) return event.end_s - first < 0.5 * schedule.makespan_s ? event.end_s - first : 0.0;
-  }
-  return 0;
-}
-
-QString schedule_caption(const StepEstimate& estimate) {
-  return QObject::tr("<b>%1</b> · %2 micro-batches · makespan %3 · bubble %4 % · step %5 s")
-      .arg(QString::fromStdString(std::string(pipeline_schedule_name(estimate.pipeline_schedule))))
-      .arg(static_cast<qlonglong>(estimate.micro_batches))
-      .arg(duration_text(estimate.schedule.makespan_s))
-      .arg(100 * estimate.bubble_fraction, 0, 'f', 1)
-      .arg(estimate.step_time_s, 0, 'f', 2);
 }
 
 }  // namespace
@@ -618,210 +570,6 @@ void MainWindow::applyViewState(const nlohmann::json& state) {
     restored_state_ |= restoreState(QByteArray::fromBase64(QByteArray::fromStdString(docks->get<std::string>())));
   if (const auto front = state.find("front"); front != state.end() && front->is_string())
     showView(QString::fromStdString(front->get<std::string>()));
-}
-
-void MainWindow::show_evaluation(std::shared_ptr<const Evaluation> evaluation) {
-  evaluation_ = std::move(evaluation);
-  const Evaluation& e = *evaluation_;
-  const Project& p = e.project;
-  workload_->setStatus(e.problems, e.budget ? QString::fromStdString(e.budget->convention) : QString(),
-                       QString::fromStdString(e.cluster_error));
-  if (!e.problems.empty()) {
-    header_->setText(problems_header_html(p, e.problems));
-  } else if (e.budget) {
-    header_->setText(budget_header_html(p, *e.budget));
-  }
-  memory_model_->setBudget(e.budget);
-  memory_chart_->setBudget(e.budget);
-  if (editor_needs_cluster_ && e.cluster) {
-    editor_needs_cluster_ = false;
-    loading_cluster_ = true;
-    topology_->setCluster(*e.cluster);
-    loading_cluster_ = false;
-    if (const auto state = p.view.find("topology"); state != p.view.end() && state->is_object())
-      topology_->setViewState(*state);
-  }
-  if (e.estimate && e.placement && !editor_needs_cluster_)
-    topology_->setCommPlan(e.estimate->comm, p.layout, *e.placement);
-  else if (e.serving_traffic && !editor_needs_cluster_)
-    topology_->setLinkLoads(e.serving_traffic->loads, e.serving_traffic->placement);
-  else
-    topology_->clearCommMap();
-  update_serving_chart();
-
-  QString summary;
-  if (e.estimate) {
-    const StepEstimate& s = *e.estimate;
-    summary = tr("Predicted step <b>%1 s</b> · %2 tokens/s per GPU · MFU <b>%3 %</b> · bubble %4 %")
-                  .arg(s.step_time_s, 0, 'f', 2)
-                  .arg(s.tokens_per_s_per_gpu, 0, 'f', 0)
-                  .arg(100 * s.mfu, 0, 'f', 1)
-                  .arg(100 * s.bubble_fraction, 0, 'f', 1);
-    if (e.cluster) summary += tr(" · on %1").arg(html(e.cluster->name));
-  } else if (e.serving) {
-    const ServingEstimate& s = *e.serving;
-    summary = tr("TTFT <b>%1</b> · ITL <b>%2</b> · %3 output tokens/s per GPU · max batch %4 · bound by %5")
-                  .arg(duration_text(s.point.ttft_s), duration_text(s.point.itl_s))
-                  .arg(s.output_tokens_per_s_per_gpu, 0, 'f', 0)
-                  .arg(static_cast<qlonglong>(s.max_batch))
-                  .arg(QString::fromStdString(std::string(serving_binding_name(s.point.binding))));
-  } else if (!e.estimate_error.empty()) {
-    summary = QStringLiteral("<span style=\"color:%1\">%2</span>").arg(kProblemColour, html(e.estimate_error));
-  }
-  summary_->setText(summary);
-
-  if (e.estimate) {
-    pipeline_caption_->setText(schedule_caption(*e.estimate));
-    pipeline_chart_->setSchedule(e.estimate->schedule, e.estimate->pipeline_schedule);
-    comm_model_->setPlan(std::shared_ptr<const CommPlan>(e.estimate, &e.estimate->comm));
-    // What each axis adds to the step after overlap (docs/estimate.md lists the overlap rules).
-    const StepBreakdown& b = e.estimate->breakdown;
-    comm_exposed_->setText(
-        tr("<b>Exposed per step</b> (not hidden behind compute): TP %1 · CP %2 · EP %3 · PP send/recv %4 · "
-           "DP %5 — of a %6 step. Time/step below is the collectives' total, overlapped or not.")
-            .arg(duration_text(b.tp_exposed_s), duration_text(b.cp_exposed_s), duration_text(b.ep_exposed_s),
-                 duration_text(b.pp_p2p_s), duration_text(b.dp_exposed_s), duration_text(e.estimate->step_time_s)));
-  } else {
-    pipeline_caption_->setText(e.problems.empty() ? tr("No pipeline (serving, or no cluster).")
-                                                  : tr("The layout is not valid."));
-    pipeline_chart_->setSchedule({}, PipelineSchedule::one_f_one_b);
-    comm_model_->setPlan(nullptr);
-    comm_exposed_->clear();
-  }
-  // The second chart: the comparison schedule on the same time axis, or else a zoom on the
-  // warm-up, where with hundreds of micro-batches the bubble and the block numbers are legible.
-  pipeline_chart_->setTimeWindow(0, 0);
-  const double warm_up_end = e.estimate ? warm_up_window_s(e.estimate->schedule) : 0.0;
-  if (e.compare_estimate) {
-    compare_caption_->setText(tr("compared with ") + schedule_caption(*e.compare_estimate));
-    compare_chart_->setSchedule(e.compare_estimate->schedule, e.compare_estimate->pipeline_schedule);
-    const double end = std::max(e.estimate->schedule.makespan_s, e.compare_estimate->schedule.makespan_s);
-    pipeline_chart_->setTimeWindow(0, end);
-    compare_chart_->setTimeWindow(0, end);
-  } else if (warm_up_end > 0) {
-    compare_caption_->setText(tr("the warm-up, zoomed: first %1").arg(duration_text(warm_up_end)));
-    compare_chart_->setSchedule(e.estimate->schedule, e.estimate->pipeline_schedule);
-    compare_chart_->setTimeWindow(0, warm_up_end);
-  }
-  if (!e.compare_error.empty()) {
-    compare_caption_->setText(QStringLiteral("<span style=\"color:%1\">%2</span>")
-                                  .arg(kProblemColour, tr("Cannot compare: %1").arg(html(e.compare_error))));
-    compare_caption_->show();
-  }
-  const bool second = e.compare_estimate != nullptr || warm_up_end > 0;
-  compare_chart_->setVisible(second);
-  compare_caption_->setVisible(second || !e.compare_error.empty());
-  explain_->setHtml(explain_html(e));
-  update_profile_prediction();
-  status_->setText(tr("Evaluated in %1 ms").arg(1000 * e.elapsed_s, 0, 'f', 1));
-  emit viewsUpdated();
-}
-
-void MainWindow::show_search(std::shared_ptr<const SearchEvaluation> search) {
-  search_ = std::move(search);
-  search_progress_->hide();
-  cancel_search_->hide();
-  if (!search_->error.empty()) {
-    status_->setText(tr("Search: %1").arg(QString::fromStdString(search_->error)));
-    return;
-  }
-  if (search_->training) {
-    status_->setText(tr("Searched %1 candidates in %2 s: %3 valid")
-                         .arg(static_cast<qlonglong>(search_->training->evaluated))
-                         .arg(search_->elapsed_s, 0, 'f', 2)
-                         .arg(static_cast<qlonglong>(search_->training->valid)));
-    updating_ranked_ = true;
-    ranked_->setResult(search_->training, RankObjective::throughput);
-    updating_ranked_ = false;
-    if (options_.select_best_layout && !search_->training->layouts.empty()) {
-      options_.select_best_layout = false;
-      apply_ranked(search_->training->layouts.front());
-      updating_ranked_ = true;
-      ranked_->selectRank(1);
-      updating_ranked_ = false;
-    }
-  } else if (search_->serving) {
-    status_->setText(tr("Searched %1 serving layouts in %2 s: %3 meet the target")
-                         .arg(static_cast<qlonglong>(search_->serving->evaluated))
-                         .arg(search_->elapsed_s, 0, 'f', 2)
-                         .arg(static_cast<qlonglong>(search_->serving->valid)));
-    updating_ranked_ = true;
-    ranked_->setServingResult(search_->serving, search_->target);
-    updating_ranked_ = false;
-    update_serving_chart();
-  }
-  emit viewsUpdated();
-}
-
-void MainWindow::apply_ranked(const RankedLayout& ranked) {
-  Project edited = project_;
-  edited.layout = ranked.layout;
-  edited.training.recompute = ranked.recompute;
-  edited.training.zero_stage = ranked.zero_stage;
-  edited.pipeline_schedule = ranked.schedule;
-  edited.order = ranked.order;
-  workload_->setProject(edited);
-  edit(edited);
-}
-
-void MainWindow::update_profile_prediction() {
-  if (evaluation_ && evaluation_->estimate && evaluation_->cluster)
-    profile_->setPrediction(*evaluation_->estimate, evaluation_->project.layout, *evaluation_->cluster);
-  else
-    profile_->clearPrediction();
-}
-
-ServingTarget MainWindow::serving_target() const {
-  ServingTarget target;
-  if (ttft_target_->value() > 0) target.max_ttft_s = ttft_target_->value() / 1e3;
-  if (itl_target_->value() > 0) target.max_itl_s = itl_target_->value() / 1e3;
-  return target;
-}
-
-void MainWindow::update_serving_chart() {
-  std::vector<ServingCurve> curves;
-  if (evaluation_ && evaluation_->serving)
-    curves.push_back({tr("current: %1").arg(serving_layout_label(evaluation_->project.serving_layout)),
-                      evaluation_->project.serving_layout, *evaluation_->serving});
-  if (search_ && search_->serving && evaluation_ && evaluation_->project.mode == Mode::serving) {
-    int rank = 0;
-    for (const SearchEvaluation::ServingCurveOf& curve : search_->curves)
-      curves.push_back(
-          {tr("#%1: %2").arg(++rank).arg(serving_layout_label(curve.layout)), curve.layout, curve.estimate});
-  }
-  serving_chart_->setCurves(std::move(curves));
-  serving_chart_->setTarget(serving_target());
-}
-
-void MainWindow::update_compare() {
-  if (pinned_.size() < 2 || !evaluation_ || !evaluation_->cluster) {
-    compare_->clear();
-    return;
-  }
-  // Both pinned layouts estimated in full (event simulation, per-axis communication) for the
-  // current model, workload and cluster: a few milliseconds each.
-  const Router router(*evaluation_->cluster);
-  std::vector<CompareSide> sides;
-  for (size_t i = 0; i < 2; ++i) {
-    const RankedLayout& ranked = pinned_[i];
-    TrainingWorkload workload = project_.training;
-    workload.recompute = ranked.recompute;
-    workload.zero_stage = ranked.zero_stage;
-    auto options = project_estimate_options(project_);
-    if (!options) return show_inline_error(QString::fromStdString(options.error().to_string()));
-    options->schedule = ranked.schedule;
-    options->order = ranked.order;
-    auto estimate = estimate_step(project_.model, workload, ranked.layout, *evaluation_->cluster, router, *options);
-    if (!estimate) {
-      compare_->clear();
-      return show_inline_error(QString::fromStdString(estimate.error().to_string()));
-    }
-    const GpuSpec gpu = cluster_gpu(*evaluation_->cluster);
-    sides.push_back({ranked_layout_text(ranked), std::move(*estimate),
-                     training_memory(project_.model, workload, ranked.layout, gpu)});
-  }
-  compare_->setComparison(std::move(sides[0]), std::move(sides[1]));
-  showView(QStringLiteral("compare"));
 }
 
 bool MainWindow::showView(const QString& name, bool enlarge) {

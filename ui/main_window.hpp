@@ -87,6 +87,17 @@ class MainWindow final : public QMainWindow {
   // each), shows the error before and after, and applies the fit to the project (Edit → Undo
   // reverts it; it is saved with the project). Returns the summary, empty on error (shown inline).
   QString calibrateFromNcclTests(const QStringList& logs);
+  // The last calibration's rows, measured against predicted before and after the fit (every
+  // out-of-place row of every log, in log order).
+  struct NcclComparisonRow {
+    QString collective;
+    double bytes = 0;
+    double measured_time_s = 0, before_time_s = 0, after_time_s = 0;
+    double measured_busbw = 0, after_busbw = 0;
+  };
+  [[nodiscard]] const std::vector<NcclComparisonRow>& lastNcclComparison() const { return nccl_comparison_; }
+  // Shows the last calibration's summary and rows in a window (Edit → Calibrate does it).
+  void showNcclComparison(const QString& summary);
   // Fits the GEMM efficiency so that the predicted compute matches the imported trace's measured
   // compute (gemm_efficiency_hint), and applies it to the project (undoable, saved). Returns the
   // summary, empty on error (shown inline).
@@ -130,6 +141,7 @@ class MainWindow final : public QMainWindow {
   void show_evaluation(std::shared_ptr<const Evaluation> evaluation);
   void show_search(std::shared_ptr<const SearchEvaluation> search);
   void show_inline_error(const QString& message);
+
   void apply_ranked(const RankedLayout& ranked);
   void update_compare();
   void sync_pipeline_controls();
@@ -141,6 +153,7 @@ class MainWindow final : public QMainWindow {
   Project project_;
   Options options_;
   QUndoStack* undo_ = nullptr;
+  std::vector<NcclComparisonRow> nccl_comparison_;
   bool undoing_ = false;  // an undo/redo is applying a project: not a new edit
   QString path_;
   Evaluator* evaluator_ = nullptr;

@@ -6,6 +6,8 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -34,6 +36,7 @@
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTextBrowser>
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -239,7 +242,7 @@ void MainWindow::create_menus() {
                                                            QString(), tr("Logs (*.log *.txt);;All files (*)"));
     if (logs.isEmpty()) return;
     const QString summary = calibrateFromNcclTests(logs);
-    if (!summary.isEmpty()) QMessageBox::information(this, tr("Calibration applied"), summary);
+    if (!summary.isEmpty()) showNcclComparison(summary);
   });
 
   QMenu* view_menu = menuBar()->addMenu(tr("&View"));
@@ -360,6 +363,51 @@ QString MainWindow::calibrateGemmFromTrace() {
   return summary;
 }
 
+void MainWindow::showNcclComparison(const QString& summary) {
+  // The fit's summary, then every row: measured against predicted before and after.
+  auto* dialog = new QDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Calibration applied"));
+  auto* layout = new QVBoxLayout(dialog);
+  auto* text = new QLabel(summary.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")), dialog);
+  text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(text);
+  auto* table = new QTableWidget(static_cast<int>(nccl_comparison_.size()), 8, dialog);
+  table->setObjectName(QStringLiteral("nccl_comparison"));
+  table->setHorizontalHeaderLabels({tr("Collective"), tr("Size"), tr("Measured"), tr("Predicted before"),
+                                    tr("Predicted after"), tr("Measured busbw"), tr("Predicted busbw"),
+                                    tr("Error after")});
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table->verticalHeader()->hide();
+  for (int row = 0; row < table->rowCount(); ++row) {
+    const NcclComparisonRow& r = nccl_comparison_[static_cast<size_t>(row)];
+    const double error = r.after_time_s / r.measured_time_s - 1;
+    const QString cells[] = {
+        r.collective,
+        binary_bytes_text(r.bytes),
+        duration_text(r.measured_time_s),
+        duration_text(r.before_time_s),
+        duration_text(r.after_time_s),
+        QStringLiteral("%1 GB/s").arg(r.measured_busbw / 1e9, 0, 'f', 1),
+        QStringLiteral("%1 GB/s").arg(r.after_busbw / 1e9, 0, 'f', 1),
+        QStringLiteral("%1%2 %").arg(error >= 0 ? QStringLiteral("+") : QString()).arg(100 * error, 0, 'f', 1)};
+    for (int column = 0; column < 8; ++column) {
+      auto* item = new QTableWidgetItem(cells[column]);
+      if (column > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table->setItem(row, column, item);
+    }
+  }
+  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->resizeColumnsToContents();
+  layout->addWidget(table);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  layout->addWidget(buttons);
+  dialog->resize(900, 600);
+  dialog->show();
+}
+
 QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
   if (!evaluation_ || !evaluation_->cluster) {
     show_inline_error(tr("Calibration needs a cluster that resolves."));
@@ -393,6 +441,19 @@ QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
     return {};
   }
   show_inline_error({});
+  nccl_comparison_.clear();
+  for (const auto& [log, gpus] : runs) {
+    const auto before = compare_nccl_tests(log, cluster, gpus, *start);
+    const auto after = compare_nccl_tests(log, cluster, gpus, result->constants);
+    if (!before || !after || before->size() != after->size()) continue;
+    const QString name = log.op ? QString::fromLatin1(collective_op_name(*log.op).data(),
+                                                      static_cast<int>(collective_op_name(*log.op).size()))
+                                : QString();
+    for (size_t i = 0; i < after->size(); ++i)
+      nccl_comparison_.push_back({name, (*after)[i].bytes, (*after)[i].measured_time_s, (*before)[i].predicted_time_s,
+                                  (*after)[i].predicted_time_s, (*after)[i].measured_busbw,
+                                  (*after)[i].predicted_busbw});
+  }
   Project edited = project_;
   for (const auto& [key, value] : result->comm_keys) {
     const auto same = std::find_if(edited.comm_keys.begin(), edited.comm_keys.end(),

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QUndoStack>
@@ -16,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include "core/importers/nccl_tests.hpp"
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
@@ -417,6 +420,26 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
   const QString summary = window.calibrateFromNcclTests({QString::fromStdString(log)});
   REQUIRE_FALSE(summary.isEmpty());
   CHECK(summary.contains(QStringLiteral("before")));
+  // Every row of the log, measured against predicted before and after the fit; the rows of at
+  // least 64 MiB (what the fit minimised) are closer after it on average.
+  const auto& rows = window.lastNcclComparison();
+  auto parsed = load_nccl_tests(log);
+  REQUIRE(parsed);
+  size_t measured = 0;
+  for (const auto& r : parsed->rows) measured += r.bytes > 0 && r.out_of_place_time_s > 0 ? 1 : 0;
+  CHECK(rows.size() == measured);
+  double before = 0, after = 0;
+  for (const auto& r : rows) {
+    CHECK(r.collective == QStringLiteral("all-gather"));
+    if (r.bytes < 64.0 * 1024 * 1024) continue;
+    before += std::abs(r.before_time_s / r.measured_time_s - 1);
+    after += std::abs(r.after_time_s / r.measured_time_s - 1);
+  }
+  CHECK(after < before);
+  window.showNcclComparison(summary);
+  auto* table = window.findChild<QTableWidget*>(QStringLiteral("nccl_comparison"));
+  REQUIRE(table != nullptr);
+  CHECK(table->rowCount() == static_cast<int>(rows.size()));
   window.waitForEvaluation();
   // The fit is an NVLink efficiency (the all-gather rows are NVSwitch-bound), now in the project.
   REQUIRE_FALSE(window.project().comm_keys.empty());

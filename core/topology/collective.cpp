@@ -402,8 +402,8 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
           // GPU (multimem.ld_reduce) and multicast the result back (multimem.st): it sends S and
           // S/n and receives S/n and S, so algBw = link × nvlsEfficiency × n / (n + 1).
           const double efficiency = k.nvls_efficiency[nvls_generation >= 5 ? 1 : 0];
-          candidates.push_back({k.nvls_latency_us * 1e-6, b.intra * efficiency * n / (n + 1),
-                                CollectiveAlgorithm::nvls, protocol, p, false, false});
+          candidates.push_back({k.nvls_latency_us * 1e-6, b.intra * efficiency * n / (n + 1), CollectiveAlgorithm::nvls,
+                                protocol, p, false, false});
         }
         // Across the network only: hosts joined by NVLink (GB200 NVL72 trays) form one NVLink
         // domain, where NCCL runs rings and NVLS.

@@ -103,13 +103,13 @@ ErrorSummary summarise_small(const Router& router, const std::vector<PreparedLog
   return s;
 }
 
-// The minimum of `objective` over [lo, hi]: a grid of `step`, then golden-section search in the
-// cells around the best grid point (the objectives are minima over algorithms and protocols, so not
-// smooth everywhere).
+// The minimum of `objective` over [lo, hi], starting from `start`: a grid of `step` (the
+// objectives are minima over algorithms and protocols, so not smooth everywhere), then
+// golden-section search in the cells around the best point, one evaluation per iteration.
 template <class Objective>
-double minimise_on_grid(Objective objective, double lo, double hi, double step) {
-  double best = lo, best_value = objective(lo);
-  for (double x = lo + step; x <= hi + 1e-9; x += step) {
+double minimise_on_grid(Objective objective, double lo, double hi, double step, double start) {
+  double best = start, best_value = objective(start);
+  for (double x = lo; x <= hi + 1e-9; x += step) {
     const double value = objective(x);
     if (value < best_value) {
       best_value = value;
@@ -118,12 +118,22 @@ double minimise_on_grid(Objective objective, double lo, double hi, double step) 
   }
   double a = std::max(lo, best - step), b = std::min(hi, best + step);
   const double ratio = (std::sqrt(5.0) - 1) / 2;
+  double x1 = b - ratio * (b - a), x2 = a + ratio * (b - a);
+  double f1 = objective(x1), f2 = objective(x2);
   for (int i = 0; i < 40 && b - a > step * 1e-3; ++i) {
-    const double x1 = b - ratio * (b - a), x2 = a + ratio * (b - a);
-    if (objective(x1) < objective(x2))
+    if (f1 < f2) {
       b = x2;
-    else
+      x2 = x1;
+      f2 = f1;
+      x1 = b - ratio * (b - a);
+      f1 = objective(x1);
+    } else {
       a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + ratio * (b - a);
+      f2 = objective(x2);
+    }
   }
   const double candidate = (a + b) / 2;
   return objective(candidate) < best_value ? candidate : best;
@@ -136,7 +146,7 @@ double fit_ll_overhead(const Router& router, const std::vector<PreparedLog>& log
     constants.call_overhead_us[0] = us;
     return summarise_small(router, logs, constants, kLatencyBoundBytes).mean_abs;
   };
-  return std::round(minimise_on_grid(objective, 0, kMaxOverheadUs, 1.0) * 10) / 10;
+  return std::round(minimise_on_grid(objective, 0, kMaxOverheadUs, 1.0, 0) * 10) / 10;
 }
 
 // The per-call start-up of the pipelined protocols (LL128 and Simple, one value) that minimises
@@ -147,7 +157,7 @@ double fit_pipelined_overhead(const Router& router, const std::vector<PreparedLo
     constants.call_overhead_us[1] = constants.call_overhead_us[2] = us;
     return summarise(router, logs, constants, min_bytes).mean_abs;
   };
-  return std::round(minimise_on_grid(objective, 0, kMaxOverheadUs, 2.0) * 10) / 10;
+  return std::round(minimise_on_grid(objective, 0, kMaxOverheadUs, 2.0, 0) * 10) / 10;
 }
 
 double round_to(double value, double step) {
@@ -165,36 +175,7 @@ double fit_efficiency(const Router& router, const std::vector<PreparedLog>& logs
     constants.link_efficiency[static_cast<size_t>(kind)] = efficiency;
     return summarise(router, logs, constants, min_bytes).mean_abs;
   };
-  double best = constants.efficiency(kind);
-  double best_value = objective(best);
-  for (double e = kMinEfficiency; e <= kMaxEfficiency + 1e-9; e += 0.01) {
-    const double value = objective(e);
-    if (value < best_value) {
-      best_value = value;
-      best = e;
-    }
-  }
-  double lo = std::max(kMinEfficiency, best - 0.01), hi = std::min(kMaxEfficiency, best + 0.01);
-  const double ratio = (std::sqrt(5.0) - 1) / 2;
-  double x1 = hi - ratio * (hi - lo), x2 = lo + ratio * (hi - lo);
-  double f1 = objective(x1), f2 = objective(x2);
-  for (int i = 0; i < 40 && hi - lo > 1e-5; ++i) {
-    if (f1 < f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - ratio * (hi - lo);
-      f1 = objective(x1);
-    } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + ratio * (hi - lo);
-      f2 = objective(x2);
-    }
-  }
-  const double candidate = (lo + hi) / 2;
-  if (objective(candidate) < best_value) best = candidate;
+  const double best = minimise_on_grid(objective, kMinEfficiency, kMaxEfficiency, 0.01, constants.efficiency(kind));
   return std::clamp(round_to(best, 0.001), kMinEfficiency, kMaxEfficiency);
 }
 

@@ -128,15 +128,12 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   input.virtual_stages = l.vpp;
   input.costs = costs;
   input.p2p_s = pp != nullptr && !pp->collectives.empty() ? pp->collectives.front().time_s : 0.0;
-  // Megatron's pipeline send/recv is synchronous: a stage is busy while it sends its activations
-  // (after each forward) and its input gradients (after each backward) to its neighbours — once
-  // per model chunk it holds, so the interleaved schedule sends v times as much (SC21 §2.2.2);
-  // only the last virtual stage sends no activations and the first no gradients. The simulator
-  // splits a stage's cost evenly over its chunks.
-  const auto chunks = static_cast<double>(l.vpp);
+  // Synchronous sends, once per model chunk (stage_sends); the simulator splits a stage's cost
+  // evenly over its chunks.
   for (size_t s = 0; s < input.costs.size(); ++s) {
-    input.costs[s].forward_s += (s + 1 < input.costs.size() ? chunks : chunks - 1) * input.p2p_s;
-    input.costs[s].backward_input_s += (s > 0 ? chunks : chunks - 1) * input.p2p_s;
+    const StageSends sends = stage_sends(static_cast<int64_t>(s), l.pp, l.vpp);
+    input.costs[s].forward_s += sends.forward * input.p2p_s;
+    input.costs[s].backward_input_s += sends.backward * input.p2p_s;
   }
   MS_TRY(schedule, simulate_schedule(input));
   est.schedule = schedule;

@@ -86,4 +86,19 @@ struct ScheduleResult {
 // these); more than 2^24 work items.
 [[nodiscard]] Result<ScheduleResult> simulate_schedule(const ScheduleInput& input);
 
+// Megatron's pipeline send/recv is synchronous: a stage is busy while it sends its activations
+// (after each forward) and its input gradients (after each backward) — once per model chunk it
+// holds, so the interleaved schedule sends v times as much (Narayanan et al. SC21 §2.2.2); only
+// the last virtual stage sends no activations and the first no gradients. Sends per micro-batch
+// of stage `stage` (0-based) of `stages` holding `chunks` model chunks.
+struct StageSends {
+  double forward = 0;
+  double backward = 0;
+};
+[[nodiscard]] inline StageSends stage_sends(int64_t stage, int64_t stages, int64_t chunks) {
+  if (stages <= 1) return {};
+  const auto v = static_cast<double>(chunks);
+  return {stage + 1 < stages ? v : v - 1, stage > 0 ? v : v - 1};
+}
+
 }  // namespace meshscope

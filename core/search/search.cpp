@@ -295,13 +295,10 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       wt += head.backward_weight_s;
     }
     if (s == 0) first_stage_work = f + b + wt;
-    // Synchronous pipeline send/recv (as estimate_step): activations after F, gradients after B,
-    // once per model chunk on the stage.
-    if (l.pp > 1) {
-      const auto chunks = static_cast<double>(l.vpp);
-      f += (s + 1 < l.pp ? chunks : chunks - 1) * p2p;
-      b += (s > 0 ? chunks : chunks - 1) * p2p;
-    }
+    // Synchronous pipeline send/recv, as estimate_step (stage_sends).
+    const StageSends sends = stage_sends(s, l.pp, l.vpp);
+    f += sends.forward * p2p;
+    b += sends.backward * p2p;
     const double t = f + b + wt;
     if (s == 0) first_backward = b + wt;
     t_sum += t;

@@ -281,6 +281,19 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       b.ring_bottleneck = edge_bottleneck;
     }
   }
+  if (g.worst_tier == PathTier::nvlink) {
+    bool through_switch = false, all_nvlink = true;
+    int generation = std::numeric_limits<int>::max();
+    for (const Route& r : g.ring_routes)
+      for (const LinkId l : r.links) {
+        const Link& link = c.link(l);
+        all_nvlink = all_nvlink && link.kind == LinkKind::nvlink;
+        generation = std::min(generation, static_cast<int>(link.nvlink_generation));
+        through_switch = through_switch || c.device(link.a).kind == DeviceKind::nvswitch ||
+                         c.device(link.b).kind == DeviceKind::nvswitch;
+      }
+    if (all_nvlink && through_switch) b.nvswitch_generation = generation;
+  }
   return b;
 }
 
@@ -350,22 +363,8 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
   const int ring_hw = g.nodes == 1 ? intra_hw : kNetHw;
   auto hw_us = [&](int hw, int algorithm, int protocol) { return k.hw_latency_us[hw][algorithm][protocol]; };
 
-  // NVLS: every ring edge over NVLink through an NVSwitch of NVLink generation 4 or later (one
-  // NVLink domain: a node, or a GB200 NVL72 rack).
-  int nvls_generation = 0;
-  if (k.nvls && g.worst_tier == PathTier::nvlink) {
-    bool through_switch = false, all_nvlink = true;
-    int generation = std::numeric_limits<int>::max();
-    for (const Route& r : g.ring_routes)
-      for (const LinkId l : r.links) {
-        const Link& link = router.cluster().link(l);
-        all_nvlink = all_nvlink && link.kind == LinkKind::nvlink;
-        generation = std::min(generation, static_cast<int>(link.nvlink_generation));
-        through_switch = through_switch || router.cluster().device(link.a).kind == DeviceKind::nvswitch ||
-                         router.cluster().device(link.b).kind == DeviceKind::nvswitch;
-      }
-    if (all_nvlink && through_switch && generation >= 4) nvls_generation = generation;
-  }
+  // NVLS: every ring edge over NVLink through an NVSwitch of NVLink generation 4 or later.
+  const int nvls_generation = k.nvls && b.nvswitch_generation >= 4 ? b.nvswitch_generation : 0;
 
   bool low_latency_allowed = true;
   for (const Route& r : g.ring_routes)

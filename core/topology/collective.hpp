@@ -148,6 +148,9 @@ struct GroupBandwidth {
   double node_network = std::numeric_limits<double>::infinity();  // narrowest node's NIC total
   LinkId ring_bottleneck, intra_bottleneck;
   bool intra_nvlink = true;
+  // The NVLink generation when every ring edge runs over NVLink through an NVSwitch (one NVLink
+  // domain: a node, or a GB200 NVL72 rack); 0 otherwise. NVLS needs generation 4 or later.
+  int nvswitch_generation = 0;
 };
 [[nodiscard]] GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& group,
                                              const CommConstants& constants, const LinkLoad* load = nullptr);

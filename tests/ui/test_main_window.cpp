@@ -38,6 +38,17 @@ Project project_or_fail() {
   return *project;
 }
 
+// A project from examples/, as the README and the screenshots open it.
+Project example_project(const std::string& file) {
+  auto text = read_text_file(std::string(MESHSCOPE_SOURCE_DIR) + "/examples/" + file);
+  REQUIRE(text);
+  auto doc = parse_json_text(*text, file);
+  REQUIRE(doc);
+  auto project = project_from_json(*doc, file);
+  REQUIRE(project);
+  return *project;
+}
+
 QString header_text(const ui::MainWindow& window) {
   return window.findChild<QLabel*>(QStringLiteral("header"))->text() + QLatin1Char('\n') +
          window.findChild<QLabel*>(QStringLiteral("summary"))->text();
@@ -342,13 +353,7 @@ TEST_CASE("main window: selecting a ranked layout makes it the current layout ev
 }
 
 TEST_CASE("main window: selecting a ranked serving layout makes it the deployment") {
-  auto text = read_text_file(std::string(MESHSCOPE_SOURCE_DIR) + "/examples/serving-deepseek-v3-h200.json");
-  REQUIRE(text);
-  auto doc = parse_json_text(*text, "serving-deepseek-v3-h200.json");
-  REQUIRE(doc);
-  auto project = project_from_json(*doc, "serving-deepseek-v3-h200.json");
-  REQUIRE(project);
-  ui::MainWindow window(*project);
+  ui::MainWindow window(example_project("serving-deepseek-v3-h200.json"));
   window.waitForEvaluation();
   REQUIRE(window.search());
   REQUIRE(window.search()->serving);
@@ -466,13 +471,7 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
 }
 
 TEST_CASE("main window: the GEMM efficiency is fitted to an imported trace, applied and undone") {
-  auto text = read_text_file(std::string(MESHSCOPE_SOURCE_DIR) + "/examples/gpt2-dgx-a100-dp8.json");
-  REQUIRE(text);
-  auto doc = parse_json_text(*text, "gpt2-dgx-a100-dp8.json");
-  REQUIRE(doc);
-  auto project = project_from_json(*doc, "gpt2-dgx-a100-dp8.json");
-  REQUIRE(project);
-  ui::MainWindow window(*project);
+  ui::MainWindow window(example_project("gpt2-dgx-a100-dp8.json"));
   window.waitForEvaluation();
   CHECK(window.calibrateGemmFromTrace().isEmpty());  // nothing imported yet
   CHECK(window.inlineError().contains(QStringLiteral("trace")));

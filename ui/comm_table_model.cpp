@@ -14,10 +14,6 @@ namespace {
 
 constexpr Qt::Alignment kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
 
-QString text(std::string_view view) {
-  return QString::fromUtf8(view.data(), static_cast<qsizetype>(view.size()));
-}
-
 }  // namespace
 
 CommTableModel::CommTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -48,7 +44,7 @@ QVariant CommTableModel::data(const QModelIndex& index, int role) const {
   const auto column = static_cast<Column>(index.column());
   if (role == Qt::ToolTipRole)
     return QObject::tr("%1<br>source: %2")
-        .arg(text(collective.what).toHtmlEscaped(), text(collective.source).toHtmlEscaped());
+        .arg(qstring(collective.what).toHtmlEscaped(), qstring(collective.source).toHtmlEscaped());
   if (role == Qt::TextAlignmentRole)
     return column >= kGroup && column != kTier ? QVariant(static_cast<int>(kNumberAlignment)) : QVariant();
   if (role == ValueRole) {
@@ -70,17 +66,17 @@ QVariant CommTableModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (column) {
     case kAxis:
-      return text(mesh_axis_name(axis.axis)).toUpper();
+      return qstring(mesh_axis_name(axis.axis)).toUpper();
     case kCollective:
-      return text(collective.what);
+      return qstring(collective.what);
     case kOp:
-      return text(collective_op_name(collective.op));
+      return qstring(collective_op_name(collective.op));
     case kGroup:
       return QObject::tr("%1 \u00d7 %2 groups")
           .arg(static_cast<qlonglong>(axis.group_size))
           .arg(static_cast<qlonglong>(axis.groups));
     case kTier:
-      return text(path_tier_name(axis.tier));
+      return qstring(path_tier_name(axis.tier));
     case kBytesPerCall:
       return binary_bytes_text(collective.bytes);
     case kCallsPerStep:

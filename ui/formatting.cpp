@@ -28,6 +28,10 @@ QString exact_bytes_text(double bytes) {
   return QStringLiteral("%1 bytes").arg(QLocale(QLocale::English).toString(bytes, 'f', 0));
 }
 
+QString qstring(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
 QString category_label(MemoryCategory category) {
   const std::string_view name = category_name(category);
   QStringList words = QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())).split(u'_');

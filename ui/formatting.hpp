@@ -3,6 +3,8 @@
 // tests check them as strings and every view formats a quantity the same way.
 #include <QString>
 
+#include <string_view>
+
 #include <cstdint>
 #include <vector>
 
@@ -19,6 +21,8 @@ namespace meshscope::ui {
 [[nodiscard]] QString duration_text(double seconds);
 // "12,345,678,901 bytes".
 [[nodiscard]] QString exact_bytes_text(double bytes);
+// The core's names (std::string_view, UTF-8) as Qt text.
+[[nodiscard]] QString qstring(std::string_view text);
 // category_name made readable: "optimizer_state" → "Optimizer state", "kv_cache" → "KV cache".
 [[nodiscard]] QString category_label(MemoryCategory category);
 // Runs of consecutive stages joined by an en dash: {0} → "0", {1, 2} → "1–2", {0, 2, 3} → "0, 2–3".

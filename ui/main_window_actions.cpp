@@ -446,9 +446,7 @@ QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
     const auto before = compare_nccl_tests(log, cluster, gpus, *start);
     const auto after = compare_nccl_tests(log, cluster, gpus, result->constants);
     if (!before || !after || before->size() != after->size()) continue;
-    const QString name = log.op ? QString::fromLatin1(collective_op_name(*log.op).data(),
-                                                      static_cast<int>(collective_op_name(*log.op).size()))
-                                : QString();
+    const QString name = log.op ? qstring(collective_op_name(*log.op)) : QString();
     for (size_t i = 0; i < after->size(); ++i)
       nccl_comparison_.push_back({name, (*after)[i].bytes, (*after)[i].measured_time_s, (*before)[i].predicted_time_s,
                                   (*after)[i].predicted_time_s, (*after)[i].measured_busbw,

@@ -17,10 +17,6 @@ namespace {
 constexpr Qt::Alignment kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
 const QString kSeparator = QStringLiteral(" \u00b7 ");
 
-QString text(std::string_view view) {
-  return QString::fromUtf8(view.data(), static_cast<qsizetype>(view.size()));
-}
-
 QString number(int64_t value) {
   return QString::number(static_cast<qlonglong>(value));
 }
@@ -43,7 +39,7 @@ QString knobs_text(const Layout& layout, int zero_stage, RecomputeMode recompute
   QStringList parts;
   parts << QStringLiteral("ZeRO-%1").arg(zero_stage);
   parts << QStringLiteral("mb %1").arg(number(layout.micro_batch));
-  parts << (recompute == RecomputeMode::none ? QObject::tr("no recompute") : text(recompute_name(recompute)));
+  parts << (recompute == RecomputeMode::none ? QObject::tr("no recompute") : qstring(recompute_name(recompute)));
   // Interleaving already shows as "(v N)" after PP: "interleaved" alone is enough.
   if (layout.pp > 1)
     parts << (schedule == PipelineSchedule::interleaved ? QObject::tr("interleaved")
@@ -88,9 +84,7 @@ QString pipeline_schedule_label(PipelineSchedule schedule) {
 QString ranked_layout_text(const RankedLayout& ranked) {
   QString text = layout_summary(ranked.layout) + kSeparator +
                  knobs_text(ranked.layout, ranked.zero_stage, ranked.recompute, ranked.schedule);
-  if (ranked.order != AxisOrder::megatron)
-    text += kSeparator + QString::fromLatin1(axis_order_name(ranked.order).data(),
-                                             static_cast<int>(axis_order_name(ranked.order).size()));
+  if (ranked.order != AxisOrder::megatron) text += kSeparator + qstring(axis_order_name(ranked.order));
   return text;
 }
 
@@ -221,7 +215,7 @@ QVariant RankedLayoutsModel::data(const QModelIndex& index, int role) const {
 QString RankedLayoutsModel::rowToolTip(int row) const {
   const RankedLayout& r = *layoutAt(row);
   const RankedLayout& best = result_->layouts.front();
-  const QString objective = text(rank_objective_name(objective_));
+  const QString objective = qstring(rank_objective_name(objective_));
   QStringList lines;
   lines << QStringLiteral("<b>%1</b>").arg(ranked_layout_text(r).toHtmlEscaped());
   if (row == 0) {
@@ -441,7 +435,7 @@ QVariant ServingLayoutsModel::data(const QModelIndex& index, int role) const {
       case kItl:
         return r.itl_s;
       case kBinding:
-        return text(serving_binding_name(r.binding));
+        return qstring(serving_binding_name(r.binding));
     }
     return {};
   }
@@ -465,8 +459,8 @@ QVariant ServingLayoutsModel::data(const QModelIndex& index, int role) const {
       return duration_text(r.itl_s);
     case kBinding:
       return r.bound_by.empty()
-                 ? text(serving_binding_name(r.binding))
-                 : QStringLiteral("%1 (%2)").arg(text(serving_binding_name(r.binding)), text(r.bound_by));
+                 ? qstring(serving_binding_name(r.binding))
+                 : QStringLiteral("%1 (%2)").arg(qstring(serving_binding_name(r.binding)), qstring(r.bound_by));
   }
   return {};
 }
@@ -490,7 +484,7 @@ QString ServingLayoutsModel::rowToolTip(int row) const {
   QString itl = tr("ITL %1").arg(duration_text(r.itl_s));
   if (std::isfinite(target_.max_itl_s)) itl += tr(" (target ≤ %1)").arg(duration_text(target_.max_itl_s));
   lines << ttft << itl;
-  lines << tr("Bound by %1 at %2 sequences").arg(text(serving_binding_name(r.binding)), number(r.concurrency));
+  lines << tr("Bound by %1 at %2 sequences").arg(qstring(serving_binding_name(r.binding)), number(r.concurrency));
   return lines.join(QStringLiteral("<br>"));
 }
 

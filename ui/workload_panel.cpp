@@ -24,6 +24,7 @@
 #include "core/model_io.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
+#include "ui/formatting.hpp"
 
 namespace meshscope::ui {
 
@@ -409,9 +410,7 @@ void WorkloadPanel::refresh() {
       project_.pipeline_schedule ? qs(std::string(pipeline_schedule_name(*project_.pipeline_schedule))) : QString();
   schedule_combo_->setCurrentIndex(std::max(0, schedule_combo_->findData(schedule)));
   schedule_combo_->setEnabled(project_.mode == Mode::training);
-  order_combo_->setCurrentIndex(std::max(
-      0, order_combo_->findData(QString::fromLatin1(axis_order_name(project_.order).data(),
-                                                    static_cast<int>(axis_order_name(project_.order).size())))));
+  order_combo_->setCurrentIndex(std::max(0, order_combo_->findData(qstring(axis_order_name(project_.order)))));
   order_combo_->setEnabled(project_.mode == Mode::training);
 }
 

@@ -59,8 +59,8 @@ std::vector<int64_t> divisors(int64_t n, int64_t limit) {
 // what depends on a few of its degrees only.
 class Evaluator {
  public:
-  Evaluator(const ModelSpec& m, const TrainingWorkload& w, const Cluster& c, const SearchOptions& o)
-      : m_(m), base_(w), cluster_(c), options_(o), router_(c) {
+  Evaluator(const ModelSpec& m, const Cluster& c, const SearchOptions& o)
+      : m_(m), cluster_(c), options_(o), router_(c) {
     auto gpu = find_gpu(c.gpus.empty() ? "" : c.device(c.gpus.front()).gpu_model);
     gpu_ = gpu ? *gpu : *find_gpu("h100-sxm");
     // Per-layer parameters split the way memory.cpp's stage_params() splits them, as prefix sums.
@@ -165,7 +165,6 @@ class Evaluator {
 
  private:
   const ModelSpec& m_;
-  const TrainingWorkload& base_;
   const Cluster& cluster_;
   const SearchOptions& options_;
   Router router_;
@@ -410,7 +409,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   SearchResult result;
   const int64_t gpus = cluster.num_gpus();
   if (gpus < 1) return make_error(ErrorCode::invalid_argument, "the cluster has no GPUs", "--cluster");
-  Evaluator ev(m, base, cluster, options);
+  Evaluator ev(m, cluster, options);
   int64_t per_node = 1;
   {
     std::unordered_map<int32_t, int64_t> counts;

@@ -102,16 +102,17 @@ QString MainWindow::explain_html(const Evaluation& e) const {
     out += tr("<h4>Step time %1 s</h4>").arg(s.step_time_s, 0, 'f', 3);
     out += tr("<p>The busiest stage's work is run through the %1 schedule's event simulation "
               "(docs/schedules.md); exposed data-parallel communication and the optimizer step follow "
-              "(docs/estimate.md).</p><table cellspacing=0 cellpadding=3>")
+              "(docs/estimate.md). The parts below are disjoint and add up to the step.</p>"
+              "<table cellspacing=0 cellpadding=3>")
                .arg(QString::fromStdString(std::string(pipeline_schedule_name(s.pipeline_schedule))));
-    const std::pair<QString, double> terms[] = {{tr("forward (busiest stage)"), b.forward_s},
+    const std::pair<QString, double> terms[] = {{tr("forward compute (busiest stage)"), b.forward_s},
                                                 {tr("backward (input + weight)"), b.backward_s},
                                                 {tr("recompute"), b.recompute_s},
                                                 {tr("TP exposed"), b.tp_exposed_s},
                                                 {tr("CP exposed"), b.cp_exposed_s},
                                                 {tr("EP exposed"), b.ep_exposed_s},
                                                 {tr("PP send/recv on the critical path"), b.pp_p2p_s},
-                                                {tr("pipeline bubble"), b.bubble_s},
+                                                {tr("pipeline bubble (its idle time)"), b.bubble_s},
                                                 {tr("DP exposed"), b.dp_exposed_s},
                                                 {tr("optimizer"), b.optimizer_s}};
     for (const auto& [label, seconds] : terms)

@@ -74,48 +74,50 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
 
   const auto stage_layer_counts = layers_per_stage(m, l);
   const auto firsts = first_layer_of_stage(m, l);
+  // Per stage and micro-batch: the compute alone and each axis's exposed communication, kept apart
+  // so that the breakdown's parts are disjoint; the schedule gets their sum.
+  struct StageWork {
+    WorkTime compute;
+    double tp_s = 0, cp_s = 0, ep_s = 0, p2p_s = 0;
+  };
+  std::vector<StageWork> work(static_cast<size_t>(l.pp));
   std::vector<StageCosts> costs;
-  double tp_exposed_busiest = 0, cp_exposed_busiest = 0, ep_exposed_busiest = 0;
-  double busiest_total = -1;
-  StepBreakdown busiest;
   for (int64_t s = 0; s < l.pp; ++s) {
+    StageWork& sw = work[static_cast<size_t>(s)];
     WorkTime stage;
-    double tp_s = 0, cp_s = 0, ep_s = 0;
     const int64_t chunk_layers = std::max<int64_t>(stage_layer_counts[static_cast<size_t>(s)] / l.vpp, 1);
     for (int64_t i = 0; i < stage_layer_counts[static_cast<size_t>(s)]; ++i) {
       const int64_t layer = firsts[static_cast<size_t>(s)] + i;
       const bool full = w.recompute == RecomputeMode::layers && (i % chunk_layers) < w.recompute_layers;
+      const bool recomputed = full || w.recompute == RecomputeMode::full;
       WorkTime t = layer_compute(context, layer, full);
+      sw.compute += t;
       // Exposed communication: CP's ring exchange overlaps the attention it feeds; EP's
-      // all-to-alls are exposed (two in forward, two in backward).
-      const double tp_forward = tp_layer, tp_backward = tp_layer;
-      const double tp_recompute = (full || w.recompute == RecomputeMode::full) ? tp_layer : 0.0;
+      // all-to-alls are exposed (two in forward, two in backward); a recomputed layer repeats
+      // its forward TP and EP communication.
+      const double tp_recompute = recomputed ? tp_layer : 0.0;
       const double cp_forward = std::max(0.0, cp_layer_forward - t.forward_s * 0.5);
       const double cp_backward = std::max(0.0, cp_layer_backward - t.backward_input_s * 0.5);
       const double ep_each = m.is_moe_layer(layer) ? 2 * ep_call : 0.0;
-      t.forward_s += tp_forward + cp_forward + ep_each;
-      t.backward_input_s += tp_backward + cp_backward + ep_each;
-      t.recompute_s += tp_recompute + (full || w.recompute == RecomputeMode::full ? ep_each : 0.0);
-      tp_s += tp_forward + tp_backward + tp_recompute;
-      cp_s += cp_forward + cp_backward;
-      ep_s += 2 * ep_each;
+      const double ep_recompute = recomputed ? ep_each : 0.0;
+      t.forward_s += tp_layer + cp_forward + ep_each;
+      t.backward_input_s += tp_layer + cp_backward + ep_each;
+      t.recompute_s += tp_recompute + ep_recompute;
+      sw.tp_s += 2 * tp_layer + tp_recompute;
+      sw.cp_s += cp_forward + cp_backward;
+      sw.ep_s += 2 * ep_each + ep_recompute;
       stage += t;
     }
-    if (s == 0) stage += embedding_compute(context);
-    if (s == l.pp - 1) stage += head_compute(context);
+    if (s == 0) {
+      stage += embedding_compute(context);
+      sw.compute += embedding_compute(context);
+    }
+    if (s == l.pp - 1) {
+      stage += head_compute(context);
+      sw.compute += head_compute(context);
+    }
     // Recomputation runs inside the backward pass, before the input gradients.
     costs.push_back({stage.forward_s, stage.backward_input_s + stage.recompute_s, stage.backward_weight_s});
-    const double total = stage.forward_s + stage.backward_input_s + stage.recompute_s + stage.backward_weight_s;
-    if (total > busiest_total) {
-      busiest_total = total;
-      const auto mb = static_cast<double>(micro_batches);
-      busiest.forward_s = (stage.forward_s - tp_s * 0.0) * mb;
-      busiest.backward_s = (stage.backward_input_s + stage.backward_weight_s) * mb;
-      busiest.recompute_s = stage.recompute_s * mb;
-      tp_exposed_busiest = tp_s * mb;
-      cp_exposed_busiest = cp_s * mb;
-      ep_exposed_busiest = ep_s * mb;
-    }
   }
 
   // Pipeline schedule.
@@ -134,6 +136,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     const StageSends sends = stage_sends(static_cast<int64_t>(s), l.pp, l.vpp);
     input.costs[s].forward_s += sends.forward * input.p2p_s;
     input.costs[s].backward_input_s += sends.backward * input.p2p_s;
+    work[s].p2p_s = (sends.forward + sends.backward) * input.p2p_s;
   }
   MS_TRY(schedule, simulate_schedule(input));
   est.schedule = schedule;
@@ -183,27 +186,36 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   est.mfu = est.model_tflops_per_gpu * 1e12 / peak;
   est.hfu = est.hardware_tflops_per_gpu * 1e12 / peak;
 
-  busiest.tp_exposed_s = tp_exposed_busiest;
-  busiest.cp_exposed_s = cp_exposed_busiest;
-  busiest.ep_exposed_s = ep_exposed_busiest;
-  busiest.pp_p2p_s = input.p2p_s * 2 * static_cast<double>(std::max<int64_t>(l.pp - 1, 0));
-  busiest.bubble_s = schedule.makespan_s * schedule.bubble_fraction;
-  busiest.dp_exposed_s = dp_exposed;
-  busiest.optimizer_s = optimizer;
-  est.breakdown = busiest;
+  // Breakdown of the busiest stage (the most work per micro-batch, sends included): its compute,
+  // its exposed communication per axis and its idle time in the schedule, then the exposed DP
+  // reduction and the optimizer. The parts are disjoint and add up to the step time.
+  size_t busiest_stage = 0;
+  const auto stage_total = [&](size_t k) {
+    return input.costs[k].forward_s + input.costs[k].backward_input_s + input.costs[k].backward_weight_s;
+  };
+  for (size_t k = 1; k < input.costs.size(); ++k)
+    if (stage_total(k) > stage_total(busiest_stage)) busiest_stage = k;
+  {
+    const StageWork& sw = work[busiest_stage];
+    const auto mb = static_cast<double>(micro_batches);
+    StepBreakdown& b = est.breakdown;
+    b.forward_s = sw.compute.forward_s * mb;
+    b.backward_s = (sw.compute.backward_input_s + sw.compute.backward_weight_s) * mb;
+    b.recompute_s = sw.compute.recompute_s * mb;
+    b.tp_exposed_s = sw.tp_s * mb;
+    b.cp_exposed_s = sw.cp_s * mb;
+    b.ep_exposed_s = sw.ep_s * mb;
+    b.pp_p2p_s = sw.p2p_s * mb;
+    b.bubble_s = std::max(0.0, schedule.makespan_s - stage_total(busiest_stage) * mb);
+    b.dp_exposed_s = dp_exposed;
+    b.optimizer_s = optimizer;
+  }
 
   const MemoryBudget memory = training_memory(m, w, l, gpu);
   est.peak_memory_bytes = memory.peak_total_bytes();
   est.fits_in_memory = memory.fits();
 
   {
-    int64_t busiest_stage = 0;
-    for (size_t i = 0; i < costs.size(); ++i) {
-      const auto total = [&](size_t k) {
-        return costs[k].forward_s + costs[k].backward_input_s + costs[k].backward_weight_s;
-      };
-      if (total(i) > total(static_cast<size_t>(busiest_stage))) busiest_stage = static_cast<int64_t>(i);
-    }
     est.operations = layer_operations(context, firsts[static_cast<size_t>(busiest_stage)]);
     const WorkTime embedding = embedding_compute(context), head = head_compute(context);
     est.operations.push_back({"embedding (first stage)", 0.0, 0.0, embedding.forward_s, embedding.backward_input_s,

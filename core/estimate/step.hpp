@@ -23,6 +23,7 @@ struct EstimateOptions {
   bool overlap_param_gather = true;  // Megatron --overlap-param-gather (distributed optimizer)
 };
 
+// The busiest stage over one step: parts are disjoint and add up to the step time.
 struct StepBreakdown {
   double forward_s = 0;   // compute, busiest stage, all micro-batches
   double backward_s = 0;  // input + weight gradients
@@ -30,8 +31,8 @@ struct StepBreakdown {
   double tp_exposed_s = 0;
   double cp_exposed_s = 0;
   double ep_exposed_s = 0;
-  double pp_p2p_s = 0;  // on the critical path between stages (per boundary crossing)
-  double bubble_s = 0;
+  double pp_p2p_s = 0;  // synchronous pipeline sends and receives of the busiest stage
+  double bubble_s = 0;  // the busiest stage's idle time in the pipeline schedule
   double dp_exposed_s = 0;
   double optimizer_s = 0;
 };

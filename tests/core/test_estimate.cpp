@@ -115,6 +115,69 @@ TEST_CASE("estimate: throughput, MFU and the breakdown are consistent") {
   CHECK_FALSE(e->assumptions.empty());
 }
 
+TEST_CASE("estimate: the breakdown's parts are disjoint and add up to the step time") {
+  // A user reads the breakdown as "where the step goes": compute, exposed communication per axis,
+  // the busiest stage's idle time, DP and optimizer must not overlap and must sum to the step.
+  auto cluster = generate_cluster("dgx-h100:nodes=8");
+  REQUIRE(cluster);
+  const Router router(*cluster);
+  const auto sum = [](const StepBreakdown& b) {
+    return b.forward_s + b.backward_s + b.recompute_s + b.tp_exposed_s + b.cp_exposed_s + b.ep_exposed_s + b.pp_p2p_s +
+           b.bubble_s + b.dp_exposed_s + b.optimizer_s;
+  };
+  struct Case {
+    const char* model;
+    Layout layout;
+    RecomputeMode recompute;
+    int zero;
+  };
+  const auto layout = [](int64_t tp, int64_t pp, int64_t vpp, int64_t cp, int64_t ep, int64_t dp, bool sp) {
+    Layout l;
+    l.tp = tp;
+    l.pp = pp;
+    l.vpp = vpp;
+    l.cp = cp;
+    l.ep = ep;
+    l.dp = dp;
+    l.sp = sp;
+    return l;
+  };
+  const Case cases[] = {
+      {"llama3.1-70b", layout(8, 4, 5, 1, 1, 2, true), RecomputeMode::selective, 1},
+      {"llama3.1-70b", layout(8, 1, 1, 1, 1, 8, false), RecomputeMode::full, 1},
+      {"llama3.1-70b", layout(4, 2, 1, 2, 1, 4, true), RecomputeMode::selective, 1},
+      {"llama3.1-8b", layout(1, 1, 1, 1, 1, 64, false), RecomputeMode::none, 3},
+      {"mixtral-8x7b", layout(2, 2, 1, 1, 4, 16, true), RecomputeMode::full, 1},
+  };
+  for (const Case& c : cases) {
+    INFO(c.model << " TP" << c.layout.tp << " PP" << c.layout.pp << " CP" << c.layout.cp << " EP" << c.layout.ep);
+    const ModelSpec m = *model_preset(c.model);
+    TrainingWorkload w;
+    w.seq_len = 8192;
+    w.global_batch = 512;
+    w.recompute = c.recompute;
+    w.zero_stage = c.zero;
+    auto e = estimate_step(m, w, c.layout, *cluster, router);
+    REQUIRE(e);
+    const StepBreakdown& b = e->breakdown;
+    CHECK_THAT(sum(b), WithinRel(e->step_time_s, 1e-9));
+    if (c.layout.tp > 1) CHECK(b.tp_exposed_s > 0);
+    if (c.layout.pp > 1) CHECK(b.pp_p2p_s > 0);
+    if (c.layout.ep > 1) CHECK(b.ep_exposed_s > 0);
+    // Compute is compute: hiding TP communication (TP-overlap) removes the TP term and leaves the
+    // forward, backward and recompute times as they were.
+    EstimateOptions overlapped;
+    overlapped.tp_comm_overlap = true;
+    auto hidden = estimate_step(m, w, c.layout, *cluster, router, overlapped);
+    REQUIRE(hidden);
+    CHECK(hidden->breakdown.tp_exposed_s == 0);
+    CHECK_THAT(hidden->breakdown.forward_s, WithinRel(b.forward_s, 1e-12));
+    CHECK_THAT(hidden->breakdown.backward_s, WithinRel(b.backward_s, 1e-12));
+    CHECK_THAT(hidden->breakdown.recompute_s, WithinRel(b.recompute_s, 1e-12));
+    CHECK_THAT(sum(hidden->breakdown), WithinRel(hidden->step_time_s, 1e-9));
+  }
+}
+
 TEST_CASE("estimate: more interleaving shrinks the bubble; more micro-batches too") {
   auto cluster = generate_cluster("dgx-h100:nodes=8");
   REQUIRE(cluster);

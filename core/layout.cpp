@@ -1,5 +1,6 @@
 #include "core/layout.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <string>
 
@@ -57,9 +58,9 @@ void check_model_split(std::vector<LayoutProblem>& problems, const ModelSpec& m,
       if (layers < 0) problems.push_back({"stage_layers", "A pipeline stage cannot have a negative layer count."});
     if (l.vpp > 1)
       for (const int64_t layers : l.stage_layers)
-        if (layers % l.vpp != 0) {
-          problems.push_back(
-              {"stage_layers", "Each stage's layer count must be divisible by the " + num(l.vpp) + " virtual stages."});
+        if (layers < l.vpp) {
+          problems.push_back({"stage_layers", "Each stage needs at least one layer per model chunk: " + num(layers) +
+                                                  " layers cannot fill " + num(l.vpp) + " virtual stages."});
           break;
         }
   }
@@ -136,6 +137,29 @@ std::vector<int64_t> layers_per_stage(const ModelSpec& m, const Layout& l) {
   std::vector<int64_t> layers(static_cast<size_t>(pp), m.num_layers / pp);
   for (int64_t i = 0; i < m.num_layers % pp; ++i) layers[static_cast<size_t>(i)] += 1;  // only for invalid splits
   return layers;
+}
+
+std::vector<int64_t> layers_per_virtual_stage(const ModelSpec& m, const Layout& l) {
+  const auto ranks = layers_per_stage(m, l);
+  const int64_t p = static_cast<int64_t>(ranks.size()), v = std::max<int64_t>(l.vpp, 1);
+  std::vector<int64_t> layers(static_cast<size_t>(p * v), 0);
+  for (int64_t r = 0; r < p; ++r) {
+    const int64_t n = ranks[static_cast<size_t>(r)], base = n / v, extra = n % v;
+    for (int64_t c = 0; c < v; ++c) {
+      // The first rank's lighter chunks come first (its first chunk holds the embedding), every
+      // other rank's come last (the last rank's last chunk holds the LM head).
+      const bool more = r == 0 ? c >= v - extra : c < extra;
+      layers[static_cast<size_t>(c * p + r)] = base + (more ? 1 : 0);
+    }
+  }
+  return layers;
+}
+
+std::vector<int64_t> first_layer_of_virtual_stage(const ModelSpec& m, const Layout& l) {
+  const auto layers = layers_per_virtual_stage(m, l);
+  std::vector<int64_t> first(layers.size(), 0);
+  for (size_t i = 1; i < layers.size(); ++i) first[i] = first[i - 1] + layers[i - 1];
+  return first;
 }
 
 std::vector<int64_t> first_layer_of_stage(const ModelSpec& m, const Layout& l) {

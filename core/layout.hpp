@@ -44,6 +44,15 @@ struct LayoutProblem {
 [[nodiscard]] std::vector<int64_t> layers_per_stage(const ModelSpec& model, const Layout& layout);
 // Index of the first layer of each stage.
 [[nodiscard]] std::vector<int64_t> first_layer_of_stage(const ModelSpec& model, const Layout& layout);
+// Layers of each virtual stage u = chunk·pp + rank (the interleaved schedule's path through the
+// model, SC21 §2.2.2), pp·vpp entries; with vpp = 1 the same as layers_per_stage. A rank's layers
+// are spread over its chunks as evenly as possible; where they do not divide, the first rank's
+// first chunk (with the embedding) and the other ranks' last chunks (the last one with the LM
+// head) hold one fewer, as Llama 3 took a layer from the first and the last stage (Dubey et al.
+// 2024 §3.3.2; Megatron-Core's --pipeline-model-parallel-layout expresses any such split).
+[[nodiscard]] std::vector<int64_t> layers_per_virtual_stage(const ModelSpec& model, const Layout& layout);
+// Index of the first layer of each virtual stage (layers run in virtual-stage order).
+[[nodiscard]] std::vector<int64_t> first_layer_of_virtual_stage(const ModelSpec& model, const Layout& layout);
 
 [[nodiscard]] int64_t num_micro_batches(const TrainingWorkload& workload, const Layout& layout);
 

@@ -72,23 +72,27 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   }
   const double ep_call = call_time(ep, CollectiveOp::all_to_all);
 
-  const auto stage_layer_counts = layers_per_stage(m, l);
-  const auto firsts = first_layer_of_stage(m, l);
-  // Per stage and micro-batch: the compute alone and each axis's exposed communication, kept apart
-  // so that the breakdown's parts are disjoint; the schedule gets their sum.
+  // Per pipeline rank and micro-batch: the compute alone and each axis's exposed communication,
+  // kept apart so that the breakdown's parts are disjoint; the schedule gets their sum. Layers are
+  // walked per virtual stage (chunk·pp + rank; with vpp = 1 the rank itself), so an interleaved
+  // rank's chunks can differ (uneven splits, the embedding on the first, the LM head on the last).
+  const auto chunk_layer_counts = layers_per_virtual_stage(m, l);
+  const auto chunk_firsts = first_layer_of_virtual_stage(m, l);
   struct StageWork {
     WorkTime compute;
     double tp_s = 0, cp_s = 0, ep_s = 0, p2p_s = 0;
   };
   std::vector<StageWork> work(static_cast<size_t>(l.pp));
-  std::vector<StageCosts> costs;
-  for (int64_t s = 0; s < l.pp; ++s) {
-    StageWork& sw = work[static_cast<size_t>(s)];
-    WorkTime stage;
-    const int64_t chunk_layers = std::max<int64_t>(stage_layer_counts[static_cast<size_t>(s)] / l.vpp, 1);
-    for (int64_t i = 0; i < stage_layer_counts[static_cast<size_t>(s)]; ++i) {
-      const int64_t layer = firsts[static_cast<size_t>(s)] + i;
-      const bool full = w.recompute == RecomputeMode::layers && (i % chunk_layers) < w.recompute_layers;
+  std::vector<StageCosts> costs(static_cast<size_t>(l.pp)), chunk_costs;
+  const int64_t virtual_stages = l.pp * l.vpp;
+  for (int64_t u = 0; u < virtual_stages; ++u) {
+    const auto r = static_cast<size_t>(u % l.pp);
+    StageWork& sw = work[r];
+    WorkTime chunk;
+    for (int64_t i = 0; i < chunk_layer_counts[static_cast<size_t>(u)]; ++i) {
+      const int64_t layer = chunk_firsts[static_cast<size_t>(u)] + i;
+      // Recompute "n layers": the first n layers of each model chunk (Megatron --recompute-num-layers).
+      const bool full = w.recompute == RecomputeMode::layers && i < w.recompute_layers;
       const bool recomputed = full || w.recompute == RecomputeMode::full;
       WorkTime t = layer_compute(context, layer, full);
       sw.compute += t;
@@ -106,18 +110,22 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       sw.tp_s += 2 * tp_layer + tp_recompute;
       sw.cp_s += cp_forward + cp_backward;
       sw.ep_s += 2 * ep_each + ep_recompute;
-      stage += t;
+      chunk += t;
     }
-    if (s == 0) {
-      stage += embedding_compute(context);
+    if (u == 0) {
+      chunk += embedding_compute(context);
       sw.compute += embedding_compute(context);
     }
-    if (s == l.pp - 1) {
-      stage += head_compute(context);
+    if (u == virtual_stages - 1) {
+      chunk += head_compute(context);
       sw.compute += head_compute(context);
     }
     // Recomputation runs inside the backward pass, before the input gradients.
-    costs.push_back({stage.forward_s, stage.backward_input_s + stage.recompute_s, stage.backward_weight_s});
+    const StageCosts c{chunk.forward_s, chunk.backward_input_s + chunk.recompute_s, chunk.backward_weight_s};
+    costs[r].forward_s += c.forward_s;
+    costs[r].backward_input_s += c.backward_input_s;
+    costs[r].backward_weight_s += c.backward_weight_s;
+    chunk_costs.push_back(c);
   }
 
   // Pipeline schedule.
@@ -130,13 +138,21 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   input.virtual_stages = l.vpp;
   input.costs = costs;
   input.p2p_s = pp != nullptr && !pp->collectives.empty() ? pp->collectives.front().time_s : 0.0;
-  // Synchronous sends, once per model chunk (stage_sends); the simulator splits a stage's cost
-  // evenly over its chunks.
+  // Synchronous sends, once per model chunk (stage_sends): each chunk sends its activations
+  // onwards, except the model's last, and its input gradients back, except the model's first.
   for (size_t s = 0; s < input.costs.size(); ++s) {
     const StageSends sends = stage_sends(static_cast<int64_t>(s), l.pp, l.vpp);
     input.costs[s].forward_s += sends.forward * input.p2p_s;
     input.costs[s].backward_input_s += sends.backward * input.p2p_s;
     work[s].p2p_s = (sends.forward + sends.backward) * input.p2p_s;
+  }
+  if (input.schedule == PipelineSchedule::interleaved && l.pp > 1) {
+    for (int64_t u = 0; u < virtual_stages; ++u) {
+      StageCosts& c = chunk_costs[static_cast<size_t>(u)];
+      if (u + 1 < virtual_stages) c.forward_s += input.p2p_s;
+      if (u > 0) c.backward_input_s += input.p2p_s;
+    }
+    input.chunk_costs = std::move(chunk_costs);
   }
   MS_TRY(schedule, simulate_schedule(input));
   est.schedule = schedule;
@@ -216,7 +232,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   est.fits_in_memory = memory.fits();
 
   {
-    est.operations = layer_operations(context, firsts[static_cast<size_t>(busiest_stage)]);
+    est.operations = layer_operations(context, chunk_firsts[busiest_stage]);
     const WorkTime embedding = embedding_compute(context), head = head_compute(context);
     est.operations.push_back({"embedding (first stage)", 0.0, 0.0, embedding.forward_s, embedding.backward_input_s,
                               embedding.backward_weight_s, false});

@@ -78,17 +78,31 @@ std::optional<Error> validate(const ScheduleInput& in) {
         "expected one cost per stage (" + std::to_string(in.stages) + "), got " + std::to_string(in.costs.size()),
         "costs");
   }
-  for (size_t i = 0; i < in.costs.size(); ++i) {
-    const StageCosts& c = in.costs[i];
-    const std::string at = "costs[" + std::to_string(i) + "]";
-    if (!valid_seconds(c.forward_s)) return error("a duration must be finite and not negative", at + ".forward_s");
-    if (!valid_seconds(c.backward_input_s)) {
-      return error("a duration must be finite and not negative", at + ".backward_input_s");
-    }
-    if (!valid_seconds(c.backward_weight_s)) {
-      return error("a duration must be finite and not negative", at + ".backward_weight_s");
+  if (!in.chunk_costs.empty()) {
+    if (in.schedule != PipelineSchedule::interleaved)
+      return error("per-chunk costs are for the interleaved schedule", "chunk_costs");
+    if (in.chunk_costs.size() != static_cast<size_t>(in.stages * in.virtual_stages)) {
+      return error("expected one cost per virtual stage (" + std::to_string(in.stages * in.virtual_stages) + "), got " +
+                       std::to_string(in.chunk_costs.size()),
+                   "chunk_costs");
     }
   }
+  const auto check = [&](const std::vector<StageCosts>& costs, const char* name) -> std::optional<Error> {
+    for (size_t i = 0; i < costs.size(); ++i) {
+      const StageCosts& c = costs[i];
+      const std::string at = std::string(name) + "[" + std::to_string(i) + "]";
+      if (!valid_seconds(c.forward_s)) return error("a duration must be finite and not negative", at + ".forward_s");
+      if (!valid_seconds(c.backward_input_s)) {
+        return error("a duration must be finite and not negative", at + ".backward_input_s");
+      }
+      if (!valid_seconds(c.backward_weight_s)) {
+        return error("a duration must be finite and not negative", at + ".backward_weight_s");
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto e = check(in.costs, "costs")) return e;
+  if (auto e = check(in.chunk_costs, "chunk_costs")) return e;
   if (!valid_seconds(in.p2p_s)) return error("a duration must be finite and not negative", "p2p_s");
   return std::nullopt;
 }
@@ -139,12 +153,15 @@ class Simulator {
         // p − 1. The cost follows the virtual stage: DualPipe's is the model stage.
         const auto at = static_cast<size_t>(d * path_length_ + u);
         rank_[at] = d == 1 ? p_ - 1 - u : u % p_;
-        const StageCosts& c = in.costs[static_cast<size_t>(u % p_)];
-        duration_s_[4 * at + static_cast<size_t>(WorkKind::forward)] = c.forward_s * chunk_scale;
-        duration_s_[4 * at + static_cast<size_t>(WorkKind::backward_input)] = c.backward_input_s * chunk_scale;
-        duration_s_[4 * at + static_cast<size_t>(WorkKind::backward_weight)] = c.backward_weight_s * chunk_scale;
+        const bool per_chunk = !in.chunk_costs.empty();
+        const StageCosts& c =
+            per_chunk ? in.chunk_costs[static_cast<size_t>(u)] : in.costs[static_cast<size_t>(u % p_)];
+        const double scale = per_chunk ? 1.0 : chunk_scale;
+        duration_s_[4 * at + static_cast<size_t>(WorkKind::forward)] = c.forward_s * scale;
+        duration_s_[4 * at + static_cast<size_t>(WorkKind::backward_input)] = c.backward_input_s * scale;
+        duration_s_[4 * at + static_cast<size_t>(WorkKind::backward_weight)] = c.backward_weight_s * scale;
         duration_s_[4 * at + static_cast<size_t>(WorkKind::backward)] =
-            (c.backward_input_s + c.backward_weight_s) * chunk_scale;
+            (c.backward_input_s + c.backward_weight_s) * scale;
       }
       for (int64_t u = 0; u < path_length_; ++u) {
         const auto at = static_cast<size_t>(d * path_length_ + u);

@@ -51,6 +51,10 @@ struct ScheduleInput {
   // at rank 0 and stage p−1−r of the direction that enters at rank p−1. Stages may differ
   // (embedding on the first, LM head on the last, uneven layer counts) and are simulated as given.
   std::vector<StageCosts> costs;
+  // Interleaved only, optional: the cost of each virtual stage u = chunk·p + rank (p·v entries),
+  // for chunks that differ (uneven layer counts, the embedding on the first chunk, the LM head on
+  // the last); when given it replaces costs[r] / v. costs stays the per-rank total.
+  std::vector<StageCosts> chunk_costs;
   double p2p_s = 0;  // activation (forward) or gradient (backward) transfer between two ranks
 };
 

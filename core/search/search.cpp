@@ -489,9 +489,16 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
               reject("expert FFN width not divisible by expert-TP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
               continue;
             }
-            // Uneven splits (Llama 3: 126 layers on 16 stages, one fewer on the first and last) are
-            // not interleaved.
-            for (const int64_t vpp : divisors(m.num_layers / pp, pp > 1 && !uneven ? space.max_vpp : 1)) {
+            // Virtual stages: divisors of the layers per stage; with an uneven split (Llama 3: 126
+            // layers on 16 stages, one fewer on the first and last), divisors of the fuller stages'
+            // count that still leave every chunk a layer (layers_per_virtual_stage spreads them).
+            std::vector<int64_t> vpps =
+                divisors(uneven ? stage_split[1] : m.num_layers / pp, pp > 1 ? space.max_vpp : 1);
+            if (uneven) {
+              const int64_t fewest = *std::min_element(stage_split.begin(), stage_split.end());
+              vpps.erase(std::remove_if(vpps.begin(), vpps.end(), [&](int64_t v) { return v > fewest; }), vpps.end());
+            }
+            for (const int64_t vpp : vpps) {
               for (const int64_t mbs : space.micro_batches) {
                 if (base.global_batch % (dp * mbs) != 0) {
                   reject("global batch not divisible by DP×micro-batch", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),

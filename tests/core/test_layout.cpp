@@ -1,5 +1,6 @@
 // Layout validation: every violated constraint, each with a sentence a user understands.
 #include <catch2/catch.hpp>
+#include <numeric>
 
 #include "core/catalogue.hpp"
 #include "core/layout.hpp"
@@ -89,6 +90,44 @@ TEST_CASE("layout: interleaving needs PP > 1 and micro-batches in multiples of P
   l.pp = 1;
   problems = validate_training_layout(*model_preset("llama3-8b"), w, l);
   CHECK(has_problem(problems, "vpp", "PP > 1"));
+}
+
+TEST_CASE("layout: an uneven split is interleaved chunk by chunk, the ends one layer lighter") {
+  // Llama 3 405B: 126 layers on 16 pipeline ranks, one fewer on the first and the last (Dubey et
+  // al. 2024 §3.3.2), interleaved over 4 chunks per rank: 7 layers become 1+2+2+2 on the first
+  // rank (its first chunk holds the embedding) and 2+2+2+1 on the last (its last, the LM head).
+  const ModelSpec m = *model_preset("llama3.1-405b");
+  TrainingWorkload w;
+  w.global_batch = 2048;
+  Layout l;
+  l.tp = 8;
+  l.pp = 16;
+  l.dp = 64;
+  l.vpp = 4;
+  l.stage_layers = {7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7};
+  CHECK(validate_training_layout(m, w, l).empty());
+  const auto chunks = layers_per_virtual_stage(m, l);
+  REQUIRE(chunks.size() == 64);
+  CHECK(std::accumulate(chunks.begin(), chunks.end(), int64_t{0}) == 126);
+  const auto chunk_of = [&](int64_t rank, int64_t chunk) { return chunks[static_cast<size_t>(chunk * 16 + rank)]; };
+  CHECK(chunk_of(0, 0) == 1);
+  CHECK(chunk_of(0, 1) == 2);
+  CHECK(chunk_of(0, 3) == 2);
+  CHECK(chunk_of(15, 0) == 2);
+  CHECK(chunk_of(15, 3) == 1);
+  for (int64_t r = 1; r < 15; ++r)
+    for (int64_t c = 0; c < 4; ++c) CHECK(chunk_of(r, c) == 2);
+  // Virtual stages run the layers in order.
+  const auto firsts = first_layer_of_virtual_stage(m, l);
+  CHECK(firsts[0] == 0);
+  CHECK(firsts[1] == 1);
+  CHECK(firsts[63] == 125);
+  // Without interleaving a virtual stage is the rank.
+  l.vpp = 1;
+  CHECK(layers_per_virtual_stage(m, l) == layers_per_stage(m, l));
+  // A chunk needs a layer: 7 layers cannot fill 8 chunks.
+  l.vpp = 8;
+  CHECK(has_problem(validate_training_layout(m, w, l), "stage_layers", "7 layers cannot fill 8 virtual stages"));
 }
 
 TEST_CASE("layout: degrees below one are refused by name") {

@@ -71,7 +71,9 @@ void check_timeline(const ScheduleInput& in, const ScheduleResult& r) {
     } else {
       REQUIRE(e.virtual_stage == e.chunk * p + e.stage);
     }
-    const StageCosts& c = in.costs[static_cast<size_t>(dualpipe ? e.virtual_stage : e.stage)];
+    const bool per_chunk = !in.chunk_costs.empty();
+    const StageCosts& c = per_chunk ? in.chunk_costs[static_cast<size_t>(e.virtual_stage)]
+                                    : in.costs[static_cast<size_t>(dualpipe ? e.virtual_stage : e.stage)];
     double expected = 0;
     auto* table = &forward;
     switch (e.kind) {
@@ -91,7 +93,7 @@ void check_timeline(const ScheduleInput& in, const ScheduleResult& r) {
         table = &weight;
         break;
     }
-    CHECK_THAT(e.end_s - e.start_s, WithinAbs(expected * scale, 1e-9));
+    CHECK_THAT(e.end_s - e.start_s, WithinAbs(expected * (per_chunk ? 1.0 : scale), 1e-9));
     REQUIRE(e.start_s >= stage_free[static_cast<size_t>(e.stage)] - 1e-9);  // no overlap
     stage_free[static_cast<size_t>(e.stage)] = e.end_s;
     REQUIRE(table->emplace(Key{e.virtual_stage, e.micro_batch}, &e).second);  // exactly once
@@ -303,6 +305,30 @@ TEST_CASE("schedule: a slower last stage lengthens 1F1B by m times its extra tim
   check_timeline(in, r);
 }
 
+TEST_CASE("schedule: interleaved chunks may differ; equal ones reproduce the per-rank split") {
+  const int64_t p = 4, m = 8, v = 2;
+  const StageCosts rank{2, 3, 1};
+  const ScheduleInput even = uniform(PipelineSchedule::interleaved, p, m, rank, v, 0.05);
+  ScheduleInput chunks = even;
+  chunks.chunk_costs.assign(static_cast<size_t>(p * v), {1, 1.5, 0.5});
+  const ScheduleResult a = simulate(even), b = simulate(chunks);
+  CHECK_THAT(b.makespan_s, WithinRel(a.makespan_s, 1e-12));
+  CHECK_THAT(b.bubble_fraction, WithinRel(a.bubble_fraction, 1e-12));
+  check_timeline(chunks, b);
+  // Llama 3's split (Dubey et al. 2024 §3.3.2): the model's first and last chunks hold one layer
+  // fewer. Lighter end chunks finish the step sooner than the evenly split per-rank totals
+  // would, and every event still lasts its own chunk's time.
+  ScheduleInput uneven = chunks;
+  uneven.chunk_costs.front() = {0.5, 0.75, 0.25};
+  uneven.chunk_costs.back() = {0.5, 0.75, 0.25};
+  uneven.costs.front() = {1.5, 2.25, 0.75};
+  uneven.costs.back() = {1.5, 2.25, 0.75};
+  const ScheduleResult c = simulate(uneven);
+  check_timeline(uneven, c);
+  CHECK(c.makespan_s < a.makespan_s);
+  CHECK_THAT(c.busy_s.front(), WithinRel(static_cast<double>(m) * (1.5 + 2.25 + 0.75), 1e-12));
+}
+
 TEST_CASE("schedule: a transfer time lengthens GPipe's fill and drain and 1F1B's every round trip") {
   // From first principles, transfer time c per hop, uniform stages. GPipe never waits for a
   // backward before a forward, so only the first forward and the last backward cross p − 1 hops:
@@ -403,6 +429,21 @@ TEST_CASE("schedule: bad input gives an error, never a crash") {
   SECTION("a NaN cost") {
     bad.costs[0].forward_s = std::nan("");
     field = "costs[0].forward_s";
+  }
+  SECTION("chunk costs outside interleaved") {
+    bad.chunk_costs.assign(4, {1, 1, 1});
+    field = "chunk_costs";
+  }
+  SECTION("chunk costs of the wrong count") {
+    bad = uniform(PipelineSchedule::interleaved, 4, 8, {1, 1, 1}, 2);
+    bad.chunk_costs.assign(4, {1, 1, 1});
+    field = "chunk_costs";
+  }
+  SECTION("a negative chunk cost") {
+    bad = uniform(PipelineSchedule::interleaved, 4, 8, {1, 1, 1}, 2);
+    bad.chunk_costs.assign(8, {1, 1, 1});
+    bad.chunk_costs[5].forward_s = -1;
+    field = "chunk_costs[5].forward_s";
   }
   SECTION("a negative transfer time") {
     bad.p2p_s = -0.1;

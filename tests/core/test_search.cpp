@@ -1,7 +1,10 @@
 // Ranked layouts: enumeration, rejections, determinism, agreement with the detailed model, and
 // Megatron SC21 Table 1's own layouts among the best predicted.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <tuple>
+#include <vector>
 
 #include "core/catalogue.hpp"
 #include "core/memory.hpp"
@@ -82,11 +85,13 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
   // The issue's target: for each row the paper's TP and PP (any micro-batch and interleaving) is
   // in the top 5 of our ranking, or within 5 % of the best prediction. The search space is the
   // paper's setting: fp16, full recompute, no ZeRO, no SP (it predates it), 1F1B/interleaved.
+  // Counted two ways: per candidate (micro-batch and interleaving variants of one mesh each take
+  // a place) and among distinct meshes (TP, PP, DP), which is what the paper's table gives.
   // Known gap: for the 3.6B–39B and 145B rows the model prefers less TP and more PP than the
-  // paper's weak-scaling layouts (7–21 % faster by our prediction), although it predicts those
-  // layouts' own throughput within 10 % (test_estimate.cpp). Until that is resolved this test
-  // guards the rows that meet the target (printed per row) against regressions.
-  int in_top5 = 0, within5 = 0, in_top5_at_dp = 0;
+  // paper's weak-scaling layouts (6–16 % faster by our prediction), although it predicts those
+  // layouts' own throughput within 10 % (test_estimate.cpp); 18.4B and 39.1B miss among meshes
+  // too. This test guards the rows that meet the target (printed per row) against regressions.
+  int in_top5 = 0, within5 = 0, in_top5_at_dp = 0, in_top5_meshes = 0;
   for (const auto& row : test::read_fidelity_csv("megatron_sc21_table1_weak_scaling.csv")) {
     const int64_t gpus = std::stoll(row.at("num_gpus"));
     const ModelSpec m = test::gpt_style(std::stoll(row.at("layers")), std::stoll(row.at("hidden")),
@@ -140,6 +145,21 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
                 row.at("model").c_str(), static_cast<long long>(paper_dp), rank_at_dp,
                 rank_at_dp > 0 ? 100 * (paper_best / best_at_dp - 1) : 100.0);
     in_top5_at_dp += rank_at_dp >= 1 && (rank_at_dp <= 5 || paper_best / best_at_dp - 1 <= 0.05) ? 1 : 0;
+    // The paper gives a mesh (TP, PP, DP), not a micro-batch or interleaving degree: its rank
+    // among distinct meshes, each at its best variant.
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> meshes;
+    int mesh_rank = 0;
+    for (const auto& l : r->layouts) {
+      const auto key = std::tuple(l.layout.tp, l.layout.pp, l.layout.dp);
+      if (std::find(meshes.begin(), meshes.end(), key) != meshes.end()) continue;
+      meshes.push_back(key);
+      if (l.layout.tp == tp && l.layout.pp == pp) {
+        mesh_rank = static_cast<int>(meshes.size());
+        break;
+      }
+    }
+    std::printf("[search] %-12s   among distinct meshes (TP, PP, DP): ranks #%d\n", row.at("model").c_str(), mesh_rank);
+    in_top5_meshes += mesh_rank >= 1 && (mesh_rank <= 5 || gap <= 0.05) ? 1 : 0;
     INFO(row.at("model") << ": paper layout ranks #" << rank << ", " << 100 * gap << " % behind");
     CHECK(rank >= 1);
     in_top5 += rank >= 1 && rank <= 5 ? 1 : 0;
@@ -147,9 +167,10 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
   }
   std::printf(
       "[search] SC21 Table 1: %d of 10 in the top 5, %d of 10 within 5 %%; with the paper's DP, %d of 10 in "
-      "the top 5 or within 5 %%\n",
-      in_top5, within5, in_top5_at_dp);
+      "the top 5 or within 5 %%; among distinct meshes, %d of 10 in the top 5 or within 5 %%\n",
+      in_top5, within5, in_top5_at_dp, in_top5_meshes);
   CHECK(in_top5 >= 5);
+  CHECK(in_top5_meshes >= 8);
 }
 
 TEST_CASE("search: rejected candidates are kept as examples with their reason (TP 16 on 8 KV heads)") {

@@ -181,7 +181,12 @@ double in_flight_micro_batches(Schedule schedule, int64_t stage, int64_t pp, int
     case Schedule::gpipe:
       return m;
     case Schedule::one_f_one_b:
+    case Schedule::zb_h1:
       return std::min(m, static_cast<double>(pp - stage));
+    case Schedule::zb_h2:
+      return std::min(m, static_cast<double>(2 * (pp - stage) - 1));
+    case Schedule::dualpipe:
+      return std::min(m, static_cast<double>(pp + 1));
     case Schedule::interleaved: {
       const auto v = static_cast<double>(vpp);
       const double chunks = 2.0 * static_cast<double>(pp - stage - 1) + (v - 1.0) * static_cast<double>(pp) + 1.0;

@@ -58,7 +58,10 @@ struct ActivationConfig {
 // Micro-batches (in units of a whole stage's layers) whose activations stage `stage` holds at
 // its peak. GPipe: all m. 1F1B: min(m, p − i) (PipeDream-Flush; Narayanan et al. SC21 §2.2.1).
 // Interleaved: Megatron-LM's warm-up count, (2(p − i − 1) + (v − 1)p + 1) chunks of 1/v of the
-// stage, which for i = 0 is Korthikanti's factor p·(1 + (p − 1)/(p·v)).
+// stage, which for i = 0 is Korthikanti's factor p·(1 + (p − 1)/(p·v)). ZB-H1: as 1F1B (Qi et
+// al. 2024 §2.1). ZB-H2: min(m, 2(p − i) − 1) (§2.2). DualPipe: p + 1 chunks of one model stage
+// on every rank (deepseek-ai/DualPipe README, "Activation PP+1"). docs/schedules.md derives each
+// from the simulated timeline.
 [[nodiscard]] double in_flight_micro_batches(Schedule schedule, int64_t stage, int64_t pp, int64_t vpp,
                                              int64_t micro_batches);
 

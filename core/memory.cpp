@@ -195,12 +195,21 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
 
   std::vector<RankMemory> stages;
   const Schedule schedule = l.vpp > 1 ? Schedule::interleaved : w.schedule;
+  // DualPipe runs the model from both ends: rank r holds model stages r and p − 1 − r, so twice
+  // the parameters (deepseek-ai/DualPipe README, "Parameter 2×").
+  const bool dualpipe = schedule == Schedule::dualpipe && l.pp > 1;
   for (int64_t stage = 0; stage < l.pp; ++stage) {
-    const StageParams sp = stage_params(m, l, stage);
+    StageParams sp = stage_params(m, l, stage);
+    const StageParams mirror = dualpipe ? stage_params(m, l, l.pp - 1 - stage) : StageParams{};
+    if (dualpipe) {
+      sp.dense += mirror.dense;
+      sp.experts += mirror.experts;
+      sp.largest_layer = std::max(sp.largest_layer, mirror.largest_layer);
+    }
     RankMemory rank;
     rank.role = stage_role(stage, l.pp);
     rank.pp_stages = {stage};
-    rank.layers = sp.layers;
+    rank.layers = sp.layers + mirror.layers;
     rank.params_on_rank = sp.total();
     const double in_flight = in_flight_micro_batches(schedule, stage, l.pp, l.vpp, micro_batches);
     rank.in_flight_micro_batches = in_flight;
@@ -222,8 +231,10 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
     const int64_t chunk_layers = std::max<int64_t>(sp.layers / std::max<int64_t>(l.vpp, 1), 1);
     double per_micro_batch = 0;
     double largest_recompute = 0;
-    for (int64_t i = 0; i < sp.layers; ++i) {
-      const int64_t layer = sp.first_layer + i;
+    for (int64_t i = 0; i < sp.layers + mirror.layers; ++i) {
+      // DualPipe: the mirror stage's layers follow; its chunks in flight are either stage, so a
+      // micro-batch counts the mean of the two (halved below).
+      const int64_t layer = i < sp.layers ? sp.first_layer + i : mirror.first_layer + (i - sp.layers);
       if (is_recomputed_fully(w, i % chunk_layers)) {
         per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
         largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
@@ -238,12 +249,16 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
       }
     }
     double extra = 0;
-    if (stage == 0) extra += embedding_activation_bytes(m, act);
-    const bool last = stage == l.pp - 1;
+    if (stage == 0 || (dualpipe && stage == l.pp - 1)) extra += embedding_activation_bytes(m, act);
+    const bool last = stage == l.pp - 1 || (dualpipe && stage == 0);
     if (last && w.output_layer_activations) extra += output_activation_bytes(m, act, w.fp32_logits);
+    if (dualpipe) {
+      per_micro_batch /= 2;
+      extra /= 2;
+    }
     rank.items.push_back({MemoryCategory::activations, (per_micro_batch + extra) * in_flight,
                           fmt("(%.3g B per micro-batch in %.0f layers + %.3g B embedding/output) × %.3g in flight",
-                              per_micro_batch, static_cast<double>(sp.layers), extra, in_flight)});
+                              per_micro_batch, static_cast<double>(sp.layers + mirror.layers), extra, in_flight)});
 
     // Temporary buffers: logits gradient (fp32, one micro-batch), a recomputed layer, FSDP gathers.
     double temporary = largest_recompute;

@@ -188,8 +188,14 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
         w.schedule = Schedule::one_f_one_b;
       } else if (value == "interleaved") {
         w.schedule = Schedule::interleaved;
+      } else if (value == "zb-h1") {
+        w.schedule = Schedule::zb_h1;
+      } else if (value == "zb-h2") {
+        w.schedule = Schedule::zb_h2;
+      } else if (value == "dualpipe") {
+        w.schedule = Schedule::dualpipe;
       } else {
-        return bad_value(option, key, value, "gpipe, 1f1b or interleaved");
+        return bad_value(option, key, value, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or dualpipe");
       }
     } else {
       MS_TRY(handled, apply_runtime(w.runtime, option, key, value));

@@ -61,6 +61,12 @@ std::string_view schedule_name(Schedule schedule) {
       return "1f1b";
     case Schedule::interleaved:
       return "interleaved";
+    case Schedule::zb_h1:
+      return "zb-h1";
+    case Schedule::zb_h2:
+      return "zb-h2";
+    case Schedule::dualpipe:
+      return "dualpipe";
   }
   return "?";
 }

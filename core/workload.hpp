@@ -11,7 +11,9 @@ namespace meshscope {
 
 enum class Optimizer { adam, sgd_momentum };
 enum class RecomputeMode { none, selective, full, layers };
-enum class Schedule { gpipe, one_f_one_b, interleaved };
+// The pipeline schedule a training run uses (for the activations it holds and, in estimate, its
+// timing); the simulator's names and sources are in core/schedule/schedule.hpp.
+enum class Schedule { gpipe, one_f_one_b, interleaved, zb_h1, zb_h2, dualpipe };
 
 // Assumptions about the runtime that no formula gives; every one is overridable.
 struct RuntimeAssumptions {

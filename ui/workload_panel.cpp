@@ -292,7 +292,7 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
   training_form_->setChoices("optimizer", {"adam", "sgd"});
   training_form_->setChoices("zero", {"0", "1", "2", "3"});
   training_form_->setChoices("recompute", {"none", "selective", "full"});
-  training_form_->setChoices("schedule", {"1f1b", "gpipe", "interleaved"});
+  training_form_->setChoices("schedule", {"1f1b", "gpipe", "interleaved", "zb-h1", "zb-h2", "dualpipe"});
   training_form_->setChoices("cp_comm", {"p2p", "a2a"});
   for (const char* key : {"runtime_gib", "allocator_fraction", "nccl_buffer_mib"}) training_form_->setFreeText(key);
   training_form_->setHelp("convention", tr("Bytes per parameter (docs/conventions.md): sets the dtypes below"));

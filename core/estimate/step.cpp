@@ -32,6 +32,41 @@ std::string format(const char* text, double value) {
 
 }  // namespace
 
+PipelineSchedule pipeline_schedule_of(Schedule schedule) {
+  switch (schedule) {
+    case Schedule::gpipe:
+      return PipelineSchedule::gpipe;
+    case Schedule::one_f_one_b:
+    case Schedule::interleaved:  // with vpp = 1
+      return PipelineSchedule::one_f_one_b;
+    case Schedule::zb_h1:
+      return PipelineSchedule::zb_h1;
+    case Schedule::zb_h2:
+      return PipelineSchedule::zb_h2;
+    case Schedule::dualpipe:
+      return PipelineSchedule::dualpipe;
+  }
+  return PipelineSchedule::one_f_one_b;
+}
+
+Schedule training_schedule_of(PipelineSchedule schedule) {
+  switch (schedule) {
+    case PipelineSchedule::gpipe:
+      return Schedule::gpipe;
+    case PipelineSchedule::one_f_one_b:
+      return Schedule::one_f_one_b;
+    case PipelineSchedule::interleaved:
+      return Schedule::interleaved;
+    case PipelineSchedule::zb_h1:
+      return Schedule::zb_h1;
+    case PipelineSchedule::zb_h2:
+      return Schedule::zb_h2;
+    case PipelineSchedule::dualpipe:
+      return Schedule::dualpipe;
+  }
+  return Schedule::one_f_one_b;
+}
+
 Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w, const Layout& l,
                                    const Cluster& cluster, const Router& router, const EstimateOptions& options) {
   MS_TRY(placement, place_layout(l, cluster, router, options.order));
@@ -45,6 +80,11 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   const ComputeContext context{m, w, l, gpu, options.efficiency};
   const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
   est.micro_batches = micro_batches;
+  const PipelineSchedule schedule_kind =
+      options.schedule.value_or(l.vpp > 1 ? PipelineSchedule::interleaved : pipeline_schedule_of(w.schedule));
+  // DualPipe pairs a forward and a backward chunk of two micro-batches and runs one's all-to-alls
+  // and pipeline sends under the other's compute (DeepSeek-V3 report §3.2.1, Figure 4).
+  const bool dualpipe = schedule_kind == PipelineSchedule::dualpipe && l.pp > 1;
 
   // Exposed communication per layer and micro-batch.
   const AxisComm* tp = find_axis(est.comm, MeshAxis::tp);
@@ -103,13 +143,17 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       const double cp_forward = std::max(0.0, cp_layer_forward - t.forward_s * 0.5);
       const double cp_backward = std::max(0.0, cp_layer_backward - t.backward_input_s * 0.5);
       const double ep_each = m.is_moe_layer(layer) ? 2 * ep_call : 0.0;
-      const double ep_recompute = recomputed ? ep_each : 0.0;
-      t.forward_s += tp_layer + cp_forward + ep_each;
-      t.backward_input_s += tp_layer + cp_backward + ep_each;
+      // Under DualPipe a forward's all-to-alls hide behind the paired backward's compute and a
+      // backward's behind the paired forward's; only what exceeds it is exposed.
+      const double ep_forward = dualpipe ? std::max(0.0, ep_each - t.backward_input_s - t.backward_weight_s) : ep_each;
+      const double ep_backward = dualpipe ? std::max(0.0, ep_each - t.forward_s) : ep_each;
+      const double ep_recompute = recomputed ? ep_forward : 0.0;
+      t.forward_s += tp_layer + cp_forward + ep_forward;
+      t.backward_input_s += tp_layer + cp_backward + ep_backward;
       t.recompute_s += tp_recompute + ep_recompute;
       sw.tp_s += 2 * tp_layer + tp_recompute;
       sw.cp_s += cp_forward + cp_backward;
-      sw.ep_s += 2 * ep_each + ep_recompute;
+      sw.ep_s += ep_forward + ep_backward + ep_recompute;
       chunk += t;
     }
     if (u == 0) {
@@ -130,9 +174,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
 
   // Pipeline schedule.
   ScheduleInput input;
-  input.schedule = options.schedule.value_or(l.vpp > 1                       ? PipelineSchedule::interleaved
-                                             : w.schedule == Schedule::gpipe ? PipelineSchedule::gpipe
-                                                                             : PipelineSchedule::one_f_one_b);
+  input.schedule = schedule_kind;
   input.stages = l.pp;
   input.micro_batches = micro_batches;
   input.virtual_stages = l.vpp;
@@ -140,7 +182,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   input.p2p_s = pp != nullptr && !pp->collectives.empty() ? pp->collectives.front().time_s : 0.0;
   // Synchronous sends, once per model chunk (stage_sends): each chunk sends its activations
   // onwards, except the model's last, and its input gradients back, except the model's first.
-  for (size_t s = 0; s < input.costs.size(); ++s) {
+  // DualPipe sends asynchronously under the paired chunk's compute: no stage is kept busy, and the
+  // transfer still delays the receiver in the simulation.
+  for (size_t s = 0; s < input.costs.size() && !dualpipe; ++s) {
     const StageSends sends = stage_sends(static_cast<int64_t>(s), l.pp, l.vpp);
     input.costs[s].forward_s += sends.forward * input.p2p_s;
     input.costs[s].backward_input_s += sends.backward * input.p2p_s;
@@ -227,7 +271,11 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     b.optimizer_s = optimizer;
   }
 
-  const MemoryBudget memory = training_memory(m, w, l, gpu);
+  // The memory budget holds what the simulated schedule keeps in flight (DualPipe: both ends'
+  // parameters and p + 1 chunks; ZB-H2: 2(p − s) − 1 micro-batches).
+  TrainingWorkload scheduled = w;
+  scheduled.schedule = training_schedule_of(schedule_kind);
+  const MemoryBudget memory = training_memory(m, scheduled, l, gpu);
   est.peak_memory_bytes = memory.peak_total_bytes();
   est.fits_in_memory = memory.fits();
 
@@ -246,7 +294,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       options.tp_comm_overlap ? "TP communication overlapped with GEMMs (TP-overlap on): not counted"
                               : "TP communication exposed: on the critical path of every layer",
       "CP ring exchange overlaps half of the attention work it feeds; the rest is exposed",
-      "EP dispatch/combine all-to-alls exposed (no DualPipe-style overlap)",
+      dualpipe ? "EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's compute "
+                 "(DualPipe); what exceeds it is exposed"
+               : "EP dispatch/combine all-to-alls exposed (no DualPipe-style overlap)",
       options.overlap_grad_reduce ? "DP gradient reduction overlaps the last micro-batch's backward bucket by bucket; "
                                     "the last bucket is exposed"
                                   : "DP gradient reduction after the backward pass, fully exposed",

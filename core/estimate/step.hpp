@@ -58,6 +58,11 @@ struct StepEstimate {
   CommPlan comm;
 };
 
+// The simulator's schedule for a workload's (`interleaved` without virtual stages is 1F1B), and
+// back: the memory budget holds what the simulated schedule keeps in flight.
+[[nodiscard]] PipelineSchedule pipeline_schedule_of(Schedule schedule);
+[[nodiscard]] Schedule training_schedule_of(PipelineSchedule schedule);
+
 // The layout must be valid (validate_training_layout) and fit the cluster.
 [[nodiscard]] Result<StepEstimate> estimate_step(const ModelSpec& model, const TrainingWorkload& workload,
                                                  const Layout& layout, const Cluster& cluster, const Router& router,

@@ -357,7 +357,11 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const auto [embedding_act, output_act] = ev.outer_activations(l, w);
   const auto [dense_act, dense_full] = ev.activation(l, w, false);
   const std::pair<double, double> moe_act = m.is_moe() ? ev.activation(l, w, true) : std::pair{0.0, 0.0};
-  const Schedule memory_schedule = l.vpp > 1 ? Schedule::interleaved : w.schedule;
+  // What the candidate's schedule keeps in flight (GPipe, which the 1F1B closed form also times,
+  // when the workload asks for it).
+  const Schedule memory_schedule = c.schedule == PipelineSchedule::one_f_one_b && w.schedule == Schedule::gpipe
+                                       ? Schedule::gpipe
+                                       : training_schedule_of(c.schedule);
   double peak = 0;
   for (const int64_t s : {int64_t{0}, l.pp - 1}) {
     const int64_t stage_layers = stage_count(s);

@@ -178,6 +178,43 @@ TEST_CASE("estimate: the breakdown's parts are disjoint and add up to the step t
   }
 }
 
+TEST_CASE("estimate: DualPipe hides the EP all-to-alls and the sends, and holds both ends' parameters") {
+  // DeepSeek-V3 report §3.2.1: DualPipe overlaps a forward and a backward chunk so that "both
+  // all-to-all and PP communication can be fully hidden"; its README: "Parameter 2×".
+  auto cluster = generate_cluster("dgx-h100:nodes=4");
+  REQUIRE(cluster);
+  const Router router(*cluster);
+  const ModelSpec m = *model_preset("mixtral-8x7b");
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 128;
+  w.recompute = RecomputeMode::full;
+  Layout l;
+  l.pp = 4;
+  l.ep = 8;
+  l.dp = 8;
+  auto plain = estimate_step(m, w, l, *cluster, router);
+  EstimateOptions options;
+  options.schedule = PipelineSchedule::dualpipe;
+  auto dual = estimate_step(m, w, l, *cluster, router, options);
+  REQUIRE(plain);
+  REQUIRE(dual);
+  CHECK(plain->breakdown.ep_exposed_s > 0);
+  CHECK(plain->breakdown.pp_p2p_s > 0);
+  CHECK(dual->breakdown.ep_exposed_s < 0.5 * plain->breakdown.ep_exposed_s);
+  CHECK(dual->breakdown.pp_p2p_s == 0);
+  CHECK(dual->peak_memory_bytes > plain->peak_memory_bytes);
+  bool stated = false;
+  for (const auto& a : dual->assumptions) stated = stated || a.find("DualPipe") != std::string::npos;
+  CHECK(stated);
+  // The same workload asking for DualPipe gets the same estimate.
+  w.schedule = Schedule::dualpipe;
+  auto asked = estimate_step(m, w, l, *cluster, router);
+  REQUIRE(asked);
+  CHECK(asked->step_time_s == dual->step_time_s);
+  CHECK(asked->peak_memory_bytes == dual->peak_memory_bytes);
+}
+
 TEST_CASE("estimate: more interleaving shrinks the bubble; more micro-batches too") {
   auto cluster = generate_cluster("dgx-h100:nodes=8");
   REQUIRE(cluster);

@@ -1,4 +1,5 @@
 // Training memory budgets against ZeRO (Rajbhandari et al. SC20) and the Ultra-Scale Playbook.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -253,4 +254,42 @@ TEST_CASE("memory: ZeRO-3 shards parameters and adds the gathered layer as a tem
   const RankMemory z3 = training_memory(m, w, l, *find_gpu("h100-sxm")).ranks.front();
   CHECK_THAT(z3.bytes(MemoryCategory::parameters), WithinRel(z1.bytes(MemoryCategory::parameters) / 8, 1e-12));
   CHECK(z3.bytes(MemoryCategory::temporary) > z1.bytes(MemoryCategory::temporary));
+}
+
+TEST_CASE("memory: DualPipe holds both ends' parameters and p + 1 chunks; ZB-H2 2(p − s) − 1 micro-batches") {
+  // deepseek-ai/DualPipe README table: DualPipe "Parameter 2×, Activation PP+1" against 1F1B's
+  // "1×, PP". Qi et al. 2024 §2.2: ZB-H2 stage s runs 2(p − s) − 1 forwards before its first B.
+  const ModelSpec m = *model_preset("llama3.1-70b");
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 64;
+  Layout l;
+  l.tp = 8;
+  l.pp = 8;
+  l.dp = 1;
+  l.sp = true;
+  const GpuSpec gpu = *find_gpu("h100-sxm");
+  const auto rank_of = [](const MemoryBudget& b, int64_t stage) -> const RankMemory& {
+    for (const auto& r : b.ranks)
+      if (std::find(r.pp_stages.begin(), r.pp_stages.end(), stage) != r.pp_stages.end()) return r;
+    FAIL("no rank holds stage " << stage);
+    return b.ranks.front();
+  };
+  const MemoryBudget one = training_memory(m, w, l, gpu);
+  w.schedule = Schedule::dualpipe;
+  const MemoryBudget two = training_memory(m, w, l, gpu);
+  for (int64_t s = 0; s < l.pp; ++s) {
+    INFO("stage " << s);
+    CHECK_THAT(rank_of(two, s).bytes(MemoryCategory::parameters),
+               WithinRel(rank_of(one, s).bytes(MemoryCategory::parameters) +
+                             rank_of(one, l.pp - 1 - s).bytes(MemoryCategory::parameters),
+                         1e-12));
+    CHECK(rank_of(two, s).in_flight_micro_batches == static_cast<double>(l.pp + 1));
+    CHECK(rank_of(one, s).in_flight_micro_batches == static_cast<double>(l.pp - s));
+  }
+  w.schedule = Schedule::zb_h2;
+  const MemoryBudget zb = training_memory(m, w, l, gpu);
+  CHECK(rank_of(zb, 0).in_flight_micro_batches == static_cast<double>(2 * l.pp - 1));
+  CHECK(rank_of(zb, l.pp - 1).in_flight_micro_batches == 1);
+  CHECK(rank_of(zb, 0).bytes(MemoryCategory::activations) > rank_of(one, 0).bytes(MemoryCategory::activations));
 }

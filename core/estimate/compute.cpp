@@ -212,6 +212,7 @@ WorkTime embedding_compute(const ComputeContext& c) {
                         static_cast<double>(c.layout.cp);
   const double bytes = tokens * static_cast<double>(c.model.hidden_size) * dtype_bytes(c.workload.activation_dtype);
   WorkTime t;
+  t.forward_bytes = 2 * bytes;
   t.forward_s = r.memory_s(2 * bytes);          // gather rows, write the hidden states
   t.backward_weight_s = r.memory_s(3 * bytes);  // scatter-add of the gradient rows
   return t;
@@ -227,6 +228,8 @@ WorkTime head_compute(const ComputeContext& c) {
   WorkTime t;
   const double gemm = r.gemm_s(tokens, vocab, h);
   t.forward_flops = 2 * tokens * vocab * h;
+  const double e = dtype_bytes(c.workload.activation_dtype);
+  t.forward_bytes = (tokens * h + h * vocab + tokens * vocab) * e + tokens * vocab * 4 * 3;
   // Cross-entropy over fp32 logits: read them for the max/sum, write the gradient.
   const double loss = r.memory_s(tokens * vocab * 4 * 3);
   t.forward_s = gemm + loss;
@@ -235,15 +238,18 @@ WorkTime head_compute(const ComputeContext& c) {
   return t;
 }
 
-double optimizer_step_s(const ComputeContext& c, double params_on_rank, int64_t shard) {
-  const Rates r = rates(c);
+double optimizer_step_bytes(const ComputeContext& c, double params_on_rank, int64_t shard) {
   const TrainingWorkload& w = c.workload;
   // Adam(W) per parameter: read gradient, master, m, v; write master, m, v and the 16-bit copy.
   const double master = w.master_dtype ? dtype_bytes(*w.master_dtype) : 0.0;
   const double states = w.optimizer_states_per_param() * dtype_bytes(w.optimizer_state_dtype);
   const double per_param = dtype_bytes(w.grad_dtype) + 2 * (master + states) + dtype_bytes(w.param_dtype);
   const double updated = params_on_rank / (w.zero_stage >= 1 ? static_cast<double>(std::max<int64_t>(shard, 1)) : 1.0);
-  return r.memory_s(updated * per_param);
+  return updated * per_param;
+}
+
+double optimizer_step_s(const ComputeContext& c, double params_on_rank, int64_t shard) {
+  return rates(c).memory_s(optimizer_step_bytes(c, params_on_rank, shard));
 }
 
 }  // namespace meshscope

@@ -45,12 +45,14 @@ struct WorkTime {
   double backward_weight_s = 0;  // W: gradients of the weights
   double recompute_s = 0;        // forward work repeated in the backward pass
   double forward_flops = 0;      // what the rank computes in forward (for checks and reports)
+  double forward_bytes = 0;      // its forward HBM traffic (reports)
   WorkTime& operator+=(const WorkTime& o) {
     forward_s += o.forward_s;
     backward_input_s += o.backward_input_s;
     backward_weight_s += o.backward_weight_s;
     recompute_s += o.recompute_s;
     forward_flops += o.forward_flops;
+    forward_bytes += o.forward_bytes;
     return *this;
   }
 };
@@ -83,6 +85,8 @@ struct OperationCost {
 [[nodiscard]] WorkTime head_compute(const ComputeContext& context);
 // The optimizer step over the rank's (sharded) parameters: memory-bound.
 [[nodiscard]] double optimizer_step_s(const ComputeContext& context, double params_on_rank, int64_t shard);
+// The HBM traffic of that step.
+[[nodiscard]] double optimizer_step_bytes(const ComputeContext& context, double params_on_rank, int64_t shard);
 
 // The dense peak the compute dtype runs at on this GPU (fp8 falls back to bf16/fp16 if absent).
 [[nodiscard]] double compute_peak_flops(const GpuSpec& gpu, DType compute_dtype);

@@ -282,11 +282,13 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   {
     est.operations = layer_operations(context, chunk_firsts[busiest_stage]);
     const WorkTime embedding = embedding_compute(context), head = head_compute(context);
-    est.operations.push_back({"embedding (first stage)", 0.0, 0.0, embedding.forward_s, embedding.backward_input_s,
-                              embedding.backward_weight_s, false});
-    est.operations.push_back({"LM head and loss (last stage)", head.forward_flops, 0.0, head.forward_s,
+    est.operations.push_back({"embedding (first stage)", 0.0, embedding.forward_bytes, embedding.forward_s,
+                              embedding.backward_input_s, embedding.backward_weight_s, false});
+    est.operations.push_back({"LM head and loss (last stage)", head.forward_flops, head.forward_bytes, head.forward_s,
                               head.backward_input_s, head.backward_weight_s, false});
-    est.operations.push_back({"optimizer step (per step)", 0.0, 0.0, optimizer, 0.0, 0.0, false});
+    est.operations.push_back({"optimizer step (per step)", 0.0,
+                              optimizer_step_bytes(context, first_stage.total(), l.shard_group() * l.cp), optimizer,
+                              0.0, 0.0, false});
   }
   est.assumptions = {
       std::string("pipeline schedule: ") + std::string(pipeline_schedule_name(input.schedule)) +

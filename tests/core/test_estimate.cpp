@@ -113,6 +113,15 @@ TEST_CASE("estimate: throughput, MFU and the breakdown are consistent") {
   CHECK(e->bubble_fraction > 0);
   CHECK(e->fits_in_memory);
   CHECK_FALSE(e->assumptions.empty());
+  // The embedding, the LM head and the optimizer step report the HBM traffic they are timed by:
+  // none moves its bytes faster than the GPU's memory bandwidth.
+  const double hbm = find_gpu("h100-sxm")->memory_bandwidth_bytes_per_s;
+  REQUIRE(e->operations.size() >= 3);
+  for (auto op = e->operations.end() - 3; op != e->operations.end(); ++op) {
+    INFO(op->name);
+    CHECK(op->bytes > 0);
+    CHECK(op->bytes / op->forward_s <= hbm);
+  }
 }
 
 TEST_CASE("estimate: the breakdown's parts are disjoint and add up to the step time") {

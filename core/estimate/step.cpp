@@ -246,27 +246,36 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   est.mfu = est.model_tflops_per_gpu * 1e12 / peak;
   est.hfu = est.hardware_tflops_per_gpu * 1e12 / peak;
 
-  // Breakdown of the busiest stage (the most work per micro-batch, sends included): its compute,
+  // Breakdown of the busiest pipeline rank (the most busy time in the simulation): its compute,
   // its exposed communication per axis and its idle time in the schedule, then the exposed DP
-  // reduction and the optimizer. The parts are disjoint and add up to the step time.
+  // reduction and the optimizer. The parts are disjoint and add up to the step time. A DualPipe
+  // rank runs half the micro-batches through model stage r and half through stage p − 1 − r.
   size_t busiest_stage = 0;
-  const auto stage_total = [&](size_t k) {
-    return input.costs[k].forward_s + input.costs[k].backward_input_s + input.costs[k].backward_weight_s;
-  };
-  for (size_t k = 1; k < input.costs.size(); ++k)
-    if (stage_total(k) > stage_total(busiest_stage)) busiest_stage = k;
+  for (size_t k = 1; k < schedule.busy_s.size(); ++k)
+    if (schedule.busy_s[k] > schedule.busy_s[busiest_stage]) busiest_stage = k;
   {
-    const StageWork& sw = work[busiest_stage];
-    const auto mb = static_cast<double>(micro_batches);
+    StageWork sw = work[busiest_stage];
+    double per_micro_batch = static_cast<double>(micro_batches);
+    if (dualpipe) {
+      const StageWork& mirror = work[static_cast<size_t>(l.pp - 1) - busiest_stage];
+      sw.compute += mirror.compute;
+      sw.tp_s += mirror.tp_s;
+      sw.cp_s += mirror.cp_s;
+      sw.ep_s += mirror.ep_s;
+      sw.p2p_s += mirror.p2p_s;
+      per_micro_batch /= 2;
+    }
     StepBreakdown& b = est.breakdown;
-    b.forward_s = sw.compute.forward_s * mb;
-    b.backward_s = (sw.compute.backward_input_s + sw.compute.backward_weight_s) * mb;
-    b.recompute_s = sw.compute.recompute_s * mb;
-    b.tp_exposed_s = sw.tp_s * mb;
-    b.cp_exposed_s = sw.cp_s * mb;
-    b.ep_exposed_s = sw.ep_s * mb;
-    b.pp_p2p_s = sw.p2p_s * mb;
-    b.bubble_s = std::max(0.0, schedule.makespan_s - stage_total(busiest_stage) * mb);
+    b.forward_s = sw.compute.forward_s * per_micro_batch;
+    b.backward_s = (sw.compute.backward_input_s + sw.compute.backward_weight_s) * per_micro_batch;
+    b.recompute_s = sw.compute.recompute_s * per_micro_batch;
+    b.tp_exposed_s = sw.tp_s * per_micro_batch;
+    b.cp_exposed_s = sw.cp_s * per_micro_batch;
+    b.ep_exposed_s = sw.ep_s * per_micro_batch;
+    b.pp_p2p_s = sw.p2p_s * per_micro_batch;
+    const double busy =
+        b.forward_s + b.backward_s + b.recompute_s + b.tp_exposed_s + b.cp_exposed_s + b.ep_exposed_s + b.pp_p2p_s;
+    b.bubble_s = std::max(0.0, schedule.makespan_s - busy);
     b.dp_exposed_s = dp_exposed;
     b.optimizer_s = optimizer;
   }

@@ -79,6 +79,11 @@ class Evaluator {
   }
 
   const GpuSpec& gpu() const { return gpu_; }
+  // Per-stage scratch for a candidate's stage times (no allocation per candidate).
+  std::vector<double>& stage_times(size_t stages) {
+    if (stage_times_.size() < stages) stage_times_.resize(stages);
+    return stage_times_;
+  }
   const Router& router() const { return router_; }
 
   // Compute of one dense or MoE layer for one micro-batch, cached by the degrees it depends on.
@@ -177,6 +182,7 @@ class Evaluator {
   std::unordered_map<uint64_t, std::pair<GroupPaths, GroupBandwidth>> group_cache_;
   std::unordered_map<uint64_t, CollectiveModel> comm_cache_;
   std::unordered_map<uint64_t, std::pair<double, double>> outer_cache_;
+  std::vector<double> stage_times_;
 };
 
 // Layers per stage when PP does not divide them: the remainder goes to the middle stages and the
@@ -267,6 +273,13 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const WorkTime* moe = m.is_moe() ? &ev.layer(l, w, true) : nullptr;
   const auto& [embedding, head] = ev.ends(l, w);
   const bool full = w.recompute == RecomputeMode::full;
+  // DualPipe (DeepSeek-V3 §3.2.1) runs a forward chunk's all-to-alls under the paired backward's
+  // compute and vice versa, and sends asynchronously (as estimate_step).
+  const bool dualpipe = c.schedule == PipelineSchedule::dualpipe && l.pp > 1;
+  const double ep_forward =
+      dualpipe && moe != nullptr ? std::max(0.0, ep_layer - moe->backward_input_s - moe->backward_weight_s) : ep_layer;
+  const double ep_backward = dualpipe && moe != nullptr ? std::max(0.0, ep_layer - moe->forward_s) : ep_layer;
+  std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
   double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_stage_work = 0;
   for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {
     const int64_t stage_layers = stage_count(s);
@@ -278,11 +291,11 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     };
     double f = stage(&WorkTime::forward_s) +
                static_cast<double>(stage_layers) * (tp_layer + std::max(0.0, cp_forward - 0.5 * dense.forward_s)) +
-               moe_count * ep_layer;
+               moe_count * ep_forward;
     double b = stage(&WorkTime::backward_input_s) + stage(&WorkTime::recompute_s) +
                static_cast<double>(stage_layers) *
                    (tp_layer + (full ? tp_layer : 0.0) + std::max(0.0, cp_backward - 0.5 * dense.backward_input_s)) +
-               moe_count * ep_layer;
+               moe_count * ep_backward;
     double wt = stage(&WorkTime::backward_weight_s);
     if (s == 0) {
       f += embedding.forward_s;
@@ -294,11 +307,14 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       wt += head.backward_weight_s;
     }
     if (s == 0) first_stage_work = f + b + wt;
-    // Synchronous pipeline send/recv, as estimate_step (stage_sends).
-    const StageSends sends = stage_sends(s, l.pp, l.vpp);
-    f += sends.forward * p2p;
-    b += sends.backward * p2p;
+    // Synchronous pipeline send/recv, as estimate_step (stage_sends); DualPipe's are asynchronous.
+    if (!dualpipe) {
+      const StageSends sends = stage_sends(s, l.pp, l.vpp);
+      f += sends.forward * p2p;
+      b += sends.backward * p2p;
+    }
     const double t = f + b + wt;
+    stage_time[static_cast<size_t>(s)] = t;
     if (s == 0) first_backward = b + wt;
     t_sum += t;
     t_max = std::max(t_max, t);
@@ -314,6 +330,15 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   if (l.vpp > 1) makespan = mb * t_max + (t_sum - t_max) / v;
   if (c.schedule == PipelineSchedule::zb_h1 && l.pp > 1)
     makespan = mb * t_max + (p - 1) * std::max(0.0, f_max + b_max - w_max);
+  if (dualpipe) {
+    // A rank runs half the micro-batches through stage r and half through stage p − 1 − r; the
+    // DualPipe README's bubble (PP/2 − 1)(F&B + B − 3W), with B a full backward and F&B = F + B,
+    // is (PP/2 − 1)(F + 2B − W) in input-gradient B and weight-gradient W.
+    double pair_max = 0;
+    for (int64_t r = 0; r < l.pp / 2; ++r)
+      pair_max = std::max(pair_max, stage_time[static_cast<size_t>(r)] + stage_time[static_cast<size_t>(l.pp - 1 - r)]);
+    makespan = 0.5 * mb * pair_max + (p / 2 - 1) * std::max(0.0, f_max + 2 * b_max - w_max);
+  }
   makespan += 2 * (p - 1) * p2p;
 
   // Data parallel and optimizer, as estimate_step().
@@ -362,6 +387,8 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const Schedule memory_schedule = c.schedule == PipelineSchedule::one_f_one_b && w.schedule == Schedule::gpipe
                                        ? Schedule::gpipe
                                        : training_schedule_of(c.schedule);
+  // Per end stage (first, last): model states, activations of one micro-batch, temporary buffers.
+  double end_states[2] = {0, 0}, end_activation[2] = {0, 0}, end_temporary[2] = {0, 0};
   double peak = 0;
   for (const int64_t s : {int64_t{0}, l.pp - 1}) {
     const int64_t stage_layers = stage_count(s);
@@ -381,6 +408,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     const bool last = s == l.pp - 1;
     if (last && w.output_layer_activations) per_micro_batch += output_act;
     const double activations = per_micro_batch * in_flight;
+    const size_t end = s == 0 ? 0 : 1;
+    end_states[end] = states;
+    end_activation[end] = per_micro_batch;
     double temporary = 0;
     if (full)
       temporary += std::max(dense_full, moe_act.second);
@@ -393,10 +423,21 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                              ev.experts(from, from + 1) / static_cast<double>(l.ep * l.etp);
       temporary += largest * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
     }
+    end_temporary[end] = temporary;
     const double communication = training_communication_bytes(m, w, l);
     const double total = states + activations + temporary + communication + w.runtime.runtime_bytes +
                          (activations + temporary + communication) * w.runtime.allocator_fraction;
     peak = std::max(peak, total);
+  }
+  if (dualpipe) {
+    // The end ranks hold both end stages (training_memory): their states, p + 1 chunks of either,
+    // and the last stage's temporaries (the logits gradient) beside the first's.
+    const double in_flight = in_flight_micro_batches(memory_schedule, 0, l.pp, l.vpp, static_cast<int64_t>(mb));
+    const double activations = 0.5 * (end_activation[0] + end_activation[1]) * in_flight;
+    const double temporary = std::max(end_temporary[0], end_temporary[1]);
+    const double communication = training_communication_bytes(m, w, l);
+    peak = end_states[0] + end_states[1] + activations + temporary + communication + w.runtime.runtime_bytes +
+           (activations + temporary + communication) * w.runtime.allocator_fraction;
   }
   Score result;
   result.step_time_s = makespan + dp_exposed + optimizer;
@@ -450,6 +491,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     structural_examples.push_back(std::move(example));
   };
   const std::vector<int64_t> tps = divisors(gpus, max_tp);
+  const bool wants_dualpipe =
+      std::find(space.schedules.begin(), space.schedules.end(), PipelineSchedule::dualpipe) != space.schedules.end();
   // One candidate, rewritten in place for every combination (no allocation per candidate: the
   // workload's strings and the stage split are copied once).
   Candidate c;
@@ -515,6 +558,12 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                          RejectedScope::micro_batch);
                   continue;
                 }
+                // DualPipe feeds half the micro-batches from each end: an even PP and at least
+                // 2·PP micro-batches, an even number (deepseek-ai/DualPipe asserts these).
+                const bool dualpipe_fits = pp % 2 == 0 && vpp == 1 && micro_batches % 2 == 0 && micro_batches >= 2 * pp;
+                if (pp > 1 && vpp == 1 && !dualpipe_fits && wants_dualpipe)
+                  reject("DualPipe needs an even PP and an even number of at least 2×PP micro-batches",
+                         mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
                 for (const RecomputeMode recompute : space.recompute) {
                   for (const int zero : space.zero_stages) {
                     if (zero > 0 && dp * cp == 1) {
@@ -529,6 +578,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                         ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
                         continue;
                       }
+                      if (schedule == PipelineSchedule::dualpipe && !dualpipe_fits) continue;  // rejected above
                       for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1);
                            ++sp_variant)
                         for (const AxisOrder order : space.orders) {

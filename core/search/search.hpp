@@ -23,7 +23,8 @@ struct SearchSpace {
   std::vector<int64_t> micro_batches = {1, 2, 4, 8};
   std::vector<RecomputeMode> recompute = {RecomputeMode::none, RecomputeMode::selective, RecomputeMode::full};
   std::vector<int> zero_stages = {1, 3};  // 1: distributed optimizer; 3: FSDP
-  std::vector<PipelineSchedule> schedules = {PipelineSchedule::one_f_one_b, PipelineSchedule::zb_h1};
+  std::vector<PipelineSchedule> schedules = {PipelineSchedule::one_f_one_b, PipelineSchedule::zb_h1,
+                                             PipelineSchedule::dualpipe};
   int64_t max_tp = 0;  // 0: GPUs per node
   int64_t max_cp = 16;
   int64_t max_vpp = 8;

@@ -239,7 +239,13 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   const auto gpus = static_cast<double>(l.world_size());
   est.tokens_per_s = tokens / est.step_time_s;
   est.tokens_per_s_per_gpu = est.tokens_per_s / gpus;
-  const FlopsPerToken flops = flops_per_token(m, w.seq_len, w.causal, w.recompute);
+  // Recompute "n layers": the first n layers of every model chunk are recomputed in full.
+  double recomputed_layers = 0;
+  if (w.recompute == RecomputeMode::layers)
+    for (const int64_t layers : chunk_layer_counts)
+      recomputed_layers += static_cast<double>(std::min(std::max<int64_t>(w.recompute_layers, 0), layers));
+  const FlopsPerToken flops = flops_per_token(
+      m, w.seq_len, w.causal, w.recompute, recomputed_layers / static_cast<double>(std::max<int64_t>(m.num_layers, 1)));
   const double peak = compute_peak_flops(gpu, w.compute_dtype);
   est.model_tflops_per_gpu = flops.model_training() * est.tokens_per_s_per_gpu / 1e12;
   est.hardware_tflops_per_gpu = flops.hardware_training() * est.tokens_per_s_per_gpu / 1e12;

@@ -229,6 +229,32 @@ TEST_CASE("estimate: DualPipe hides the EP all-to-alls and the sends, and holds 
   CHECK(asked->peak_memory_bytes == dual->peak_memory_bytes);
 }
 
+TEST_CASE("estimate: recomputing n layers per chunk counts their forward in the hardware FLOPs") {
+  // HFU counts recomputation (Korthikanti et al. Eq. 8): recompute=n (Megatron
+  // --recompute-num-layers) repeats the forward of the first n layers of each model chunk.
+  auto cluster = generate_cluster("dgx-h100:nodes=8");
+  REQUIRE(cluster);
+  const Router router(*cluster);
+  const ModelSpec m = *model_preset("llama3.1-70b");
+  TrainingWorkload w;
+  w.seq_len = 8192;
+  w.global_batch = 512;
+  Layout l;
+  l.tp = 8;
+  l.pp = 4;
+  l.vpp = 5;  // 20 chunks of 4 layers
+  l.dp = 2;
+  l.sp = true;
+  w.recompute = RecomputeMode::layers;
+  w.recompute_layers = 1;  // 20 of the 80 layers
+  auto e = estimate_step(m, w, l, *cluster, router);
+  REQUIRE(e);
+  const FlopsPerToken f = flops_per_token(m, 8192, true, RecomputeMode::none);
+  const double layer_forward = f.forward_gemm + f.forward_attention;
+  CHECK_THAT(e->hfu / e->mfu, WithinRel((f.model_training() + 0.25 * layer_forward) / f.model_training(), 1e-9));
+  CHECK(e->breakdown.recompute_s > 0);
+}
+
 TEST_CASE("estimate: more interleaving shrinks the bubble; more micro-batches too") {
   auto cluster = generate_cluster("dgx-h100:nodes=8");
   REQUIRE(cluster);

@@ -198,6 +198,8 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
   // DualPipe runs the model from both ends: rank r holds model stages r and p − 1 − r, so twice
   // the parameters (deepseek-ai/DualPipe README, "Parameter 2×").
   const bool dualpipe = schedule == Schedule::dualpipe && l.pp > 1;
+  const std::vector<int64_t> chunk_counts = layers_per_virtual_stage(m, l);
+  const std::vector<int64_t> chunk_firsts = first_layer_of_virtual_stage(m, l);
   for (int64_t stage = 0; stage < l.pp; ++stage) {
     StageParams sp = stage_params(m, l, stage);
     const StageParams mirror = dualpipe ? stage_params(m, l, l.pp - 1 - stage) : StageParams{};
@@ -227,25 +229,34 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
                           fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B (master + moments)", sp.dense,
                               dense_bytes.optimizer_state, sp.experts, expert_bytes.optimizer_state)});
 
-    // Activations: the per-layer inventory × micro-batches in flight (Korthikanti Eq. 5).
-    const int64_t chunk_layers = std::max<int64_t>(sp.layers / std::max<int64_t>(l.vpp, 1), 1);
+    // Activations: the per-layer inventory × micro-batches in flight (Korthikanti Eq. 5), walked
+    // chunk by chunk (the rank's virtual stages, core/layout.hpp) so that "recompute n layers"
+    // takes the first n of each chunk; DualPipe's mirror stage follows as one more chunk, and as
+    // its chunks in flight are of either stage a micro-batch counts the mean of the two (halved
+    // below).
+    std::vector<std::pair<int64_t, int64_t>> chunks;  // (first layer, layers)
+    for (int64_t c = 0; c < std::max<int64_t>(l.vpp, 1); ++c) {
+      const auto u = static_cast<size_t>(c * l.pp + stage);
+      chunks.emplace_back(chunk_firsts[u], chunk_counts[u]);
+    }
+    if (dualpipe) chunks.emplace_back(mirror.first_layer, mirror.layers);
     double per_micro_batch = 0;
     double largest_recompute = 0;
-    for (int64_t i = 0; i < sp.layers + mirror.layers; ++i) {
-      // DualPipe: the mirror stage's layers follow; its chunks in flight are either stage, so a
-      // micro-batch counts the mean of the two (halved below).
-      const int64_t layer = i < sp.layers ? sp.first_layer + i : mirror.first_layer + (i - sp.layers);
-      if (is_recomputed_fully(w, i % chunk_layers)) {
-        per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
-        largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
-      } else {
-        const RecomputeMode mode =
-            w.recompute == RecomputeMode::selective ? RecomputeMode::selective : RecomputeMode::none;
-        per_micro_batch += layer_activation_bytes(m, layer, act, mode);
-        if (mode == RecomputeMode::selective)
-          largest_recompute =
-              std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none) -
-                                              layer_activation_bytes(m, layer, act, RecomputeMode::selective));
+    for (const auto& [first, count] : chunks) {
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t layer = first + i;
+        if (is_recomputed_fully(w, i)) {
+          per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
+          largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
+        } else {
+          const RecomputeMode mode =
+              w.recompute == RecomputeMode::selective ? RecomputeMode::selective : RecomputeMode::none;
+          per_micro_batch += layer_activation_bytes(m, layer, act, mode);
+          if (mode == RecomputeMode::selective)
+            largest_recompute =
+                std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none) -
+                                                layer_activation_bytes(m, layer, act, RecomputeMode::selective));
+        }
       }
     }
     double extra = 0;

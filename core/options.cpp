@@ -182,21 +182,14 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
         return bad_value(option, key, value, "p2p (ring attention) or a2a (Ulysses)");
       w.cp_all_to_all = value == "a2a";
     } else if (key == "schedule") {
-      if (value == "gpipe") {
-        w.schedule = Schedule::gpipe;
-      } else if (value == "1f1b") {
-        w.schedule = Schedule::one_f_one_b;
-      } else if (value == "interleaved") {
-        w.schedule = Schedule::interleaved;
-      } else if (value == "zb-h1") {
-        w.schedule = Schedule::zb_h1;
-      } else if (value == "zb-h2") {
-        w.schedule = Schedule::zb_h2;
-      } else if (value == "dualpipe") {
-        w.schedule = Schedule::dualpipe;
-      } else {
-        return bad_value(option, key, value, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or dualpipe");
+      bool known = false;
+      for (const Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved, Schedule::zb_h1,
+                               Schedule::zb_h2, Schedule::dualpipe}) {
+        if (value != schedule_name(s)) continue;
+        w.schedule = s;
+        known = true;
       }
+      if (!known) return bad_value(option, key, value, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or dualpipe");
     } else {
       MS_TRY(handled, apply_runtime(w.runtime, option, key, value));
       if (!handled)

@@ -121,9 +121,26 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   struct StageWork {
     WorkTime compute;
     double tp_s = 0, cp_s = 0, ep_s = 0, p2p_s = 0;
+    StageWork& operator+=(const StageWork& o) {
+      compute += o.compute;
+      tp_s += o.tp_s;
+      cp_s += o.cp_s;
+      ep_s += o.ep_s;
+      p2p_s += o.p2p_s;
+      return *this;
+    }
   };
   std::vector<StageWork> work(static_cast<size_t>(l.pp));
-  std::vector<StageCosts> costs(static_cast<size_t>(l.pp)), chunk_costs;
+  // Per rank without the sends (the DP overlap window below) and with them (the schedule); per
+  // virtual stage with them (the interleaved schedule's chunks).
+  std::vector<StageCosts> costs(static_cast<size_t>(l.pp)), with_sends(static_cast<size_t>(l.pp)), chunk_costs;
+  const auto add = [](StageCosts& to, const StageCosts& c) {
+    to.forward_s += c.forward_s;
+    to.backward_input_s += c.backward_input_s;
+    to.backward_weight_s += c.backward_weight_s;
+  };
+  const WorkTime embedding = embedding_compute(context), head = head_compute(context);
+  const double p2p_s = pp != nullptr && !pp->collectives.empty() ? pp->collectives.front().time_s : 0.0;
   const int64_t virtual_stages = l.pp * l.vpp;
   for (int64_t u = 0; u < virtual_stages; ++u) {
     const auto r = static_cast<size_t>(u % l.pp);
@@ -157,18 +174,27 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       chunk += t;
     }
     if (u == 0) {
-      chunk += embedding_compute(context);
-      sw.compute += embedding_compute(context);
+      chunk += embedding;
+      sw.compute += embedding;
     }
     if (u == virtual_stages - 1) {
-      chunk += head_compute(context);
-      sw.compute += head_compute(context);
+      chunk += head;
+      sw.compute += head;
     }
     // Recomputation runs inside the backward pass, before the input gradients.
-    const StageCosts c{chunk.forward_s, chunk.backward_input_s + chunk.recompute_s, chunk.backward_weight_s};
-    costs[r].forward_s += c.forward_s;
-    costs[r].backward_input_s += c.backward_input_s;
-    costs[r].backward_weight_s += c.backward_weight_s;
+    StageCosts c{chunk.forward_s, chunk.backward_input_s + chunk.recompute_s, chunk.backward_weight_s};
+    add(costs[r], c);
+    // Megatron's send/recv is synchronous (stage_sends in core/schedule/schedule.hpp): each chunk
+    // sends its activations onwards, except the model's last, and its input gradients back, except
+    // the model's first. DualPipe sends asynchronously under the paired chunk's compute: no stage
+    // is kept busy, and the transfer still delays the receiver in the simulation.
+    if (!dualpipe) {
+      const double forward_send = u + 1 < virtual_stages ? p2p_s : 0.0, backward_send = u > 0 ? p2p_s : 0.0;
+      c.forward_s += forward_send;
+      c.backward_input_s += backward_send;
+      sw.p2p_s += forward_send + backward_send;
+    }
+    add(with_sends[r], c);
     chunk_costs.push_back(c);
   }
 
@@ -178,26 +204,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   input.stages = l.pp;
   input.micro_batches = micro_batches;
   input.virtual_stages = l.vpp;
-  input.costs = costs;
-  input.p2p_s = pp != nullptr && !pp->collectives.empty() ? pp->collectives.front().time_s : 0.0;
-  // Synchronous sends, once per model chunk (stage_sends): each chunk sends its activations
-  // onwards, except the model's last, and its input gradients back, except the model's first.
-  // DualPipe sends asynchronously under the paired chunk's compute: no stage is kept busy, and the
-  // transfer still delays the receiver in the simulation.
-  for (size_t s = 0; s < input.costs.size() && !dualpipe; ++s) {
-    const StageSends sends = stage_sends(static_cast<int64_t>(s), l.pp, l.vpp);
-    input.costs[s].forward_s += sends.forward * input.p2p_s;
-    input.costs[s].backward_input_s += sends.backward * input.p2p_s;
-    work[s].p2p_s = (sends.forward + sends.backward) * input.p2p_s;
-  }
-  if (input.schedule == PipelineSchedule::interleaved && l.pp > 1) {
-    for (int64_t u = 0; u < virtual_stages; ++u) {
-      StageCosts& c = chunk_costs[static_cast<size_t>(u)];
-      if (u + 1 < virtual_stages) c.forward_s += input.p2p_s;
-      if (u > 0) c.backward_input_s += input.p2p_s;
-    }
-    input.chunk_costs = std::move(chunk_costs);
-  }
+  input.costs = std::move(with_sends);
+  input.p2p_s = p2p_s;
+  if (input.schedule == PipelineSchedule::interleaved && l.pp > 1) input.chunk_costs = std::move(chunk_costs);
   MS_TRY(schedule, simulate_schedule(input));
   est.schedule = schedule;
   est.pipeline_schedule = input.schedule;
@@ -263,12 +272,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     StageWork sw = work[busiest_stage];
     double per_micro_batch = static_cast<double>(micro_batches);
     if (dualpipe) {
-      const StageWork& mirror = work[static_cast<size_t>(l.pp - 1) - busiest_stage];
-      sw.compute += mirror.compute;
-      sw.tp_s += mirror.tp_s;
-      sw.cp_s += mirror.cp_s;
-      sw.ep_s += mirror.ep_s;
-      sw.p2p_s += mirror.p2p_s;
+      sw += work[static_cast<size_t>(l.pp - 1) - busiest_stage];
       per_micro_batch /= 2;
     }
     StepBreakdown& b = est.breakdown;
@@ -296,7 +300,6 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
 
   {
     est.operations = layer_operations(context, chunk_firsts[busiest_stage]);
-    const WorkTime embedding = embedding_compute(context), head = head_compute(context);
     est.operations.push_back({"embedding (first stage)", 0.0, embedding.forward_bytes, embedding.forward_s,
                               embedding.backward_input_s, embedding.backward_weight_s, false});
     est.operations.push_back({"LM head and loss (last stage)", head.forward_flops, head.forward_bytes, head.forward_s,

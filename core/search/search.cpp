@@ -389,6 +389,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                                        : training_schedule_of(c.schedule);
   // Per end stage (first, last): model states, activations of one micro-batch, temporary buffers.
   double end_states[2] = {0, 0}, end_activation[2] = {0, 0}, end_temporary[2] = {0, 0};
+  const double communication = training_communication_bytes(m, w, l);
   double peak = 0;
   for (const int64_t s : {int64_t{0}, l.pp - 1}) {
     const int64_t stage_layers = stage_count(s);
@@ -424,7 +425,6 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       temporary += largest * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
     }
     end_temporary[end] = temporary;
-    const double communication = training_communication_bytes(m, w, l);
     const double total = states + activations + temporary + communication + w.runtime.runtime_bytes +
                          (activations + temporary + communication) * w.runtime.allocator_fraction;
     peak = std::max(peak, total);
@@ -435,7 +435,6 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     const double in_flight = in_flight_micro_batches(memory_schedule, 0, l.pp, l.vpp, static_cast<int64_t>(mb));
     const double activations = 0.5 * (end_activation[0] + end_activation[1]) * in_flight;
     const double temporary = std::max(end_temporary[0], end_temporary[1]);
-    const double communication = training_communication_bytes(m, w, l);
     peak = end_states[0] + end_states[1] + activations + temporary + communication + w.runtime.runtime_bytes +
            (activations + temporary + communication) * w.runtime.allocator_fraction;
   }

@@ -1,9 +1,14 @@
 #include "core/model_io.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <vector>
+
+#include "core/text_input.hpp"
 
 namespace meshscope {
 
@@ -20,10 +25,22 @@ class Fields {
     const auto it = doc_.find(key);
     if (it == doc_.end() || it->is_null())
       return make_error(ErrorCode::missing_field, std::string("required field \"") + key + "\" is missing", where(key));
-    if (!it->is_number_integer() &&
-        !(it->is_number_float() && it->get<double>() == static_cast<double>(static_cast<int64_t>(it->get<double>()))))
+    // Range checks before any conversion: 1e12 and 18446744073709551615 are integers of JSON, not of a model.
+    // No field of a model comes near 10^15; below it, defaults such as 4 × n_embd cannot overflow.
+    constexpr double kLimit = 1e15;
+    if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(kLimit))
+      return make_error(ErrorCode::invalid_argument,
+                        std::string("field \"") + key + "\" is too large (at most 10^15), got " + it->dump(),
+                        where(key));
+    const bool integral_float =
+        it->is_number_float() && std::isfinite(it->get<double>()) && std::trunc(it->get<double>()) == it->get<double>();
+    if (!it->is_number_integer() && !integral_float)
       return make_error(ErrorCode::wrong_type,
                         std::string("field \"") + key + "\" must be an integer, got " + it->dump(), where(key));
+    if (integral_float && std::abs(it->get<double>()) > kLimit)
+      return make_error(ErrorCode::invalid_argument,
+                        std::string("field \"") + key + "\" is too large (at most 10^15), got " + it->dump(),
+                        where(key));
     const auto value = it->is_number_integer() ? it->get<int64_t>() : static_cast<int64_t>(it->get<double>());
     if (value < 0)
       return make_error(ErrorCode::wrong_type, std::string("field \"") + key + "\" must not be negative", where(key));
@@ -76,6 +93,39 @@ Result<ModelSpec> check_model(ModelSpec m, const std::string& origin) {
   auto bad = [&](const char* field, const std::string& why) {
     return make_error(ErrorCode::invalid_argument, why, origin + ": " + field);
   };
+  // Upper bounds far above any real model (the largest published ones have 126-160 layers, 2^14-2^15 hidden, 2^18
+  // vocabulary, 256 experts): the cost core loops over layers and multiplies the widths, so a file must not make it
+  // run for hours or overflow. Each bound names its field.
+  struct Bound {
+    const char* field;
+    int64_t value;
+    int64_t limit;
+  };
+  const Bound bounds[] = {{"num_layers", m.num_layers, 100'000},
+                          {"hidden_size", m.hidden_size, int64_t{1} << 20},
+                          {"num_heads", m.num_heads, int64_t{1} << 16},
+                          {"num_kv_heads", m.num_kv_heads, int64_t{1} << 16},
+                          {"head_dim", m.head_dim, int64_t{1} << 16},
+                          {"vocab_size", m.vocab_size, int64_t{1} << 26},
+                          {"ffn_hidden_size", m.ffn_hidden_size, int64_t{1} << 24},
+                          {"max_position_embeddings", m.max_position_embeddings, int64_t{1} << 34},
+                          {"num_experts", m.moe.num_experts, int64_t{1} << 16},
+                          {"top_k", m.moe.top_k, int64_t{1} << 16},
+                          {"expert_ffn_hidden_size", m.moe.expert_ffn_hidden_size, int64_t{1} << 24},
+                          {"num_shared_experts", m.moe.num_shared_experts, int64_t{1} << 16},
+                          {"shared_expert_ffn_hidden_size", m.moe.shared_expert_ffn_hidden_size, int64_t{1} << 24},
+                          {"first_dense_layers", m.moe.first_dense_layers, 100'000},
+                          {"layer_frequency", m.moe.layer_frequency, 100'000},
+                          {"layer_phase", m.moe.layer_phase, 100'000},
+                          {"q_lora_rank", m.mla.q_lora_rank, int64_t{1} << 20},
+                          {"kv_lora_rank", m.mla.kv_lora_rank, int64_t{1} << 20},
+                          {"qk_rope_head_dim", m.mla.qk_rope_head_dim, int64_t{1} << 16},
+                          {"qk_nope_head_dim", m.mla.qk_nope_head_dim, int64_t{1} << 16},
+                          {"v_head_dim", m.mla.v_head_dim, int64_t{1} << 16}};
+  for (const Bound& b : bounds)
+    if (b.value > b.limit)
+      return bad(b.field, std::string(b.field) + " must be at most " + std::to_string(b.limit) + ", got " +
+                              std::to_string(b.value));
   if (m.hidden_size <= 0) return bad("hidden_size", "hidden size must be positive");
   if (m.num_layers <= 0) return bad("num_layers", "the model needs at least one layer");
   if (m.num_heads <= 0) return bad("num_heads", "the number of attention heads must be positive");
@@ -100,29 +150,176 @@ Result<ModelSpec> check_model(ModelSpec m, const std::string& origin) {
 
 }  // namespace
 
-Result<json> parse_json_text(std::string_view text, const std::string& origin) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is the 1-based offset of the offending byte; count lines up to it for the message.
-    const size_t offset = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
-    return make_error(ErrorCode::parse_error, std::string("not valid JSON: ") + e.what(),
-                      origin + ":" + std::to_string(line) + " (byte " + std::to_string(e.byte) + ")");
-  } catch (const json::exception& e) {
-    // Valid syntax the parser still refuses, e.g. a number beyond the range of a double
-    // (found by tests/fuzz/fuzz_hf_config).
-    return make_error(ErrorCode::parse_error, std::string("not valid JSON: ") + e.what(), origin);
-  }
+namespace {
+
+// The path of a value being parsed, for messages: "devices[3].id", or "the top level".
+std::string path_text(const std::vector<std::string>& path) {
+  constexpr size_t kShown = 8;  // a path 256 levels deep is no help in a message
+  std::string text;
+  for (size_t i = 0; i < path.size() && i < kShown; ++i)
+    text += path[i].front() == '[' || text.empty() ? path[i] : "." + path[i];
+  if (path.size() > kShown) text += "...";
+  return text.empty() ? "the top level" : text;
 }
 
-Result<std::string> read_text_file(const std::string& path) {
+// Builds the document from nlohmann's (iterative) SAX parser, so that the checks below happen while reading:
+// nesting deeper than kMaxJsonDepth (the parser is not recursive, but copying, comparing and dumping a document
+// are), and a key given twice in one object (nlohmann keeps the last one silently).
+class CheckedDomBuilder {
+ public:
+  explicit CheckedDomBuilder(json& root) : root_(root) {}
+
+  bool null() { return add(json(nullptr)); }
+  bool boolean(bool value) { return add(json(value)); }
+  bool number_integer(json::number_integer_t value) { return add(json(value)); }
+  bool number_unsigned(json::number_unsigned_t value) { return add(json(value)); }
+  bool number_float(json::number_float_t value, const json::string_t& /*text*/) { return add(json(value)); }
+  bool string(json::string_t& value) { return add(json(std::move(value))); }
+  bool binary(json::binary_t& value) { return add(json::binary(std::move(value))); }
+  bool start_object(std::size_t /*elements*/) { return open(json::object()); }
+  bool start_array(std::size_t /*elements*/) { return open(json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(json::string_t& name) {
+    json& object = *stack_.back();
+    if (object.contains(name)) {
+      failure_ = "the key \"" + name + "\" appears twice in " +
+                 (path_.empty() ? "the top-level object" : path_text(path_)) + " (meshscope does not pick one of them)";
+      return false;
+    }
+    key_ = &object[name];
+    path_.push_back(name);
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string& /*token*/, const json::exception& e) {
+    error_position_ = position;
+    failure_ = e.what();
+    syntax_error_ = true;
+    return false;
+  }
+
+  [[nodiscard]] const std::string& failure() const { return failure_; }
+  [[nodiscard]] bool syntax_error() const { return syntax_error_; }
+  [[nodiscard]] std::size_t error_position() const { return error_position_; }
+
+ private:
+  // The slot the next value goes to: the document, an object member (after key()) or a new array element.
+  json* slot() {
+    if (stack_.empty()) return &root_;
+    json& parent = *stack_.back();
+    if (parent.is_array()) {
+      path_.push_back("[" + std::to_string(parent.size()) + "]");
+      parent.push_back(json());
+      return &parent.back();
+    }
+    return key_;
+  }
+  bool add(json&& value) {
+    *slot() = std::move(value);
+    if (!stack_.empty()) path_.pop_back();
+    return true;
+  }
+  bool open(json&& container) {
+    if (stack_.size() >= kMaxJsonDepth) {
+      failure_ = "arrays and objects are nested more than " + std::to_string(kMaxJsonDepth) + " deep (at " +
+                 path_text(path_) + ")";
+      return false;
+    }
+    json* target = slot();
+    *target = std::move(container);
+    stack_.push_back(target);
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    if (!stack_.empty()) path_.pop_back();
+    return true;
+  }
+
+  json& root_;
+  std::vector<json*> stack_;
+  std::vector<std::string> path_;  // one entry per open container below the top, plus the member being read
+  json* key_ = nullptr;
+  std::string failure_;
+  bool syntax_error_ = false;
+  std::size_t error_position_ = 0;
+};
+
+// The byte offset where nesting first goes deeper than `depth` (outside strings); text.size() if it never does.
+size_t offset_beyond_depth(std::string_view text, size_t depth) {
+  size_t level = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\')
+        ++i;
+      else if (ch == '"')
+        in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++level > depth) return i;
+    } else if ((ch == ']' || ch == '}') && level > 0) {
+      --level;
+    }
+  }
+  return text.size();
+}
+
+std::string line_at(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  return std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+}  // namespace
+
+Result<json> parse_json_text(std::string_view text, const std::string& origin) {
+  if (auto encoding = check_text_encoding(text, origin)) return tl::unexpected(*encoding);
+  json doc;
+  CheckedDomBuilder builder(doc);
+  const bool complete = json::sax_parse(text, &builder);
+  if (complete) return doc;
+  if (builder.syntax_error()) {
+    // The position is the number of characters read, i.e. just past the offending byte.
+    const size_t offset = std::min(builder.error_position() > 0 ? builder.error_position() - 1 : 0, text.size());
+    std::string message = "not valid JSON: " + builder.failure();
+    const std::string_view rest = text.substr(offset > 8 ? offset - 8 : 0, 24);
+    if (rest.find("NaN") != std::string_view::npos || rest.find("Infinity") != std::string_view::npos)
+      message += " (NaN and Infinity are not JSON numbers: write a number, or null where the field allows it)";
+    return make_error(ErrorCode::parse_error, std::move(message),
+                      origin + ":" + line_at(text, offset) + " (byte " + std::to_string(offset + 1) + ")");
+  }
+  if (builder.failure().rfind("arrays and objects are nested", 0) == 0)
+    return make_error(ErrorCode::parse_error, builder.failure(),
+                      origin + ":" + line_at(text, offset_beyond_depth(text, kMaxJsonDepth)));
+  return make_error(ErrorCode::parse_error, builder.failure(), origin);
+}
+
+Result<std::string> read_text_file(const std::string& path, int64_t max_bytes) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error && size > static_cast<uintmax_t>(max_bytes))
+    return make_error(ErrorCode::io_error,
+                      "the file is " + std::to_string(size) + " bytes; meshscope reads files of this kind up to " +
+                          std::to_string(max_bytes) + " bytes",
+                      path);
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(ErrorCode::io_error, "cannot open the file", path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read in pieces, so that a file that grows (or a pipe) cannot take more than the limit either.
+  std::string text;
+  std::array<char, 1 << 16> piece{};
+  while (in) {
+    in.read(piece.data(), piece.size());
+    text.append(piece.data(), static_cast<size_t>(in.gcount()));
+    if (text.size() > static_cast<size_t>(max_bytes))
+      return make_error(ErrorCode::io_error,
+                        "the file is larger than " + std::to_string(max_bytes) +
+                            " bytes, the most meshscope reads for a file of this kind",
+                        path);
+  }
   if (in.bad()) return make_error(ErrorCode::io_error, "error while reading the file", path);
-  return buffer.str();
+  return text;
 }
 
 Result<ModelSpec> model_from_json(const json& doc, const std::string& origin) {

@@ -27,7 +27,7 @@ Result<KeyValues> object_keys(const json& doc, const char* field, const std::str
     } else if (value.is_boolean()) {
       keys.emplace_back(key, value.get<bool>() ? "true" : "false");
     } else if (value.is_number_integer()) {
-      keys.emplace_back(key, std::to_string(value.get<int64_t>()));
+      keys.emplace_back(key, value.dump());  // dump, not get<int64_t>: 2^64 - 1 must not turn into -1
     } else if (value.is_number()) {
       keys.emplace_back(key, value.dump());
     } else if (value.is_array()) {
@@ -45,6 +45,18 @@ Result<KeyValues> object_keys(const json& doc, const char* field, const std::str
   return keys;
 }
 
+// An optional string member; absent or null gives the fallback, any other type an error naming the field
+// (nlohmann's value() would throw instead).
+Result<std::string> string_or(const json& doc, const char* field, const std::string& fallback,
+                              const std::string& origin) {
+  const auto it = doc.find(field);
+  if (it == doc.end() || it->is_null()) return fallback;
+  if (!it->is_string())
+    return make_error(ErrorCode::wrong_type, std::string("\"") + field + "\" must be a string, got " + it->dump(),
+                      origin + ": " + field);
+  return it->get<std::string>();
+}
+
 json keys_to_object(const KeyValues& keys) {
   json object = json::object();
   for (const auto& [key, value] : keys) object[key] = value;
@@ -59,7 +71,8 @@ Result<TrainingWorkload> with_origin(Result<TrainingWorkload> r, const std::stri
 }  // namespace
 
 Result<Project> project_from_json(const json& doc, const std::string& origin) {
-  if (!doc.is_object() || doc.value("format", "") != "meshscope-project")
+  const auto format = doc.is_object() ? doc.find("format") : doc.end();
+  if (!doc.is_object() || format == doc.end() || !format->is_string() || *format != "meshscope-project")
     return make_error(ErrorCode::invalid_argument, "not a meshscope project (\"format\" must be \"meshscope-project\")",
                       origin);
   const json* version = doc.contains("version") ? &doc.at("version") : nullptr;
@@ -70,7 +83,8 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
                           " (this meshscope reads versions up to " + std::to_string(kProjectVersion) + ")",
                       origin + ": version");
   Project p;
-  p.name = doc.value("name", "untitled");
+  MS_TRY(name, string_or(doc, "name", "untitled", origin));
+  p.name = name;
   if (!doc.contains("model")) return make_error(ErrorCode::missing_field, "\"model\" is missing", origin + ": model");
   if (doc.at("model").is_string()) {
     p.model_ref = doc.at("model").get<std::string>();
@@ -91,10 +105,21 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
     return make_error(ErrorCode::wrong_type, "\"cluster\" must be a generator string, a file name or a cluster object",
                       origin + ": cluster");
   } else {
-    p.cluster = doc.value("cluster", "");
+    MS_TRY(cluster, string_or(doc, "cluster", "", origin));
+    p.cluster = cluster;
   }
-  p.gpu_count = doc.value("gpu_count", int64_t{0});
-  const std::string mode = doc.value("mode", "training");
+  if (const auto count = doc.find("gpu_count"); count != doc.end() && !count->is_null()) {
+    // The saved cluster's GPU count (the app recomputes it from the cluster); 2^31 is far beyond any cluster.
+    const bool in_range = count->is_number_unsigned()  ? count->get<uint64_t>() <= (uint64_t{1} << 31)
+                          : count->is_number_integer() ? count->get<int64_t>() >= 0
+                                                       : false;
+    if (!in_range)
+      return make_error(ErrorCode::invalid_argument,
+                        "\"gpu_count\" must be an integer from 0 to 2^31, got " + count->dump(),
+                        origin + ": gpu_count");
+    p.gpu_count = count->get<int64_t>();
+  }
+  MS_TRY(mode, string_or(doc, "mode", "training", origin));
   if (mode != "training" && mode != "serving")
     return make_error(ErrorCode::invalid_argument, "\"mode\" must be \"training\" or \"serving\"", origin + ": mode");
   p.mode = mode == "training" ? Mode::training : Mode::serving;

@@ -10,6 +10,8 @@
 #include <pugixml.hpp>
 #include <unordered_map>
 
+#include "core/importers/xml_input.hpp"
+
 namespace meshscope {
 namespace {
 
@@ -61,7 +63,7 @@ int32_t lowest_bit(std::string_view bitmap) {
     if (comma == std::string_view::npos) break;
     bitmap.remove_prefix(comma + 1);
   }
-  for (size_t k = 0; k < words.size(); ++k) {
+  for (size_t k = 0; k < words.size() && k < 1024; ++k) {  // beyond 32,768 bits: not a NUMA node of one host
     std::string_view w = words[words.size() - 1 - k];
     if (w.substr(0, 2) == "0x") w.remove_prefix(2);
     if (w.empty()) continue;
@@ -81,6 +83,12 @@ bool starts_with_any(std::string_view name, std::initializer_list<std::string_vi
 bool is_compute_osdev(std::string_view name) {
   return starts_with_any(name, {"cuda", "nvml", "rsmi", "ze"});
 }
+
+// The fastest PCIe link there is, Gen6 x16, moves 121 GB/s; NVLink between two GPUs under 2 TB/s. Anything far
+// beyond is not a speed (and would overflow the link counts derived from it).
+constexpr double kMaxPcieGBps = 1000;
+constexpr double kMaxNvlinkMBps = 1e8;  // 100 TB/s
+constexpr int32_t kMaxNumaIndex = 4095;
 
 struct Importer {
   NodeBuilder& b;
@@ -140,9 +148,14 @@ struct Importer {
     return it != cpu_by_numa.end() ? it->second : b.cpu_of_numa(numa);
   }
 
+  // pci_link_speed in GB/s; 0 (the default for the link) when absent, and, with a warning, when not a speed.
   double link_bytes(const pugi::xml_node& o) const {
-    const double gbytes = std::atof(o.attribute("pci_link_speed").value());
-    return gbytes > 0 ? gbytes * 1e9 : 0;
+    const auto speed = o.attribute("pci_link_speed");
+    if (!speed) return 0;
+    const double gbytes = std::atof(speed.value());
+    if (std::isfinite(gbytes) && gbytes >= 0 && gbytes <= kMaxPcieGBps) return gbytes * 1e9;
+    b.warn(where(o), std::string("pci_link_speed=\"") + speed.value() + "\" is not a link speed in GB/s: ignored");
+    return 0;
   }
 
   void place(const pugi::xml_node& o, DeviceId up, int32_t numa) {
@@ -221,8 +234,7 @@ int64_t cuda_index(const pugi::xml_node& o) {
 Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& origin,
                                     const NodeImportOptions& options) {
   pugi::xml_document doc;
-  const auto parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!parsed) return node_import::xml_syntax_error(text, origin, parsed.description(), parsed.offset);
+  if (auto error = node_import::load_xml(doc, text, origin)) return tl::unexpected(*error);
   const pugi::xml_node root = doc.document_element();
   if (std::string_view(root.name()) != "topology")
     return make_error(ErrorCode::parse_error,
@@ -259,7 +271,17 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
   });
   for (const auto& n : numas) {
     const int32_t index = n.attribute("os_index").as_int();
+    if (index < 0 || index > kMaxNumaIndex) {
+      b.warn(im.where(n), "NUMANode os_index " + std::to_string(index) + " is out of range (0 to " +
+                              std::to_string(kMaxNumaIndex) + "): ignored");
+      continue;
+    }
     if (im.cpu_by_numa.count(index)) continue;
+    if (im.cpu_by_numa.size() >= node_import::kMaxCpusPerNode)
+      return make_error(ErrorCode::unsupported,
+                        "more than " + std::to_string(node_import::kMaxCpusPerNode) +
+                            " NUMA nodes: not one host that meshscope can model",
+                        im.where(n));
     const pugi::xml_node package = package_of(n);
     const std::string model = cpu_name(package, root.first_child());
     const DeviceId cpu =
@@ -268,6 +290,11 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
     if (package) im.cpu_by_gp.try_emplace("Package:" + std::string(package.attribute("gp_index").value()), cpu);
     im.cpu_by_gp["NUMANode:" + std::string(n.attribute("gp_index").value())] = cpu;
   }
+  if (numas.empty() && packages.size() > node_import::kMaxCpusPerNode)
+    return make_error(ErrorCode::unsupported,
+                      "more than " + std::to_string(node_import::kMaxCpusPerNode) +
+                          " packages: not one host that meshscope can model",
+                      im.where(packages[node_import::kMaxCpusPerNode]));
   if (numas.empty())
     for (size_t k = 0; k < packages.size(); ++k) {
       const auto index = static_cast<int32_t>(k);
@@ -291,6 +318,11 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
     }
     ++order;
   }
+  if (im.gpus.size() > node_import::kMaxGpusPerNode)
+    return make_error(ErrorCode::unsupported,
+                      std::to_string(im.gpus.size()) + " GPUs: more than the " +
+                          std::to_string(node_import::kMaxGpusPerNode) + " one imported node may have",
+                      im.where(im.gpus[node_import::kMaxGpusPerNode].node));
   std::stable_sort(im.gpus.begin(), im.gpus.end(), [](const auto& x, const auto& y) { return x.order < y.order; });
 
   // The I/O tree: each I/O subtree hangs off the CPU of its parent's NUMA node.
@@ -353,7 +385,12 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
     for (size_t i = 0; i < n; ++i)
       for (size_t j = i + 1; j < n; ++j) {
         const double mbytes = values[i * n + j];
-        if (mbytes <= 0) continue;
+        if (mbytes == 0) continue;
+        if (!(mbytes > 0) || mbytes > kMaxNvlinkMBps) {
+          b.warn(im.where(dist), "NVLinkBandwidth between " + keys[i] + " and " + keys[j] + " is " +
+                                     std::to_string(mbytes) + " MB/s, not a bandwidth: ignored");
+          continue;
+        }
         const DeviceId x = device_of(keys[i]), y = device_of(keys[j]);
         if (!x.valid() || !y.valid()) {
           b.warn(im.where(dist),

@@ -8,6 +8,8 @@
 #include <optional>
 #include <pugixml.hpp>
 
+#include "core/importers/xml_input.hpp"
+
 namespace meshscope {
 namespace {
 
@@ -46,6 +48,12 @@ std::string lower(std::string text) {
   return text;
 }
 
+// Beyond these a value is not a description of real hardware (and would overflow what is derived from it).
+constexpr double kMaxNicGbps = 1e5;
+constexpr int32_t kMaxNumaIndex = 4095;
+constexpr int32_t kMaxNvlinksPerTarget = 64;
+constexpr int32_t kMaxPcieLanes = 32;
+
 struct Importer {
   NodeBuilder& b;
   std::string_view text;
@@ -80,7 +88,12 @@ struct Importer {
   }
 
   void pcie(DeviceId d, DeviceId up, const pugi::xml_node& e) {
-    b.pcie(d, up, pcie_generation(e.attribute("link_speed").value()), e.attribute("link_width").as_int(0));
+    int32_t lanes = e.attribute("link_width").as_int(0);
+    if (lanes < 0 || lanes > kMaxPcieLanes) {
+      b.warn(where(e), "link_width " + std::to_string(lanes) + " is not a PCIe width (1 to 32): x16 assumed");
+      lanes = 16;
+    }
+    b.pcie(d, up, pcie_generation(e.attribute("link_speed").value()), lanes);
   }
 
   std::string nic_name(const pugi::xml_node& holder) const {
@@ -131,18 +144,19 @@ struct Importer {
 
 double nccl_topo_nic_gbps(std::string_view text) {
   pugi::xml_document doc;
-  if (!doc.load_buffer(text.data(), text.size())) return 0;
+  if (node_import::load_xml(doc, text, "")) return 0;
   double best = 0;
-  for (const auto& x : doc.select_nodes("//net"))
-    best = std::max(best, x.node().attribute("speed").as_double(0) / 1000);
+  for (const auto& x : doc.select_nodes("//net")) {
+    const double gbps = x.node().attribute("speed").as_double(0) / 1000;  // NCCL writes Mb/s
+    if (std::isfinite(gbps) && gbps <= kMaxNicGbps) best = std::max(best, gbps);
+  }
   return best;
 }
 
 Result<NodeImport> import_nccl_topo_xml(std::string_view text, const std::string& origin,
                                         const NodeImportOptions& options) {
   pugi::xml_document doc;
-  const auto parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!parsed) return node_import::xml_syntax_error(text, origin, parsed.description(), parsed.offset);
+  if (auto error = node_import::load_xml(doc, text, origin)) return tl::unexpected(*error);
   const pugi::xml_node root = doc.document_element();
   const std::string_view root_name = root.name();
   if (root_name == "graphs" || root_name == "graph")
@@ -159,7 +173,17 @@ Result<NodeImport> import_nccl_topo_xml(std::string_view text, const std::string
 
   int32_t next_numa = 0;
   for (const auto& cpu : root.children("cpu")) {
-    const int32_t numa = cpu.attribute("numaid") ? cpu.attribute("numaid").as_int() : next_numa;
+    if (b.cpus().size() >= node_import::kMaxCpusPerNode)
+      return make_error(ErrorCode::unsupported,
+                        "more than " + std::to_string(node_import::kMaxCpusPerNode) +
+                            " <cpu> elements: not one host that meshscope can model",
+                        im.where(cpu));
+    int32_t numa = cpu.attribute("numaid") ? cpu.attribute("numaid").as_int() : next_numa;
+    if (numa < 0 || numa > kMaxNumaIndex) {
+      b.warn(im.where(cpu), "numaid " + std::string(cpu.attribute("numaid").value()) + " is out of range (0 to " +
+                                std::to_string(kMaxNumaIndex) + "): numbered " + std::to_string(next_numa));
+      numa = next_numa;
+    }
     next_numa = std::max(next_numa, numa + 1);
     const std::string vendor = cpu.attribute("vendor").value();
     const std::string arch = cpu.attribute("arch").value();
@@ -183,6 +207,11 @@ Result<NodeImport> import_nccl_topo_xml(std::string_view text, const std::string
     if (dx >= 0 && dy >= 0 && dx != dy) return dx < dy;
     return busid(x.e) < busid(y.e);
   });
+  if (im.gpu_up.size() > node_import::kMaxGpusPerNode)
+    return make_error(ErrorCode::unsupported,
+                      std::to_string(im.gpu_up.size()) + " GPUs: more than the " +
+                          std::to_string(node_import::kMaxGpusPerNode) + " one imported node may have",
+                      im.where(im.gpu_up[node_import::kMaxGpusPerNode].e));
   int32_t sm = 0;
   for (size_t k = 0; k < im.gpu_up.size(); ++k) {
     const auto& p = im.gpu_up[k];
@@ -209,6 +238,12 @@ Result<NodeImport> import_nccl_topo_xml(std::string_view text, const std::string
     const int32_t a = b.cluster().device(from).local_index;
     for (const auto& link : p.e.child("gpu").children("nvlink")) {
       const int32_t count = link.attribute("count").as_int(1);
+      if (count < 1 || count > kMaxNvlinksPerTarget) {
+        b.warn(im.where(link), "NVLink count " + std::string(link.attribute("count").value()) +
+                                   " is not a number of links (1 to " + std::to_string(kMaxNvlinksPerTarget) +
+                                   "): ignored");
+        continue;
+      }
       const std::string target = lower(link.attribute("target").value());
       const auto tclass = hex(link.attribute("tclass").value());
       if (const auto it = im.by_busid.find(target); it != im.by_busid.end()) {

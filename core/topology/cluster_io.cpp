@@ -25,6 +25,17 @@ constexpr int64_t kVersion = 1;
 constexpr size_t kMaxErrorLines = 20;
 constexpr double kBytesPerGB = 1e9;     // bandwidth_GBps: 10^9 bytes per second
 constexpr double kSecondsPerUs = 1e-6;  // latency_us
+// Bounds far beyond real hardware, so that a value from a file cannot overflow what is computed from it or size an
+// allocation without limit (connect_to_fabric sizes a table by the local indices, the GUI one by the nodes).
+constexpr int64_t kMaxNodes = 65536;  // as the generators' nodes=
+constexpr int32_t kMaxNuma = 4095;
+constexpr int32_t kMaxLocalIndex = 65535;
+constexpr int32_t kMaxChips = 1024;
+constexpr int32_t kMaxNvlinkCount = 64;
+constexpr int32_t kMaxPcieLanes = 32;
+constexpr double kMaxBandwidthGBps = 1e6;  // 1 PB/s
+constexpr double kMaxNetworkGbps = 1e6;
+constexpr double kMaxLatencyUs = 1e9;  // 1000 s
 
 // Every problem of a file, gathered so that one load reports them all.
 class Problems {
@@ -206,11 +217,13 @@ int32_t read_place(PlaceField& field, const FieldReader& reader, Problems& probl
   }
   const auto index = value->get<int64_t>();
   if (index == -1) return -1;
-  const int64_t count = field.names ? static_cast<int64_t>(field.names->size()) : int64_t{1} << 20;
+  const int64_t count = field.names ? static_cast<int64_t>(field.names->size()) : kMaxNodes;
   if (index < 0 || index >= count) {
-    problems.add(ErrorCode::invalid_argument,
-                 reader.context() + ": " + field.key + " " + std::to_string(index) + " is out of range" +
-                     (field.names ? " (" + in_quotes(field.list_key) + " has " + std::to_string(count) + ")" : ""));
+    problems.add(
+        ErrorCode::invalid_argument,
+        reader.context() + ": " + field.key + " " + std::to_string(index) + " is out of range" +
+            (field.names ? " (" + in_quotes(field.list_key) + " has " + std::to_string(count) + ")"
+                         : " (at most " + std::to_string(kMaxNodes) + " without " + in_quotes(field.list_key) + ")"));
     return -1;
   }
   field.highest_index = std::max(field.highest_index, static_cast<int32_t>(index));
@@ -267,10 +280,14 @@ void read_device(const json& entry, size_t index, Cluster& cluster, PlaceField& 
   device.numa = f.integer("numa").value_or(-1);
   device.local_index = f.integer("local_index").value_or(-1);
   device.chips = f.integer("chips").value_or(1);
-  if (device.numa < -1) f.invalid("numa must be -1 or a NUMA domain index, got " + std::to_string(device.numa));
-  if (device.local_index < -1)
-    f.invalid("local_index must be -1 or an index, got " + std::to_string(device.local_index));
-  if (device.chips < 1) f.invalid("chips must be at least 1, got " + std::to_string(device.chips));
+  if (device.numa < -1 || device.numa > kMaxNuma)
+    f.invalid("numa must be -1 or a NUMA domain index up to " + std::to_string(kMaxNuma) + ", got " +
+              std::to_string(device.numa));
+  if (device.local_index < -1 || device.local_index > kMaxLocalIndex)
+    f.invalid("local_index must be -1 or an index up to " + std::to_string(kMaxLocalIndex) + ", got " +
+              std::to_string(device.local_index));
+  if (device.chips < 1 || device.chips > kMaxChips)
+    f.invalid("chips must be from 1 to " + std::to_string(kMaxChips) + ", got " + std::to_string(device.chips));
   device.gpu_model = f.string("gpu_model").value_or("");
   if (device.kind == DeviceKind::gpu && !device.gpu_model.empty() && !find_gpu(device.gpu_model))
     f.invalid(find_gpu(device.gpu_model).error().message);
@@ -316,7 +333,12 @@ void read_bandwidth(const FieldReader& f, Link& link) {
     return;
   }
   if (has_bandwidth) {
-    if (auto gbps = f.number("bandwidth_GBps")) link.bandwidth_bytes_per_s = *gbps * kBytesPerGB;
+    if (auto gbps = f.number("bandwidth_GBps")) {
+      if (*gbps > kMaxBandwidthGBps)
+        f.invalid("bandwidth_GBps must be at most " + shown(kMaxBandwidthGBps) + " (1 PB/s), got " + shown(*gbps));
+      else
+        link.bandwidth_bytes_per_s = *gbps * kBytesPerGB;
+    }
     return;
   }
   if (!has_spec) {
@@ -325,6 +347,10 @@ void read_bandwidth(const FieldReader& f, Link& link) {
   }
   if (is_network_link(link.kind)) {
     if (auto gbps = f.number("gbps")) {
+      if (*gbps > kMaxNetworkGbps) {
+        f.invalid("gbps must be at most " + shown(kMaxNetworkGbps) + ", got " + shown(*gbps));
+        return;
+      }
       link.gbits_per_s = *gbps;
       link.bandwidth_bytes_per_s = network_bandwidth(*gbps);
     }
@@ -335,6 +361,12 @@ void read_bandwidth(const FieldReader& f, Link& link) {
   if (!f.has("generation")) f.missing("generation");
   if (!f.has(spec.second)) f.missing(spec.second);
   if (!generation || !width) return;
+  const int32_t max_width = link.kind == LinkKind::nvlink ? kMaxNvlinkCount : kMaxPcieLanes;
+  if (*width < 1 || *width > max_width) {
+    f.invalid(std::string(spec.second) + " must be from 1 to " + std::to_string(max_width) + ", got " +
+              std::to_string(*width));
+    return;
+  }
   if (link.kind == LinkKind::nvlink) {
     if (*generation < 2 || *generation > 5) {
       f.invalid("NVLink generation must be 2 to 5, got " + std::to_string(*generation) +
@@ -394,6 +426,8 @@ void read_link(const json& entry, size_t index, Cluster& cluster,
   }
   if (kind_known) read_bandwidth(f, link);
   const auto latency_us = f.number("latency_us");
+  if (latency_us && *latency_us > kMaxLatencyUs)
+    f.invalid("latency_us must be at most " + shown(kMaxLatencyUs) + " (1000 s), got " + shown(*latency_us));
   if (latency_us)
     link.latency_s = *latency_us * kSecondsPerUs;
   else if (ends_known)

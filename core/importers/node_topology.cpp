@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/model_io.hpp"
+#include "core/text_input.hpp"
 #include "core/topology/link_defaults.hpp"
 
 namespace meshscope {
@@ -74,6 +75,7 @@ Result<NodeImport> import_node_topology_text(std::string_view text, const std::s
   if (options.nodes < 1 || options.nodes > 65536)
     return make_error(ErrorCode::invalid_argument,
                       "nodes must be from 1 to 65536, got " + std::to_string(options.nodes), origin);
+  if (auto encoding = check_text_encoding(text, origin)) return tl::unexpected(*encoding);
   const NodeTopologyFormat format = detect_node_topology_format(text);
   Result<NodeImport> node = make_error(ErrorCode::parse_error, "", origin);
   double file_gbps = 0;

@@ -16,6 +16,8 @@ std::string_view node_topology_format_name(NodeTopologyFormat format) {
   switch (format) {
     case NodeTopologyFormat::nvidia_smi_topo:
       return "nvidia-smi topo -m";
+    case NodeTopologyFormat::rocm_smi_topo:
+      return "rocm-smi --showtopo";
     case NodeTopologyFormat::hwloc_xml:
       return "hwloc XML";
     case NodeTopologyFormat::nccl_topo_xml:
@@ -77,6 +79,89 @@ int32_t pcie_generation_of(std::string_view gpu_name) {
   if (has(n, "h100") || has(n, "h200") || has(n, "h800") || has(n, "b200") || has(n, "l40") || has(n, "mi300"))
     return 5;
   return 0;
+}
+
+std::string clean_pasted_text(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  std::string out;
+  out.reserve(text.size());
+  const size_t n = text.size();
+  auto is_digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+  // The end of a CSI sequence whose parameters start at `i`: parameter bytes 0x30-0x3F, intermediate
+  // bytes 0x20-0x2F, one final byte 0x40-0x7E (ECMA-48 5.4); npos when it is not one.
+  auto csi_end = [&](size_t at) {
+    while (at < n && text[at] >= 0x30 && text[at] <= 0x3F) ++at;
+    while (at < n && text[at] >= 0x20 && text[at] <= 0x2F) ++at;
+    return at < n && text[at] >= 0x40 && text[at] <= 0x7E ? at + 1 : std::string_view::npos;
+  };
+  size_t i = 0;
+  while (i < n) {
+    const char ch = text[i];
+    if (ch == '\x1b') {
+      if (i + 1 < n && text[i + 1] == '[') {
+        const size_t end = csi_end(i + 2);
+        i = end == std::string_view::npos ? i + 2 : end;
+      } else if (i + 1 < n && text[i + 1] == ']') {  // OSC: up to BEL, ESC backslash or the line's end
+        size_t end = i + 2;
+        while (end < n && text[end] != '\a' && text[end] != '\n' && text[end] != '\x1b') ++end;
+        if (end < n && text[end] == '\a')
+          ++end;
+        else if (end + 1 < n && text[end] == '\x1b' && text[end + 1] == '\\')
+          end += 2;
+        i = end;
+      } else {
+        i += i + 1 < n && text[i + 1] != '\n' ? 2 : 1;  // ESC ( B and other two-byte escapes
+      }
+      continue;
+    }
+    if (ch == '^' && text.substr(i, 3) == "^[[") {  // caret notation (cat -v, less)
+      if (const size_t end = csi_end(i + 3); end != std::string_view::npos) {
+        i = end;
+        continue;
+      }
+    }
+    if (ch == '[') {  // an SGR code that lost its ESC byte: [4m, [0m, [1;32m
+      size_t end = i + 1;
+      while (end < n && (is_digit(text[end]) || text[end] == ';')) ++end;
+      if (end < n && text[end] == 'm' && end > i + 1) {
+        i = end + 1;
+        continue;
+      }
+    }
+    if (ch == '\xC2' && i + 1 < n && text[i + 1] == '\xA0') {  // U+00A0 no-break space
+      out += ' ';
+      i += 2;
+      continue;
+    }
+    out += ch;
+    ++i;
+  }
+  return out;
+}
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
+}
+
+std::vector<std::string_view> tokens_of(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) out.push_back(line.substr(start, i - start));
+  }
+  return out;
 }
 
 int64_t line_of(std::string_view text, size_t offset) {
@@ -184,6 +269,10 @@ void NodeBuilder::nvlink(DeviceId a, DeviceId b, int32_t generation, int32_t cou
     l.nvlink_count = count;
     l.bandwidth_bytes_per_s = nvlink_bandwidth(generation, count);
   }
+}
+
+void NodeBuilder::xgmi(DeviceId a, DeviceId b, double bytes_per_s) {
+  link(a, b, LinkKind::xgmi, bytes_per_s);
 }
 
 bool NodeBuilder::nvlink_peers(const std::vector<NvlinkPair>& pairs, int32_t generation) {

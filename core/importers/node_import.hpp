@@ -1,5 +1,5 @@
 #pragma once
-// What the node-topology importers (nvidia_smi_topo, hwloc_xml, nccl_topo_xml, node_topology)
+// What the node-topology importers (nvidia_smi_topo, rocm_smi_topo, hwloc_xml, nccl_topo_xml, node_topology)
 // share: the options, the result with its warnings, and the builder that turns what a format says
 // about one host into cluster devices and links (docs/import-topology.md gives the mapping rules).
 #include <cstddef>
@@ -15,7 +15,7 @@
 
 namespace meshscope {
 
-enum class NodeTopologyFormat { unknown, nvidia_smi_topo, hwloc_xml, nccl_topo_xml, nccl_graph_xml };
+enum class NodeTopologyFormat { unknown, nvidia_smi_topo, rocm_smi_topo, hwloc_xml, nccl_topo_xml, nccl_graph_xml };
 [[nodiscard]] std::string_view node_topology_format_name(NodeTopologyFormat format);
 
 // How NVLink peers become links. automatic: an NVSwitch fabric when some GPU's NVLink counts to its
@@ -55,6 +55,15 @@ namespace node_import {
 // A guess from a catalogue id or a device name ("Tesla P100-SXM2-16GB", "a100-80gb-sxm"): 0 if none.
 [[nodiscard]] int32_t nvlink_generation_of(std::string_view gpu_name);
 [[nodiscard]] int32_t pcie_generation_of(std::string_view gpu_name);
+// Text copied from a terminal, an issue or a chat, made plain: ANSI escape sequences (ESC [ ... m
+// and other CSI/OSC sequences, their caret form ^[[4m, and SGR codes whose ESC byte was lost on
+// the way, [4m), a UTF-8 byte-order mark and no-break spaces (as spaces) are removed. Line breaks
+// are kept, so line numbers still point into the pasted text.
+[[nodiscard]] std::string clean_pasted_text(std::string_view text);
+// Splits text into lines (without "\n" or a trailing "\r"); the views point into `text`.
+[[nodiscard]] std::vector<std::string_view> split_lines(std::string_view text);
+// Whitespace-separated tokens (spaces and tabs) of one line.
+[[nodiscard]] std::vector<std::string_view> tokens_of(std::string_view line);
 // 1-based line number of byte `offset` in `text`.
 [[nodiscard]] int64_t line_of(std::string_view text, size_t offset);
 // The parse error for an XML document that pugixml rejected: its description at "origin:line".
@@ -81,6 +90,8 @@ class NodeBuilder {
   // generation and lanes are kept when some x1..x16 Gen1..6 link has that bandwidth, within 1%).
   void pcie(DeviceId a, DeviceId b, int32_t generation, int32_t lanes, double bytes_per_s = 0);
   void nvlink(DeviceId a, DeviceId b, int32_t generation, int32_t count, double bytes_per_s = 0);
+  // An xGMI (AMD Infinity Fabric) link between two GPUs, bytes_per_s per direction.
+  void xgmi(DeviceId a, DeviceId b, double bytes_per_s);
   // NVLink between GPUs, direct or through one NVSwitch fabric device (see NvlinkModel); returns
   // true when a fabric was built.
   bool nvlink_peers(const std::vector<NvlinkPair>& pairs, int32_t generation);

@@ -56,16 +56,13 @@ NodeTopologyFormat detect_node_topology_format(std::string_view text) {
     if (root == "graphs" || root == "graph") return NodeTopologyFormat::nccl_graph_xml;
     return NodeTopologyFormat::unknown;
   }
-  // nvidia-smi: a line whose first token is GPU0 (the header).
-  size_t line = start;
-  while (line < text.size()) {
-    size_t p = line;
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
-    if (text.substr(p, 4) == "GPU0" && (p + 4 >= text.size() || std::isspace(static_cast<unsigned char>(text[p + 4]))))
-      return NodeTopologyFormat::nvidia_smi_topo;
-    const size_t nl = text.find('\n', line);
-    if (nl == std::string_view::npos) break;
-    line = nl + 1;
+  // rocm-smi --showtopo: its section titles; it also has rows starting with GPU0, so it goes first.
+  if (looks_like_rocm_smi_topo(text)) return NodeTopologyFormat::rocm_smi_topo;
+  // nvidia-smi: a line whose first token is GPU0 (the header), once terminal escapes are gone.
+  const std::string clean = node_import::clean_pasted_text(text);
+  for (const std::string_view line : node_import::split_lines(clean)) {
+    const auto t = node_import::tokens_of(line);
+    if (!t.empty() && t[0] == "GPU0") return NodeTopologyFormat::nvidia_smi_topo;
   }
   return NodeTopologyFormat::unknown;
 }
@@ -83,6 +80,9 @@ Result<NodeImport> import_node_topology_text(std::string_view text, const std::s
     case NodeTopologyFormat::nvidia_smi_topo:
       node = import_nvidia_smi_topo(text, origin, options);
       break;
+    case NodeTopologyFormat::rocm_smi_topo:
+      node = import_rocm_smi_topo(text, origin, options);
+      break;
     case NodeTopologyFormat::hwloc_xml:
       node = import_hwloc_xml(text, origin, options);
       break;
@@ -98,7 +98,8 @@ Result<NodeImport> import_node_topology_text(std::string_view text, const std::s
               : std::string();
       return make_error(ErrorCode::parse_error,
                         root.empty() ? "not a node topology: expected the text of `nvidia-smi topo -m` (a matrix "
-                                       "whose header starts with GPU0), hwloc XML (<topology>) or NCCL topology XML "
+                                       "whose header starts with GPU0), of `rocm-smi --showtopo` (its \"Link Type "
+                                       "between two GPUs\" table), hwloc XML (<topology>) or NCCL topology XML "
                                        "(<system>)"
                                      : "XML root <" + root +
                                            "> is not a node topology: expected hwloc's <topology> or NCCL's <system>",

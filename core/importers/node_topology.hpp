@@ -1,8 +1,8 @@
 #pragma once
 // One entry for the node-topology importers: reads a file, tells the format from its contents
-// (`nvidia-smi topo -m` text, hwloc XML <topology>, NCCL topology XML <system>; an NCCL graph XML
-// <graphs> is recognised and refused), builds one node and optionally copies it onto a
-// rail-optimised fabric (docs/import-topology.md).
+// (`nvidia-smi topo -m` text, `rocm-smi --showtopo` text, hwloc XML <topology>, NCCL topology XML
+// <system>; an NCCL graph XML <graphs> is recognised and refused), builds one node and optionally
+// copies it onto a rail-optimised fabric (docs/import-topology.md).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,6 +11,7 @@
 #include "core/importers/nccl_topo_xml.hpp"
 #include "core/importers/node_import.hpp"
 #include "core/importers/nvidia_smi_topo.hpp"
+#include "core/importers/rocm_smi_topo.hpp"
 
 namespace meshscope {
 

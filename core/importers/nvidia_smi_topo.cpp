@@ -13,30 +13,8 @@ namespace {
 using node_import::NodeBuilder;
 using node_import::NvlinkPair;
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return lines;
-}
-
-std::vector<std::string_view> tokens_of(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) out.push_back(line.substr(start, i - start));
-  }
-  return out;
-}
+using node_import::split_lines;
+using node_import::tokens_of;
 
 bool is_blank(std::string_view line) {
   return tokens_of(line).empty();
@@ -75,8 +53,35 @@ bool parse_cell(std::string_view cell, SmiLink& link, int32_t& count) {
   return true;
 }
 
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
 bool is_gpu_name(std::string_view name) {
-  return name.size() > 3 && name.substr(0, 3) == "GPU";
+  return name.size() > 3 && name.substr(0, 3) == "GPU" && all_digits(name.substr(3));
+}
+
+// NIC0 (nvidia-smi 470 and later, named in the NIC Legend) or an HCA name (mlx5_0: older versions).
+bool is_nic_name(std::string_view name) {
+  if (name.size() > 3 && name.substr(0, 3) == "NIC" && all_digits(name.substr(3))) return true;
+  const size_t underscore = name.find('_');
+  return underscore != std::string_view::npos && underscore > 0 && all_digits(name.substr(underscore + 1));
+}
+
+// A CPU list as nvidia-smi prints it ("0-15,32-47"); a lone number could also be a NUMA node.
+bool is_cpu_list(std::string_view text) {
+  return text.find_first_of("-,") != std::string_view::npos && std::all_of(text.begin(), text.end(), [](char ch) {
+           return (ch >= '0' && ch <= '9') || ch == '-' || ch == ',';
+         });
+}
+
+// The header: first token GPU0, and not the GPU0 row (whose second token is X).
+bool is_header(const std::vector<std::string_view>& t) {
+  return !t.empty() && t[0] == "GPU0" && (t.size() == 1 || t[1] != "X");
+}
+
+std::string affinity_value(std::string_view token) {
+  return token == "N/A" ? std::string() : std::string(token);
 }
 
 struct UnionFind {
@@ -92,20 +97,22 @@ struct UnionFind {
 }  // namespace
 
 Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::string& origin) {
-  const auto lines = split_lines(text);
+  const std::string clean = node_import::clean_pasted_text(text);
+  const auto lines = split_lines(clean);
   auto at = [&](size_t line_index) { return origin + ":" + std::to_string(line_index + 1); };
   size_t header = lines.size();
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const auto t = tokens_of(lines[i]);
-    if (!t.empty() && t[0] == "GPU0") {
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (is_header(tokens_of(lines[i]))) {
       header = i;
       break;
     }
-  }
   if (header == lines.size())
     return make_error(ErrorCode::parse_error,
                       "no matrix header (a line starting with GPU0): not the output of `nvidia-smi topo -m`", origin);
   SmiTopoMatrix m;
+  auto warn = [&](std::string location, std::string message) {
+    m.warnings.push_back({std::move(location), std::move(message)});
+  };
   // Header: device columns, then the affinity columns whose names hold spaces.
   const auto head = tokens_of(lines[header]);
   size_t k = 0;
@@ -130,11 +137,17 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
       if (!seen.insert(d).second)
         return make_error(ErrorCode::parse_error, "column \"" + d + "\" appears twice in the header", at(header));
   }
+  for (const auto& d : m.devices)
+    if (!is_gpu_name(d) && !is_nic_name(d))
+      warn(at(header), "column \"" + d + "\" is neither GPU# nor NIC# (nor an HCA name like mlx5_0): read as a NIC");
   m.link.assign(n, std::vector<SmiLink>(n, SmiLink::sys));
   m.nvlinks.assign(n, std::vector<int32_t>(n, 0));
   m.cpu_affinity.assign(n, "");
   m.numa_affinity.assign(n, "");
+  m.gpu_numa_id.assign(n, "");
   m.nic_names.assign(n, "");
+  static const std::map<std::string, std::string> kExtraName = {
+      {"cpu", "CPU Affinity"}, {"numa", "NUMA Affinity"}, {"gpu-numa", "GPU NUMA ID"}};
   size_t line = header + 1;
   for (size_t row = 0; row < n; ++row, ++line) {
     if (line >= lines.size() || is_blank(lines[line]))
@@ -142,15 +155,27 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
                         "the matrix ends after " + std::to_string(row) + " of " + std::to_string(n) +
                             " rows (truncated output?); expected the row of " + m.devices[row],
                         at(std::min(line, lines.size())));
-    const auto t = tokens_of(lines[line]);
+    const size_t row_line = line;
+    auto t = tokens_of(lines[line]);
     if (t[0] != m.devices[row])
       return make_error(ErrorCode::parse_error,
                         "expected the row of " + m.devices[row] + ", found \"" + std::string(t[0]) + "\"", at(line));
+    // A row a narrow terminal or a chat window wrapped goes on with cells on the next line.
+    while (t.size() < n + 1 && line + 1 < lines.size() && !is_blank(lines[line + 1])) {
+      const auto more = tokens_of(lines[line + 1]);
+      SmiLink probe{};
+      int32_t count = 0;
+      if (!parse_cell(more[0], probe, count)) break;
+      ++line;
+      t.insert(t.end(), more.begin(), more.end());
+      warn(at(row_line), "the row of " + m.devices[row] + " goes on at line " + std::to_string(line + 1) +
+                             " (a wrapped paste): the lines are read as one row");
+    }
     if (t.size() < n + 1)
       return make_error(ErrorCode::parse_error,
                         "row " + m.devices[row] + " has " + std::to_string(t.size() - 1) + " entries, expected " +
                             std::to_string(n) + " (truncated line?)",
-                        at(line));
+                        at(row_line));
     for (size_t col = 0; col < n; ++col) {
       SmiLink link{};
       int32_t count = 0;
@@ -158,21 +183,47 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
         return make_error(ErrorCode::parse_error,
                           "entry \"" + std::string(t[col + 1]) + "\" (" + m.devices[row] + " to " + m.devices[col] +
                               ") is none of X, NV#, PIX, PXB, PHB, NODE, SYS",
-                          at(line));
+                          at(row_line));
       if ((link == SmiLink::self) != (row == col))
         return make_error(ErrorCode::parse_error,
                           row == col ? m.devices[row] + " to itself must be X"
                                      : "X off the diagonal (" + m.devices[row] + " to " + m.devices[col] + ")",
-                          at(line));
+                          at(row_line));
       m.link[row][col] = link;
       m.nvlinks[row][col] = count;
     }
-    for (size_t e = 0; e < extras.size() && n + 1 + e < t.size(); ++e) {
-      const std::string value(t[n + 1 + e]);
-      if (extras[e] == "cpu") m.cpu_affinity[row] = value == "N/A" ? "" : value;
-      if (extras[e] == "numa") m.numa_affinity[row] = value == "N/A" ? "" : value;
+    // The affinity fields. nvidia-smi separates them by tabs, which pastes turn into spaces, and a
+    // container or VM may leave some blank: with fewer values than columns, a CPU list ("0-15")
+    // is the CPU Affinity and the rest fill the later columns in order.
+    std::vector<std::string_view> values(t.begin() + static_cast<std::ptrdiff_t>(n + 1), t.end());
+    if (!is_gpu_name(m.devices[row])) values.clear();  // NIC rows have none
+    std::map<std::string, std::string> got;
+    if (values.size() >= extras.size()) {
+      for (size_t e = 0; e < extras.size(); ++e) got[extras[e]] = affinity_value(values[e]);
+      if (values.size() > extras.size())
+        warn(at(row_line), "row " + m.devices[row] + " has " + std::to_string(values.size() - extras.size()) +
+                               " value(s) after its affinity columns: ignored");
+    } else if (is_gpu_name(m.devices[row]) && !extras.empty()) {
+      std::vector<std::string> columns = extras;
+      size_t v = 0;
+      if (columns.front() == "cpu") {
+        if (v < values.size() && is_cpu_list(values[v])) got["cpu"] = affinity_value(values[v++]);
+        columns.erase(columns.begin());
+      }
+      std::string read;
+      for (size_t c = 0; c < columns.size() && v < values.size(); ++c, ++v) {
+        got[columns[c]] = affinity_value(values[v]);
+        read += (read.empty() ? "" : ", ") + kExtraName.at(columns[c]) + " " + std::string(values[v]);
+      }
+      if (got.count("cpu")) read = "CPU Affinity " + got["cpu"] + (read.empty() ? "" : ", " + read);
+      warn(at(row_line), "row " + m.devices[row] + " has " + std::to_string(values.size()) + " of the " +
+                             std::to_string(extras.size()) + " affinity fields (blank in a container or VM?): " +
+                             (read.empty() ? "all taken as blank" : "read as " + read + ", the others blank"));
     }
-    m.row_lines.push_back(static_cast<int64_t>(line + 1));
+    m.cpu_affinity[row] = got["cpu"];
+    m.numa_affinity[row] = got["numa"];
+    m.gpu_numa_id[row] = got["gpu-numa"];
+    m.row_lines.push_back(static_cast<int64_t>(row_line + 1));
   }
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < i; ++j)
@@ -181,12 +232,12 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
                           "the matrix is not symmetric: " + m.devices[i] + " to " + m.devices[j] + " differs from " +
                               m.devices[j] + " to " + m.devices[i],
                           at(static_cast<size_t>(m.row_lines[i] - 1)));
-  // The Legend (it marks complete output) and the NIC Legend (NIC names).
-  bool legend = false, nic_legend = false;
+  // The NIC Legend gives NIC names; the Legend itself only explains the codes, so the matrix is
+  // complete without it (every row was read above).
+  bool nic_legend = false;
   for (size_t i = line; i < lines.size(); ++i) {
     const auto t = tokens_of(lines[i]);
     if (t.empty()) continue;
-    if (t[0] == "Legend:") legend = true;
     if (t.size() >= 2 && t[0] == "NIC" && t[1] == "Legend:") nic_legend = true;
     if (nic_legend && t.size() >= 2 && t[0].size() > 1 && t[0].back() == ':') {
       const std::string key(t[0].substr(0, t[0].size() - 1));
@@ -194,10 +245,14 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
       if (it != m.devices.end()) m.nic_names[static_cast<size_t>(it - m.devices.begin())] = std::string(t[1]);
     }
   }
-  if (!legend)
-    return make_error(ErrorCode::parse_error,
-                      "no \"Legend:\" after the matrix: the output looks cut short (paste all of `nvidia-smi topo -m`)",
-                      at(std::min(line, lines.size() - 1)));
+  std::vector<std::string> unnamed;
+  for (size_t i = 0; i < n; ++i)
+    if (m.devices[i].rfind("NIC", 0) == 0 && is_nic_name(m.devices[i]) && m.nic_names[i].empty())
+      unnamed.push_back(m.devices[i]);
+  if (!unnamed.empty())
+    warn(origin, std::string(nic_legend ? "the NIC Legend does not name " : "no NIC Legend after the matrix: ") +
+                     unnamed.front() + (unnamed.size() > 1 ? " ... " + unnamed.back() : "") +
+                     " keep their column names (the legend gives the device names, like mlx5_0)");
   bool gpu = false;
   for (const auto& d : m.devices) gpu = gpu || is_gpu_name(d);
   if (!gpu) return make_error(ErrorCode::parse_error, "the matrix has no GPU column", at(header));
@@ -209,6 +264,7 @@ Result<NodeImport> import_nvidia_smi_topo(std::string_view text, const std::stri
   MS_TRY(m, parse_nvidia_smi_topo(text, origin));
   const size_t n = m.devices.size();
   NodeBuilder b(options, origin);
+  for (const auto& w : m.warnings) b.warn(w.location, w.message);
   auto row_at = [&](size_t i) { return origin + ":" + std::to_string(m.row_lines[i]); };
   std::vector<size_t> gpus, nics;
   for (size_t i = 0; i < n; ++i) (is_gpu_name(m.devices[i]) ? gpus : nics).push_back(i);
@@ -315,7 +371,7 @@ Result<NodeImport> import_nvidia_smi_topo(std::string_view text, const std::stri
     const bool bond = name.find("bond") != std::string::npos;
     if (bond)
       b.warn(row_at(i), m.devices[i] + " (" + name + ") is a bonded interface: kept as a NIC but not given a rail");
-    dev[i] = b.nic(bond ? -1 : rail++, numa[i], name + " (" + m.devices[i] + ")");
+    dev[i] = b.nic(bond ? -1 : rail++, numa[i], name == m.devices[i] ? name : name + " (" + m.devices[i] + ")");
   }
   for (const auto& [root, list] : members) {
     const DeviceId cpu = cpus.at(numa[list.front()]);

@@ -207,10 +207,16 @@ TEST_CASE("node topology: broken nvidia-smi output gives errors with file and li
     CHECK_THAT(e.location, Contains("bad.txt:4"));
     CHECK_THAT(e.message, Contains("S#S"));
   }
-  SECTION("no legend") {
-    const Error e = import_error(good.substr(0, good.find("Legend:")), "nolegend.txt");
-    CHECK_THAT(e.location, Contains("nolegend.txt:"));
-    CHECK_THAT(e.message, Contains("Legend"));
+  SECTION("a row label that is not the next device") {
+    const Error e =
+        import_error(replace_once(good, "GPU2    SYS     SYS      X", "GPU5    SYS     SYS      X"), "label.txt");
+    CHECK_THAT(e.location, Contains("label.txt:5"));
+    CHECK_THAT(e.message, Contains("expected the row of GPU2"));
+  }
+  SECTION("a column named twice") {
+    const Error e = import_error(replace_once(good, "GPU2    GPU3", "GPU2    GPU2"), "twice.txt");
+    CHECK_THAT(e.location, Contains("twice.txt:2"));
+    CHECK_THAT(e.message, Contains("appears twice"));
   }
   SECTION("an asymmetric matrix") {
     const Error e = import_error(replace_once(good, "NIC0    SYS     SYS     SYS     SYS      X      PIX",

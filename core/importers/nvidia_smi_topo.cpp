@@ -210,8 +210,14 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
         if (v < values.size() && is_cpu_list(values[v])) got["cpu"] = affinity_value(values[v++]);
         columns.erase(columns.begin());
       }
+      // The rest: a NUMA node number fills NUMA Affinity first; otherwise (N/A) the values belong to
+      // the last columns, since GPU NUMA ID is the one field containers still print.
+      const size_t left = values.size() - v;
+      size_t c = 0;
+      if (left < columns.size() && !(columns.front() == "numa" && left > 0 && all_digits(values[v])))
+        c = columns.size() - left;
       std::string read;
-      for (size_t c = 0; c < columns.size() && v < values.size(); ++c, ++v) {
+      for (; c < columns.size() && v < values.size(); ++c, ++v) {
         got[columns[c]] = affinity_value(values[v]);
         read += (read.empty() ? "" : ", ") + kExtraName.at(columns[c]) + " " + std::string(values[v]);
       }

@@ -286,12 +286,19 @@ TEST_CASE("topology paste: nvidia-smi with blank affinity (container view) warns
     const NodeImport node = imported(with_blank_affinity(good, "0-127   0      "), "container.txt");
     INFO(warnings_of(node));
     CHECK(warned(node, "row GPU3 has 1 of the 3 affinity fields"));
-    CHECK(warned(node, "read as NUMA Affinity N/A"));
+    CHECK(warned(node, "read as GPU NUMA ID N/A, the others blank"));
+  }
+  SECTION("CPU blank, the NUMA node kept: the NUMA node gives the domain") {
+    const NodeImport node = imported(replace_all(good, "0-127   0      ", "        1      "), "numa-only.txt");
+    INFO(warnings_of(node));
+    CHECK(warned(node, "read as NUMA Affinity 1, GPU NUMA ID N/A"));
+    CHECK(device(node.cluster, "n0.gpu0").numa == 1);
+    CHECK_FALSE(warned(node, "no NUMA or CPU affinity"));
   }
   SECTION("NUMA blank, the CPU list kept: the CPU sets give the domains") {
     const NodeImport node = imported(replace_all(good, "0-127   0      ", "0-127          "), "vm.txt");
     INFO(warnings_of(node));
-    CHECK(warned(node, "read as CPU Affinity 0-127, NUMA Affinity N/A"));
+    CHECK(warned(node, "read as CPU Affinity 0-127, GPU NUMA ID N/A"));
     CHECK(count(node.cluster, DeviceKind::cpu) == 1);  // one CPU set
     CHECK_FALSE(warned(node, "no NUMA or CPU affinity"));
   }

@@ -1,6 +1,7 @@
 // meshscope: the desktop app. Opens the built-in example project, or the project file given on the
 // command line. --screenshot PATH renders the main window to an image and exits (docs/screenshots,
 // run with QT_QPA_PLATFORM=offscreen). Bad input: a message (dialog and stderr), exit code 2.
+// --help and --version need no display; without one, the app says how to run instead of aborting.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFile>
@@ -10,12 +11,15 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/model_io.hpp"
 #include "core/project.hpp"
+#include "ui/app_settings.hpp"
 #include "ui/main_window.hpp"
+#include "ui/recovery.hpp"
 
 namespace {
 
@@ -23,6 +27,78 @@ using namespace meshscope;
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitScreenshotFailed = 1;
+constexpr int kExitNoDisplay = 3;
+
+constexpr const char* kNoDisplayHelp =
+    "meshscope: no display to open a window on.\n"
+    "  Over ssh: connect with ssh -X (or -Y), or start a virtual display: xvfb-run -a meshscope [project]\n"
+    "  Render a view without any display: QT_QPA_PLATFORM=offscreen meshscope --screenshot out.png [--view ranked]\n"
+    "  Every number headless: meshscope-cli --help\n";
+
+// The command line, the same for the display-less first pass and the application's own.
+struct CommandLine {
+  QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                QStringLiteral("Render the main window to <path> (PNG) and exit."),
+                                QStringLiteral("path")};
+  QCommandLineOption view{QStringLiteral("view"),
+                          QStringLiteral("Open with <view> in front: memory, pipeline, communication, ranked, "
+                                         "compare, explain, topology, serving, profile."),
+                          QStringLiteral("view")};
+  QCommandLineOption trace{QStringLiteral("trace"),
+                           QStringLiteral("Import a PyTorch profiler trace (.json, .json.gz or a folder of ranks)."),
+                           QStringLiteral("path")};
+  QCommandLineOption pin{QStringLiteral("pin"), QStringLiteral("Pin two ranked layouts and compare them, e.g. 1,3."),
+                         QStringLiteral("a,b")};
+
+  void add_to(QCommandLineParser& parser) const {
+    parser.setApplicationDescription(
+        QStringLiteral("Plan parallel layouts of LLM training and serving.\n"
+                       "Unsaved changes are autosaved to $XDG_STATE_HOME/meshscope (default ~/.local/state/meshscope)\n"
+                       "and offered back after a crash. Without a display: xvfb-run -a meshscope, or\n"
+                       "QT_QPA_PLATFORM=offscreen meshscope --screenshot out.png, or meshscope-cli."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({screenshot, view, trace, pin});
+    parser.addPositionalArgument(QStringLiteral("project"),
+                                 QStringLiteral("A meshscope project file; default: the built-in example."),
+                                 QStringLiteral("[project]"));
+  }
+};
+
+void set_application_names() {
+  QCoreApplication::setApplicationName(QStringLiteral("meshscope"));
+  QCoreApplication::setOrganizationName(QStringLiteral("meshscope"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(MESHSCOPE_VERSION));
+}
+
+// Answers --help and --version without a display (QCoreApplication needs none); exits if asked.
+void answer_help_and_version(int argc, char** argv) {
+  const QCoreApplication first_pass(argc, argv);
+  set_application_names();
+  QCommandLineParser parser;
+  const CommandLine command_line;
+  command_line.add_to(parser);
+  (void)parser.parse(QCoreApplication::arguments());  // Qt's own options (-platform) are taken later
+  // process() prints --help, --help-all (Qt's options too) or --version and exits.
+  if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("help-all")) ||
+      parser.isSet(QStringLiteral("version")))
+    parser.process(QCoreApplication::arguments());
+}
+
+bool display_configured() {
+  return !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY") ||
+         !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+// While the platform plugin starts: a display that cannot be opened (a stale DISPLAY over ssh) is
+// Qt's fatal error; say how to run instead of aborting with a core dump.
+void platform_start_messages(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+  if (type == QtFatalMsg) {
+    std::fputs(kNoDisplayHelp, stderr);
+    std::_Exit(kExitNoDisplay);
+  }
+}
 
 Result<Project> load_project(const QStringList& positional) {
   if (positional.isEmpty()) return default_project();
@@ -35,40 +111,22 @@ Result<Project> load_project(const QStringList& positional) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  answer_help_and_version(argc, argv);
+  if (!display_configured()) {
+    std::fputs(kNoDisplayHelp, stderr);
+    return kExitNoDisplay;
+  }
+  const QtMessageHandler previous_handler = qInstallMessageHandler(platform_start_messages);
   QApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("meshscope"));
-  QApplication::setOrganizationName(QStringLiteral("meshscope"));
-  QApplication::setApplicationVersion(QStringLiteral(MESHSCOPE_VERSION));
+  qInstallMessageHandler(previous_handler);
+  set_application_names();
   QApplication::setDesktopFileName(QStringLiteral("meshscope"));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Plan parallel layouts of LLM training and serving."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  const QCommandLineOption screenshot_option(QStringLiteral("screenshot"),
-                                             QStringLiteral("Render the main window to <path> (PNG) and exit."),
-                                             QStringLiteral("path"));
-  parser.addOption(screenshot_option);
-  const QCommandLineOption view_option(
-      QStringLiteral("view"),
-      QStringLiteral("Open with <view> in front: memory, pipeline, communication, ranked, compare, explain, "
-                     "topology, serving, profile."),
-      QStringLiteral("view"));
-  parser.addOption(view_option);
-  const QCommandLineOption trace_option(
-      QStringLiteral("trace"),
-      QStringLiteral("Import a PyTorch profiler trace (.json, .json.gz or a folder of ranks)."),
-      QStringLiteral("path"));
-  parser.addOption(trace_option);
-  const QCommandLineOption pin_option(QStringLiteral("pin"),
-                                      QStringLiteral("Pin two ranked layouts and compare them, e.g. 1,3."),
-                                      QStringLiteral("a,b"));
-  parser.addOption(pin_option);
-  parser.addPositionalArgument(QStringLiteral("project"),
-                               QStringLiteral("A meshscope project file; default: the built-in example."),
-                               QStringLiteral("[project]"));
+  const CommandLine command_line;
+  command_line.add_to(parser);
   parser.process(app);
-  const QString screenshot_path = parser.value(screenshot_option);
+  const QString screenshot_path = parser.value(command_line.screenshot);
 
   const Result<Project> project = load_project(parser.positionalArguments());
   if (!project) {
@@ -83,6 +141,11 @@ int main(int argc, char** argv) {
   ui::MainWindow::Options options;
   // The embedded default project opens on the best-ranked layout (the first screen).
   options.select_best_layout = parser.positionalArguments().isEmpty();
+  // Autosave and recovery in interactive sessions only (a screenshot run leaves nothing behind).
+  if (screenshot_path.isEmpty()) {
+    options.recovery_dir = ui::default_recovery_dir();
+    options.autosave_interval_s = ui::AppSettings().autosave_interval_s();
+  }
   ui::MainWindow window(*project, options);
   if (screenshot_path.isEmpty()) {
     // The arrangement the user left (a screenshot run uses the default one, reproducibly).
@@ -90,25 +153,26 @@ int main(int argc, char** argv) {
     window.restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     window.restoreArrangement(settings.value(QStringLiteral("windowState")).toByteArray());
   }
-  if (parser.isSet(view_option) && !window.showView(parser.value(view_option))) {
-    std::fprintf(stderr, "meshscope: no view \"%s\" (%s)\n", qPrintable(parser.value(view_option)),
+  if (parser.isSet(command_line.view) && !window.showView(parser.value(command_line.view))) {
+    std::fprintf(stderr, "meshscope: no view \"%s\" (%s)\n", qPrintable(parser.value(command_line.view)),
                  qPrintable(window.viewNames().join(QStringLiteral(", "))));
     return kExitBadInput;
   }
   window.show();
-  if (parser.isSet(trace_option)) window.importTraces({parser.value(trace_option)});
-  if (parser.isSet(pin_option)) {
-    const QStringList ranks = parser.value(pin_option).split(QLatin1Char(','));
+  if (screenshot_path.isEmpty()) QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+  if (parser.isSet(command_line.trace)) window.importTraces({parser.value(command_line.trace)});
+  if (parser.isSet(command_line.pin)) {
+    const QStringList ranks = parser.value(command_line.pin).split(QLatin1Char(','));
     window.waitForEvaluation();
     if (ranks.size() != 2 || !window.pinRanks(ranks[0].toInt(), ranks[1].toInt())) {
       std::fprintf(stderr, "meshscope: --pin takes two ranks of the ranked layouts, e.g. 1,3\n");
       return kExitBadInput;
     }
-    window.showView(parser.isSet(view_option) ? parser.value(view_option) : QStringLiteral("compare"));
+    window.showView(parser.isSet(command_line.view) ? parser.value(command_line.view) : QStringLiteral("compare"));
   }
   if (!screenshot_path.isEmpty()) {
     // Grab once every view shows the evaluation (and the search's best layout, if asked for).
-    const QString view = parser.value(view_option);
+    const QString view = parser.value(command_line.view);
     QTimer::singleShot(0, &window, [&window, &screenshot_path, view] {
       window.waitForEvaluation();
       while (window.importing()) QApplication::processEvents(QEventLoop::AllEvents, 20);

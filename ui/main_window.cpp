@@ -33,6 +33,7 @@
 #include <QSvgGenerator>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -139,7 +140,10 @@ QString problems_header_html(const Project& project, const std::vector<LayoutPro
 MainWindow::MainWindow(const Project& project, QWidget* parent) : MainWindow(project, Options{}, parent) {}
 
 MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
-    : QMainWindow(parent), project_(project), options_(options) {
+    : QMainWindow(parent),
+      project_(project),
+      options_(std::move(options)),
+      recovery_(options_.recovery_dir, QCoreApplication::applicationPid()) {
   setObjectName(QStringLiteral("meshscope_main_window"));
   resize(1600, 1000);
   setDockNestingEnabled(true);
@@ -211,10 +215,21 @@ MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
 
   create_docks();
   create_menus();
+  // Undoing or redoing back to the saved state clears the modified mark; anything else sets it.
+  connect(undo_, &QUndoStack::cleanChanged, this, &MainWindow::update_modified);
+  connect(topology_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::update_modified);
+  autosave_timer_ = new QTimer(this);
+  connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
+  setAutosaveInterval(options_.autosave_interval_s);
+  setAcceptDrops(true);
   setProject(project);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // The children (the topology editor's undo stack among them) outlive this body: no more marks.
+  disconnect(undo_, nullptr, this, nullptr);
+  disconnect(topology_->undoStack(), nullptr, this, nullptr);
+}
 
 QDockWidget* MainWindow::add_dock(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
   auto* dock = new QDockWidget(title, this);
@@ -420,7 +435,9 @@ void MainWindow::create_docks() {
       Project edited = project_;
       edited.view["serving_target"] = {{"ttft_ms", ttft_target_->value()}, {"itl_ms", itl_target_->value()}};
       project_ = edited;
-      setWindowModified(true);
+      view_modified_ = true;
+      autosave_pending_ = true;
+      update_modified();
       evaluator_->setServingTarget(serving_target());
     });
   serving_chart_ = new ServingCurveChart(serving);
@@ -484,8 +501,9 @@ void MainWindow::create_docks() {
 void MainWindow::setProject(const Project& project) {
   project_ = project;
   undo_->clear();  // a new project starts a new history
+  view_modified_ = recovered_unsaved_ = autosave_pending_ = false;
   setWindowTitle(tr("meshscope \u2014 %1[*]").arg(QString::fromStdString(project_.name)));
-  setWindowModified(false);
+  update_modified();
   workload_->setProject(project_);
   sync_pipeline_controls();
   editor_needs_cluster_ = true;
@@ -543,7 +561,8 @@ void MainWindow::edit_as(const Project& edited, const QString& label) {
   project_ = edited;
   if (sender() != workload_) workload_->setProject(project_);
   sync_pipeline_controls();
-  setWindowModified(true);
+  autosave_pending_ = true;
+  update_modified();
   evaluator_->request(project_);
 }
 
@@ -625,6 +644,11 @@ void MainWindow::showEvent(QShowEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  recovery_.remove();  // saved, discarded or clean: nothing to recover
   QSettings settings;
   settings.setValue(QStringLiteral("geometry"), saveGeometry());
   settings.setValue(QStringLiteral("windowState"), saveState());

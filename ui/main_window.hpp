@@ -15,6 +15,7 @@
 #include "core/project.hpp"
 #include "core/search/search.hpp"
 #include "ui/evaluator.hpp"
+#include "ui/recovery.hpp"
 
 class QAction;
 class QComboBox;
@@ -27,6 +28,7 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTextBrowser;
+class QTimer;
 class QUndoStack;
 
 namespace meshscope::ui {
@@ -48,6 +50,10 @@ class MainWindow final : public QMainWindow {
  public:
   struct Options {
     bool select_best_layout = false;  // apply the best-ranked layout when the first search ends
+    // Where the unsaved project is autosaved (ui/recovery.hpp); empty: no autosave. The app passes
+    // default_recovery_dir(); tests pass a temporary folder.
+    QString recovery_dir;
+    int autosave_interval_s = 60;  // the timer's period (AppSettings); an evaluated edit also autosaves
   };
   explicit MainWindow(const Project& project, QWidget* parent = nullptr);
   MainWindow(const Project& project, Options options, QWidget* parent = nullptr);
@@ -66,7 +72,27 @@ class MainWindow final : public QMainWindow {
   void setProject(const Project& project);
   // Loads a project file; on error the message is shown inline and the current project is kept.
   bool openProject(const QString& path);
+  // Writes the project atomically (QSaveFile): a failed save leaves the old file intact and says why
+  // inline. A successful one marks the project clean and removes the recovery file.
   bool saveProject(const QString& path);
+
+  // Unsaved changes: an edit on either undo stack (the project's, the topology editor's) since the
+  // last save or open, a changed serving target, or a project restored from a recovery file. An
+  // undo back to the saved state clears it. The title shows it ([*]).
+  [[nodiscard]] bool isModified() const;
+  // Before New, Open, Open Recent, a dropped project, Quit and close: "Save changes to X?" (Save /
+  // Discard / Cancel) when modified. True when the caller may go on (saved, discarded or clean).
+  bool maybeSave();
+  // Autosave (Options::recovery_dir): writes the project to this window's recovery file when it has
+  // unsaved changes. True when written (or nothing to write).
+  bool autosaveNow();
+  [[nodiscard]] QString recoveryFile() const { return recovery_.file(); }
+  void setAutosaveInterval(int seconds);
+  [[nodiscard]] int autosaveInterval() const { return options_.autosave_interval_s; }
+  // After a crash: offers the newest project a process that is no longer running left unsaved ("a
+  // project was not saved on <time>: Restore / Discard"). Restore makes it the current, modified
+  // project; Discard deletes the file. False when there was nothing to offer or it was discarded.
+  bool offerRecovery();
   // The message of the last failed open/import ("" when none).
   [[nodiscard]] QString inlineError() const;
 
@@ -128,6 +154,9 @@ class MainWindow final : public QMainWindow {
  protected:
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
+  // A project file dropped on the window opens (after maybeSave); traces go to the profile view.
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   void create_docks();
@@ -141,6 +170,8 @@ class MainWindow final : public QMainWindow {
   void show_evaluation(std::shared_ptr<const Evaluation> evaluation);
   void show_search(std::shared_ptr<const SearchEvaluation> search);
   void show_inline_error(const QString& message);
+  void update_modified();
+  void mark_saved();
 
   void apply_ranked(const RankedLayout& ranked);
   void update_compare();
@@ -156,16 +187,20 @@ class MainWindow final : public QMainWindow {
   std::vector<NcclComparisonRow> nccl_comparison_;
   bool undoing_ = false;  // an undo/redo is applying a project: not a new edit
   QString path_;
+  RecoveryStore recovery_;
+  QTimer* autosave_timer_ = nullptr;
+  bool autosave_pending_ = false;   // edited since the last autosave
+  bool view_modified_ = false;      // a project setting outside the undo stacks (the serving target)
+  bool recovered_unsaved_ = false;  // restored from a recovery file and not saved since
   Evaluator* evaluator_ = nullptr;
   std::shared_ptr<const Evaluation> evaluation_;
   std::shared_ptr<const SearchEvaluation> search_;
   std::vector<RankedLayout> pinned_;
-  bool updating_ranked_ = false;
+  bool updating_ranked_ = false;      // the ranked table changes because of a search, not the user
   bool editor_needs_cluster_ = true;  // the topology editor shows another cluster than the project's
   bool loading_cluster_ = false;      // setCluster in progress: its clusterChanged is not an edit
   bool arranged_ = false;             // the default dock sizes were applied on the first show
-  bool restored_state_ =
-      false;  // a saved arrangement was restored instead  // the ranked table changes because of a search, not the user
+  bool restored_state_ = false;       // a saved arrangement was restored instead
 
   QLabel* header_ = nullptr;
   QLabel* summary_ = nullptr;

@@ -55,6 +55,7 @@
 #include "core/report.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
+#include "ui/app_settings.hpp"
 #include "ui/comm_table_model.hpp"
 #include "ui/formatting.hpp"
 #include "ui/layout_compare.hpp"
@@ -65,6 +66,7 @@
 #include "ui/profile_view.hpp"
 #include "ui/ranked_layouts_model.hpp"
 #include "ui/ranked_layouts_panel.hpp"
+#include "ui/recovery.hpp"
 #include "ui/serving_chart.hpp"
 #include "ui/topology_editor.hpp"
 #include "ui/workload_panel.hpp"
@@ -74,15 +76,6 @@ namespace meshscope::ui {
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
-
-bool write_file(const QString& path, const QByteArray& bytes, QString& error) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-    error = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
-}
 
 QString csv_field(QString text) {
   if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n')))
@@ -97,6 +90,7 @@ void MainWindow::create_menus() {
   QMenu* new_menu = file->addMenu(tr("&New"));
   QAction* new_default = new_menu->addAction(tr("Default project"));
   connect(new_default, &QAction::triggered, this, [this] {
+    if (!maybeSave()) return;
     if (auto project = default_project()) {
       path_.clear();
       setProject(*project);
@@ -108,6 +102,7 @@ void MainWindow::create_menus() {
     QAction* action = samples->addAction(file_name);
     const std::string text(sample.text);
     connect(action, &QAction::triggered, this, [this, text, file_name] {
+      if (!maybeSave()) return;
       auto doc = parse_json_text(text, file_name.toStdString());
       auto cluster =
           doc ? cluster_from_json(*doc, file_name.toStdString()) : Result<Cluster>(tl::unexpected(doc.error()));
@@ -126,7 +121,7 @@ void MainWindow::create_menus() {
     const QString spec = QInputDialog::getText(this, tr("New project from a generator"),
                                                tr("Generator string, e.g. dgx-h100:nodes=16 (docs/cluster-format.md)"),
                                                QLineEdit::Normal, QStringLiteral("dgx-h100:nodes=8"), &ok);
-    if (!ok || spec.isEmpty()) return;
+    if (!ok || spec.isEmpty() || !maybeSave()) return;
     auto cluster = resolve_cluster(spec.toStdString());
     if (!cluster) return show_inline_error(QString::fromStdString(cluster.error().to_string()));
     Project edited = project_;
@@ -139,6 +134,7 @@ void MainWindow::create_menus() {
   QAction* open = file->addAction(tr("&Open…"));
   open->setShortcut(QKeySequence::Open);
   connect(open, &QAction::triggered, this, [this] {
+    if (!maybeSave()) return;
     const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
                                                       tr("meshscope projects (*.json);;All files (*)"));
     if (!path.isEmpty()) openProject(path);
@@ -231,6 +227,17 @@ void MainWindow::create_menus() {
   edit_menu->addAction(topology_->undoStack()->createUndoAction(this, tr("Undo topology edit")));
   edit_menu->addAction(topology_->undoStack()->createRedoAction(this, tr("Redo topology edit")));
   edit_menu->addSeparator();
+  QAction* autosave = edit_menu->addAction(tr("&Autosave interval…"));
+  connect(autosave, &QAction::triggered, this, [this] {
+    bool ok = false;
+    const int seconds =
+        QInputDialog::getInt(this, tr("Autosave"), tr("Write unsaved changes to the recovery file every (seconds):"),
+                             autosaveInterval(), 1, 3600, 10, &ok);
+    if (!ok) return;
+    AppSettings().set_autosave_interval_s(seconds);
+    setAutosaveInterval(seconds);
+  });
+  edit_menu->addSeparator();
   QAction* calibrate_gemm = edit_menu->addAction(tr("Calibrate GEMM efficiency from the imported &trace"));
   connect(calibrate_gemm, &QAction::triggered, this, [this] {
     const QString summary = calibrateGemmFromTrace();
@@ -255,7 +262,9 @@ void MainWindow::rebuild_recent_menu() {
   for (const QString& path : recent) {
     QAction* action = recent_menu_->addAction(QFileInfo(path).fileName());
     action->setToolTip(path);
-    connect(action, &QAction::triggered, this, [this, path] { openProject(path); });
+    connect(action, &QAction::triggered, this, [this, path] {
+      if (maybeSave()) openProject(path);
+    });
   }
   recent_menu_->setEnabled(!recent.isEmpty());
 }
@@ -288,12 +297,13 @@ bool MainWindow::openProject(const QString& path) {
 bool MainWindow::saveProject(const QString& path) {
   project_.view = viewState();
   QString error;
-  if (!write_file(path, QByteArray::fromStdString(project_to_json(project_).dump(2) + "\n"), error)) {
-    show_inline_error(error);
+  if (!write_file_atomically(path, QByteArray::fromStdString(project_to_json(project_).dump(2) + "\n"), error)) {
+    show_inline_error(tr("Not saved — %1. The file on disk is unchanged.").arg(error));
     return false;
   }
+  show_inline_error({});
   path_ = path;
-  setWindowModified(false);
+  mark_saved();
   status_->setText(tr("Saved %1").arg(path));
   return true;
 }
@@ -582,7 +592,7 @@ bool MainWindow::exportRankedCsv(const QString& path) {
     }
   }
   QString error;
-  if (!write_file(path, csv.toUtf8(), error)) {
+  if (!write_file_atomically(path, csv.toUtf8(), error)) {
     show_inline_error(error);
     return false;
   }
@@ -598,7 +608,7 @@ bool MainWindow::exportEstimateJson(const QString& path) {
   if (evaluation_->budget) doc["memory"] = memory_report(*evaluation_->budget);
   if (evaluation_->estimate) doc["estimate"] = estimate_report(*evaluation_->estimate);
   QString error;
-  if (!write_file(path, QByteArray::fromStdString(doc.dump(2) + "\n"), error)) {
+  if (!write_file_atomically(path, QByteArray::fromStdString(doc.dump(2) + "\n"), error)) {
     show_inline_error(error);
     return false;
   }

@@ -76,6 +76,8 @@ void MainWindow::show_evaluation(std::shared_ptr<const Evaluation> evaluation) {
   evaluation_ = std::move(evaluation);
   const Evaluation& e = *evaluation_;
   const Project& p = e.project;
+  // An edit that evaluates cleanly is autosaved at once (the timer catches the others).
+  if (autosave_pending_ && e.problems.empty() && e.cluster_error.empty()) autosaveNow();
   workload_->setStatus(e.problems, e.budget ? QString::fromStdString(e.budget->convention) : QString(),
                        QString::fromStdString(e.cluster_error));
   if (!e.problems.empty()) {

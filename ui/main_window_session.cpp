@@ -99,14 +99,13 @@ bool MainWindow::offerRecovery() {
   if (found.empty()) return false;
   RecoveredProject& newest = found.front();
   const QString when = QLocale().toString(newest.saved_at, QLocale::LongFormat);
-  QMessageBox box(QMessageBox::Question, tr("meshscope"),
-                  tr("A project was not saved on %1: %2").arg(when, QString::fromStdString(newest.project.name)), {},
-                  this);
+  QMessageBox box(QMessageBox::Question, tr("meshscope"), tr("A project was not saved on %1.").arg(when), {}, this);
   box.setObjectName(QStringLiteral("recovery_prompt"));
-  box.setInformativeText(
-      newest.original_path.isEmpty()
-          ? tr("It had never been saved.")
-          : tr("Its file was %1; the recovered version has changes not saved there.").arg(newest.original_path));
+  const QString name = QString::fromStdString(newest.project.name);
+  box.setInformativeText(newest.original_path.isEmpty()
+                             ? tr("%1 had never been saved. Restore it, or discard the recovered changes?").arg(name)
+                             : tr("%1 (%2) has changes that were not saved there. Restore them, or discard them?")
+                                   .arg(name, newest.original_path));
   QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
   box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
   box.setDefaultButton(restore);

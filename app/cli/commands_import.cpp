@@ -66,15 +66,51 @@ json temporal_json(const KinetoTemporalBreakdown& t) {
 
 json rank_json(const KinetoRankAnalysis& a) {
   json steps = json::array();
-  for (const auto& s : a.steps)
+  for (const auto& s : a.steps) {
+    json devices = json::array();
+    for (const auto& d : s.devices)
+      devices.push_back({{"device", d.device},
+                         {"busy_us", d.busy_us},
+                         {"kernel_time_us", d.kernel_time_us},
+                         {"compute_us", d.compute_us},
+                         {"communication_us", d.communication_us},
+                         {"exposed_communication_us", d.exposed_communication_us},
+                         {"idle_us", d.idle_us},
+                         {"gpu_events", d.gpu_events}});
+    const auto& l = s.launched;
     steps.push_back({{"name", s.name},
+                     {"start_us", s.start_us},
                      {"duration_us", s.duration_us},
+                     {"device", s.device},
+                     {"busy_us", s.busy_us},
                      {"kernel_time_us", s.kernel_time_us},
                      {"compute_us", s.compute_us},
                      {"communication_us", s.communication_us},
                      {"exposed_communication_us", s.exposed_communication_us},
+                     {"compute_or_communication_us", s.compute_or_communication_us},
                      {"idle_us", s.idle_us},
-                     {"gpu_events", s.gpu_events}});
+                     {"gpu_events", s.gpu_events},
+                     {"devices", devices},
+                     {"launched",
+                      {{"kernel_time_us", l.kernel_time_us},
+                       {"compute_us", l.compute_us},
+                       {"communication_us", l.communication_us},
+                       {"exposed_communication_us", l.exposed_communication_us},
+                       {"idle_us", l.idle_us},
+                       {"gpu_events", l.gpu_events}}}});
+  }
+  json families = json::array();
+  for (const auto& f : a.kernel_families)
+    families.push_back({{"rule", f.rule >= 0 ? json(f.rule) : json(nullptr)},
+                        {"pattern", f.pattern},
+                        {"library", f.library},
+                        {"source", f.source},
+                        {"class", std::string(kernel_class_name(f.cls))},
+                        {"op", f.op ? json(std::string(collective_op_name(*f.op))) : json(nullptr)},
+                        {"names", f.names},
+                        {"count", f.count},
+                        {"time_us", f.time_us},
+                        {"example", f.example}});
   json collectives = json::array();
   for (const auto& c : a.collectives)
     collectives.push_back({{"op", c.op ? json(std::string(collective_op_name(*c.op))) : json(nullptr)},
@@ -101,17 +137,21 @@ json rank_json(const KinetoRankAnalysis& a) {
                       {"axis_hint", g.axis_hint}});
   json warnings = json::array();
   for (const auto& w : a.warnings) warnings.push_back(w.message);
-  return {{"file", a.origin},
-          {"rank", a.rank},
-          {"world_size", a.world_size > 0 ? json(a.world_size) : json(nullptr)},
-          {"device", a.device},
-          {"steps", steps},
-          {"temporal_breakdown", a.temporal ? temporal_json(*a.temporal) : json(nullptr)},
-          {"comm_comp_overlap_pct", a.comm_comp_overlap_pct ? json(*a.comm_comp_overlap_pct) : json(nullptr)},
-          {"collectives", collectives},
-          {"kernel_classes", classes},
-          {"process_groups", groups},
-          {"warnings", warnings}};
+  return {
+      {"file", a.origin},
+      {"rank", a.rank},
+      {"world_size", a.world_size > 0 ? json(a.world_size) : json(nullptr)},
+      {"device", a.device},
+      {"steps", steps},
+      {"temporal_breakdown", a.temporal ? temporal_json(*a.temporal) : json(nullptr)},
+      {"comm_comp_overlap_pct", a.comm_comp_overlap_pct ? json(*a.comm_comp_overlap_pct) : json(nullptr)},
+      {"hta_temporal_breakdown", a.hta_temporal ? temporal_json(*a.hta_temporal) : json(nullptr)},
+      {"hta_comm_comp_overlap_pct", a.hta_comm_comp_overlap_pct ? json(*a.hta_comm_comp_overlap_pct) : json(nullptr)},
+      {"collectives", collectives},
+      {"kernel_classes", classes},
+      {"kernel_families", families},
+      {"process_groups", groups},
+      {"warnings", warnings}};
 }
 
 json run_json(const KinetoRunAnalysis& run) {
@@ -149,11 +189,25 @@ void print_run(const KinetoRunAnalysis& run) {
       std::cout << "  no GPU activity\n";
     }
     if (!a.steps.empty()) {
-      std::printf("  %-22s %12s %12s %12s %12s %12s\n", "step", "time ms", "compute ms", "comm ms", "exposed ms",
-                  "idle ms");
+      // Unions of the GPU activity inside each step's window (docs/import.md, "Per step").
+      std::printf("  %-22s %12s %12s %12s %12s %12s %7s\n", "step", "time ms", "compute ms", "comm ms", "exposed ms",
+                  "idle ms", "device");
       for (const auto& s : a.steps)
-        std::printf("  %-22s %12.3f %12.3f %12.3f %12.3f %12.3f\n", s.name.c_str(), s.duration_us / 1e3,
-                    s.compute_us / 1e3, s.communication_us / 1e3, s.exposed_communication_us / 1e3, s.idle_us / 1e3);
+        std::printf("  %-22s %12.3f %12.3f %12.3f %12.3f %12.3f %7s\n", s.name.c_str(), s.duration_us / 1e3,
+                    s.compute_us / 1e3, s.communication_us / 1e3, s.exposed_communication_us / 1e3, s.idle_us / 1e3,
+                    s.device >= 0 ? std::to_string(s.device).c_str() : "-");
+    }
+    if (!a.kernel_families.empty()) {
+      std::printf("  %-14s %5s %-28s %-24s %7s %8s %12s\n", "class", "rule", "library", "pattern", "names", "count",
+                  "time ms");
+      for (const auto& f : a.kernel_families) {
+        const std::string cls = std::string(kernel_class_name(f.cls)) +
+                                (f.op ? " " + std::string(collective_op_name(*f.op)) : std::string());
+        const std::string pattern = f.rule >= 0 ? f.pattern.substr(0, 24) : f.source;
+        std::printf("  %-14s %5s %-28s %-24s %7lld %8lld %12.3f\n", cls.substr(0, 14).c_str(),
+                    f.rule >= 0 ? std::to_string(f.rule).c_str() : "-", f.library.substr(0, 28).c_str(),
+                    pattern.c_str(), static_cast<long long>(f.names), static_cast<long long>(f.count), f.time_us / 1e3);
+      }
     }
     if (!a.collectives.empty()) {
       std::printf("  %-16s %6s %8s %14s %12s %10s %10s\n", "collective", "group", "count", "bytes", "time ms",

@@ -152,6 +152,13 @@ struct KinetoProgress {
 using KinetoProgressCallback = std::function<bool(const KinetoProgress&)>;
 inline constexpr const char* kKinetoCancelled = "import cancelled";
 
+// Limits that keep a hostile or broken document from exhausting memory or the analysis's integer nanoseconds
+// (docs/import.md, "Errors"): a "ts" or "dur" beyond ±9e15 µs (285 years; int64 nanoseconds reach 292), one event or
+// top-level member larger than 64 MiB (the reader holds a unit whole), and nesting deeper than 1000 levels.
+inline constexpr double kKinetoMaxTimeUs = 9.0e15;
+inline constexpr int64_t kKinetoMaxUnitBytes = int64_t{64} << 20;
+inline constexpr int kKinetoMaxNesting = 1000;
+
 // Where the bytes of a document come from. read() fills up to `size` bytes and returns how many, 0 at the end, or an
 // Error (a corrupt or truncated gzip stream); input_bytes_read() is progress in input bytes (compressed for gzip).
 class KinetoByteSource {
@@ -201,6 +208,9 @@ struct KinetoAnalysisOptions {
   // ProfilerStep onwards, which may be cut by the end of the profile; the temporal breakdown does the same by default.
   bool include_last_profiler_step = false;
   const KernelRuleTable* rules = nullptr;  // nullptr: KernelRuleTable::defaults()
+  // A cache of kernel classifications to share across the ranks of one import (analyze_kineto_run makes one); it
+  // takes the place of `rules`. nullptr: a cache for this call only.
+  KernelClassifier* classifier = nullptr;
 };
 
 // Holistic Trace Analysis's temporal breakdown (hta/analyzers/breakdown_analysis.py, get_temporal_breakdown), for
@@ -221,17 +231,50 @@ struct KinetoTemporalBreakdown {
   }
 };
 
-// One ProfilerStep on one rank. GPU work belongs to the step whose CPU span contains its launch (HTA's add_iteration).
+// One device's GPU activity in the window of one step: |union of intervals ∩ [step start, step end]|, in µs (times
+// rounded to whole nanoseconds first, so that the sums are exact). busy ≤ duration, and
+// compute ∪ communication = compute + exposed communication ≤ busy.
+struct KinetoStepDeviceTimes {
+  int64_t device = -1;                  // args "device"; -1 when the events do not say
+  double busy_us = 0;                   // |all GPU activity|
+  double kernel_time_us = 0;            // first start to last end of the activity, clipped to the window
+  double compute_us = 0;                // |compute kernels|
+  double communication_us = 0;          // |communication kernels|
+  double exposed_communication_us = 0;  // |communication \ compute|
+  double idle_us = 0;                   // duration - busy
+  int64_t gpu_events = 0;               // events that overlap the window
+};
+
+// The same quantities for the GPU work the step launched, wherever it ran (HTA's add_iteration: the step whose CPU
+// span contains the launch), in whole microseconds as HTA rounds them. They can exceed the step's duration: the GPU
+// may still run a step's kernels after its CPU span ends.
+struct KinetoStepLaunched {
+  double kernel_time_us = 0;  // first start to last end of the step's GPU activity
+  double compute_us = 0;
+  double communication_us = 0;
+  double exposed_communication_us = 0;
+  double idle_us = 0;  // kernel_time - |union of all its GPU activity|
+  int64_t gpu_events = 0;
+};
+
+// One ProfilerStep on one rank: the GPU activity inside the step's window (its CPU span), per device; the top-level
+// figures are those of the busiest device. Every figure is at most duration_us.
 struct KinetoStepBreakdown {
   std::string name;  // "ProfilerStep#4"
   int64_t number = -1;
-  double duration_us = 0;               // the CPU span of the step: the step time
-  double kernel_time_us = 0;            // first start to last end of the step's GPU activity
-  double compute_us = 0;                // |union of compute kernels|
-  double communication_us = 0;          // |union of communication kernels|
-  double exposed_communication_us = 0;  // |communication \ compute|: not overlapped by any compute kernel
-  double idle_us = 0;                   // kernel_time - |union of all GPU activity|
-  int64_t gpu_events = 0;
+  double start_us = 0;                         // the CPU span of the step
+  double duration_us = 0;                      // its length: the step time (rounded to whole nanoseconds)
+  int64_t device = -1;                         // the device of the figures below
+  double busy_us = 0;                          // |union of all GPU activity in the window|
+  double kernel_time_us = 0;                   // first start to last end of that activity, clipped to the window
+  double compute_us = 0;                       // |union of compute kernels in the window|
+  double communication_us = 0;                 // |union of communication kernels in the window|
+  double exposed_communication_us = 0;         // |communication \ compute| in the window
+  double compute_or_communication_us = 0;      // |compute ∪ communication| = compute + exposed communication
+  double idle_us = 0;                          // duration - busy (0 for a trace without GPU activity)
+  int64_t gpu_events = 0;                      // GPU events that overlap the window
+  std::vector<KinetoStepDeviceTimes> devices;  // every device with activity in the trace, by id
+  KinetoStepLaunched launched;                 // the work the step launched (HTA's attribution)
 };
 
 struct KinetoCollectiveSummary {
@@ -268,6 +311,20 @@ struct KinetoClassTotal {
   double time_us = 0;  // sum of durations (not a union)
 };
 
+// The kernels one rule classified (a kernel family), or the copies and fills classified by their event category.
+struct KinetoKernelFamily {
+  int rule = -1;        // index in the rule table; -1: no rule (by category, or nothing matched: compute)
+  std::string pattern;  // the rule's pattern; "" without a rule
+  std::string library;  // the rule's library ("user" for user rules); "" without a rule
+  std::string source;   // the rule's source, or "event category" / "no rule matched"
+  KernelClass cls = KernelClass::other;
+  std::optional<CollectiveOp> op;
+  int64_t names = 0;    // distinct kernel names
+  int64_t count = 0;    // events
+  double time_us = 0;   // sum of durations
+  std::string example;  // the name with the largest summed duration
+};
+
 struct KinetoRankAnalysis {
   std::string origin;
   int64_t rank = 0;
@@ -277,9 +334,14 @@ struct KinetoRankAnalysis {
   // HTA's get_comm_comp_overlap: |union(communication) ∩ union(compute)| / |union(communication)| × 100, over the
   // same GPU activity as the temporal breakdown; nullopt without communication kernels.
   std::optional<double> comm_comp_overlap_pct;
+  // The same two with HTA's own kernel types (KernelRuleTable::hta(): "ncclKernel" is communication), for numbers
+  // that compare with HTA's; the two above use the rule table.
+  std::optional<KinetoTemporalBreakdown> hta_temporal;
+  std::optional<double> hta_comm_comp_overlap_pct;
   std::vector<KinetoStepBreakdown> steps;
   std::vector<KinetoCollectiveSummary> collectives;
-  std::vector<KinetoClassTotal> classes;  // per KernelClass, all GPU activity of the trace
+  std::vector<KinetoClassTotal> classes;            // per KernelClass, all GPU activity of the trace
+  std::vector<KinetoKernelFamily> kernel_families;  // which rule classified which kernels, by time
   std::vector<ProcessGroupAxis> process_groups;
   std::vector<KinetoWarning> warnings;
 };

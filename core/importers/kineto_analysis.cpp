@@ -2,6 +2,7 @@
 // communication/computation overlap, the same quantities per ProfilerStep, the collectives with their bandwidth, and
 // the spread of step times across ranks. Definitions and sources: docs/import.md.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -86,10 +87,10 @@ struct ClassifiedEvents {
   }
 };
 
-ClassifiedEvents classify_names(const KinetoTrace& trace, const KernelRuleTable& rules) {
+ClassifiedEvents classify_names(const KinetoTrace& trace, KernelClassifier& classifier) {
   ClassifiedEvents out;
   out.by_name.reserve(trace.names.size());
-  for (const std::string& name : trace.names) out.by_name.push_back(rules.classify(name));
+  for (const std::string& name : trace.names) out.by_name.push_back(classifier.classify(name));
   return out;
 }
 
@@ -171,7 +172,135 @@ KinetoTemporalBreakdown temporal_breakdown(const MergedSets& m) {
   return t;
 }
 
-// ---- Steps ---------------------------------------------------------------------------------------------------------
+// ---- Steps ----------------------------------------------------------------------------------------------------------
+
+// Whole nanoseconds: µs with three decimals (PyTorch's ns resolution) convert exactly, and unions, clips and sums of
+// integers keep every step figure within the step's duration without rounding slack. The parser refuses times
+// beyond ±kKinetoMaxTimeUs; a hand-made trace with such times is clamped here.
+int64_t time_ns(double us) {
+  constexpr double kLimitNs = 9.0e18;
+  const double ns = us * 1000.0;
+  if (!(ns > -kLimitNs)) return static_cast<int64_t>(-kLimitNs);  // NaN too
+  if (!(ns < kLimitNs)) return static_cast<int64_t>(kLimitNs);
+  return static_cast<int64_t>(std::llround(ns));
+}
+
+double us_of_ns(int64_t ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
+
+// Union (merge_intervals), in place: sorted, overlapping or touching intervals joined.
+std::vector<Interval> union_of(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end(),
+            [](const Interval& a, const Interval& b) { return std::tie(a.start, a.end) < std::tie(b.start, b.end); });
+  std::vector<Interval> out;
+  for (const Interval& iv : intervals) {
+    if (!out.empty() && iv.start <= out.back().end) {
+      out.back().end = std::max(out.back().end, iv.end);
+    } else {
+      out.push_back(iv);
+    }
+  }
+  return out;
+}
+
+// a ∩ b of two unions.
+std::vector<Interval> intersection_of(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int64_t start = std::max(a[i].start, b[j].start);
+    const int64_t end = std::min(a[i].end, b[j].end);
+    if (end > start) out.push_back({start, end});
+    if (a[i].end < b[j].end) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return out;
+}
+
+// |union ∩ [w0, w1]|, and the first start / last end inside the window.
+struct Clipped {
+  int64_t length = 0;
+  int64_t first = 0;
+  int64_t last = 0;
+  bool any = false;
+};
+Clipped clip(const std::vector<Interval>& merged, int64_t w0, int64_t w1) {
+  Clipped c;
+  auto it =
+      std::lower_bound(merged.begin(), merged.end(), w0, [](const Interval& iv, int64_t t) { return iv.end <= t; });
+  for (; it != merged.end() && it->start < w1; ++it) {
+    const int64_t start = std::max(it->start, w0);
+    const int64_t end = std::min(it->end, w1);
+    if (end <= start) continue;
+    if (!c.any) c.first = start;
+    c.any = true;
+    c.last = end;
+    c.length += end - start;
+  }
+  return c;
+}
+
+// One device's GPU activity over the whole trace, as unions in nanoseconds.
+struct DeviceTimeline {
+  int64_t device = -1;
+  std::vector<Interval> all, compute, communication, overlap;  // overlap: communication ∩ compute
+  std::vector<int64_t> starts, ends;                           // of every event, sorted
+};
+
+std::vector<DeviceTimeline> device_timelines(const KinetoTrace& trace, const ClassifiedEvents& classes) {
+  std::map<int64_t, std::array<std::vector<Interval>, 3>> raw;  // all, compute, communication
+  std::map<int64_t, DeviceTimeline> timelines;
+  for (const KinetoDeviceEvent& e : trace.device_events) {
+    const int64_t start = time_ns(e.ts_us);
+    const Interval iv{start, std::max(start, start + time_ns(e.dur_us))};
+    auto& sets = raw[e.device];
+    sets[0].push_back(iv);
+    const KernelClass cls = classes.of(e).cls;
+    if (is_compute_kernel(cls)) sets[1].push_back(iv);
+    if (cls == KernelClass::communication) sets[2].push_back(iv);
+    DeviceTimeline& t = timelines[e.device];
+    t.starts.push_back(iv.start);
+    t.ends.push_back(iv.end);
+  }
+  std::vector<DeviceTimeline> out;
+  for (auto& [device, sets] : raw) {
+    DeviceTimeline& t = timelines[device];
+    t.device = device;
+    t.all = union_of(std::move(sets[0]));
+    t.compute = union_of(std::move(sets[1]));
+    t.communication = union_of(std::move(sets[2]));
+    t.overlap = intersection_of(t.communication, t.compute);
+    std::sort(t.starts.begin(), t.starts.end());
+    std::sort(t.ends.begin(), t.ends.end());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+KinetoStepDeviceTimes window_times(const DeviceTimeline& t, int64_t w0, int64_t w1) {
+  KinetoStepDeviceTimes d;
+  d.device = t.device;
+  const Clipped all = clip(t.all, w0, w1);
+  const int64_t compute = clip(t.compute, w0, w1).length;
+  const int64_t communication = clip(t.communication, w0, w1).length;
+  const int64_t overlap = clip(t.overlap, w0, w1).length;
+  d.busy_us = us_of_ns(all.length);
+  d.kernel_time_us = all.any ? us_of_ns(all.last - all.first) : 0.0;
+  d.compute_us = us_of_ns(compute);
+  d.communication_us = us_of_ns(communication);
+  d.exposed_communication_us = us_of_ns(communication - overlap);
+  d.idle_us = us_of_ns((w1 - w0) - all.length);
+  // Events overlapping [w0, w1): start < w1 and end > w0 (an event ending by w0 also starts by then).
+  const auto started = std::lower_bound(t.starts.begin(), t.starts.end(), w1) - t.starts.begin();
+  const auto ended = std::upper_bound(t.ends.begin(), t.ends.end(), w0) - t.ends.begin();
+  d.gpu_events = std::max<int64_t>(0, started - ended);
+  return d;
+}
 
 std::vector<KinetoStepBreakdown> step_breakdowns(const KinetoTrace& trace, const ClassifiedEvents& classes) {
   std::vector<const KinetoStepSpan*> spans;
@@ -179,6 +308,8 @@ std::vector<KinetoStepBreakdown> step_breakdowns(const KinetoTrace& trace, const
     if (!s.on_gpu) spans.push_back(&s);
   std::stable_sort(spans.begin(), spans.end(),
                    [](const KinetoStepSpan* a, const KinetoStepSpan* b) { return a->ts_us < b->ts_us; });
+
+  // HTA's attribution: GPU work belongs to the step whose CPU span contains its launch.
   std::vector<IntervalSets> sets(spans.size());
   std::vector<int64_t> counts(spans.size(), 0);
   // The latest-starting step whose span contains t (HTA add_iteration: step.ts <= t < step.ts + step.dur).
@@ -192,28 +323,54 @@ std::vector<KinetoStepBreakdown> step_breakdowns(const KinetoTrace& trace, const
     return -1;
   };
   for (const KinetoDeviceEvent& e : trace.device_events) {
-    // GPU work belongs to the step its launch belongs to; without a launch event, to the step it starts in.
+    // Without a launch event, the step it starts in.
     const KinetoLaunch* launch = find_launch(trace, e.correlation);
     const int64_t step = step_at(launch ? launch->ts_us : e.ts_us);
     if (step < 0) continue;
     sets[static_cast<size_t>(step)].add(e, classes.of(e).cls);
     ++counts[static_cast<size_t>(step)];
   }
+
+  const std::vector<DeviceTimeline> timelines = device_timelines(trace, classes);
   std::vector<KinetoStepBreakdown> out;
   for (size_t i = 0; i < spans.size(); ++i) {
     KinetoStepBreakdown b;
     b.name = spans[i]->name;
     b.number = spans[i]->number;
-    b.duration_us = spans[i]->dur_us;
-    b.gpu_events = counts[i];
+    const int64_t w0 = time_ns(spans[i]->ts_us);
+    const int64_t w1 = w0 + std::max<int64_t>(0, time_ns(spans[i]->dur_us));
+    b.start_us = spans[i]->ts_us;
+    b.duration_us = us_of_ns(w1 - w0);
+    // The step's figures are those of its busiest device (the lowest id among equals).
+    const KinetoStepDeviceTimes* busiest = nullptr;
+    for (const DeviceTimeline& t : timelines) {
+      b.devices.push_back(window_times(t, w0, w1));
+    }
+    for (const KinetoStepDeviceTimes& d : b.devices)
+      if (busiest == nullptr || d.busy_us > busiest->busy_us) busiest = &d;
+    if (busiest != nullptr) {
+      b.device = busiest->device;
+      b.busy_us = busiest->busy_us;
+      b.kernel_time_us = busiest->kernel_time_us;
+      b.compute_us = busiest->compute_us;
+      b.communication_us = busiest->communication_us;
+      b.exposed_communication_us = busiest->exposed_communication_us;
+      b.compute_or_communication_us =
+          us_of_ns(time_ns(busiest->compute_us) + time_ns(busiest->exposed_communication_us));
+      b.idle_us = busiest->idle_us;
+      b.gpu_events = busiest->gpu_events;
+    }
+
+    KinetoStepLaunched& l = b.launched;
+    l.gpu_events = counts[i];
     const MergedSets m(std::move(sets[i]));
     const int64_t kernel_time = m.kernel_time();
     const int64_t communication = total_length(m.communication);
-    b.kernel_time_us = static_cast<double>(kernel_time);
-    b.idle_us = static_cast<double>(kernel_time - total_length(m.all));
-    b.compute_us = static_cast<double>(total_length(m.compute));
-    b.communication_us = static_cast<double>(communication);
-    b.exposed_communication_us = static_cast<double>(communication - intersection_length(m.communication, m.compute));
+    l.kernel_time_us = static_cast<double>(kernel_time);
+    l.idle_us = static_cast<double>(kernel_time - total_length(m.all));
+    l.compute_us = static_cast<double>(total_length(m.compute));
+    l.communication_us = static_cast<double>(communication);
+    l.exposed_communication_us = static_cast<double>(communication - intersection_length(m.communication, m.compute));
     out.push_back(std::move(b));
   }
   return out;
@@ -495,9 +652,73 @@ std::vector<ProcessGroupAxis> classify_process_groups(const KinetoDistributedInf
   return out;
 }
 
+namespace {
+
+// HTA's temporal breakdown and overlap of the GPU activity in its window, with the given classification.
+void hta_breakdown(const KinetoTrace& trace, const ClassifiedEvents& classes, const std::vector<bool>& keep,
+                   std::optional<KinetoTemporalBreakdown>& temporal, std::optional<double>& overlap_pct) {
+  IntervalSets sets;
+  for (size_t i = 0; i < trace.device_events.size(); ++i)
+    if (keep[i]) sets.add(trace.device_events[i], classes.of(trace.device_events[i]).cls);
+  if (sets.all.empty()) return;
+  const MergedSets merged(std::move(sets));
+  temporal = temporal_breakdown(merged);
+  const int64_t communication = total_length(merged.communication);
+  if (!merged.communication.empty() && communication > 0)
+    overlap_pct = 100.0 * static_cast<double>(intersection_length(merged.communication, merged.compute)) /
+                  static_cast<double>(communication);
+}
+
+std::vector<KinetoKernelFamily> kernel_families(const KinetoTrace& trace, const ClassifiedEvents& classes,
+                                                const KernelRuleTable& rules) {
+  // Key: rule index, or -2 / -3 for copies / fills classified by category, -1 for names no rule matched.
+  struct Acc {
+    KinetoKernelFamily family;
+    std::map<uint32_t, double> time_by_name;
+  };
+  std::map<int, Acc> families;
+  for (const KinetoDeviceEvent& e : trace.device_events) {
+    const KernelClassification c = classes.of(e);
+    const int key = e.activity == KinetoActivity::memcpy ? -2 : e.activity == KinetoActivity::memset ? -3 : c.rule;
+    Acc& acc = families[key];
+    KinetoKernelFamily& f = acc.family;
+    if (f.count == 0) {
+      f.rule = c.rule;
+      f.cls = c.cls;
+      f.op = c.op;
+      if (c.rule >= 0) {
+        const KernelRule& rule = rules.rules()[static_cast<size_t>(c.rule)];
+        f.pattern = rule.pattern;
+        f.library = rule.library;
+        f.source = rule.source;
+      } else {
+        f.source = key == -1 ? "no rule matched: compute" : "event category";
+      }
+    }
+    ++f.count;
+    f.time_us += e.dur_us;
+    acc.time_by_name[e.name] += e.dur_us;
+  }
+  std::vector<KinetoKernelFamily> out;
+  for (auto& [key, acc] : families) {
+    acc.family.names = static_cast<int64_t>(acc.time_by_name.size());
+    const auto top = std::max_element(acc.time_by_name.begin(), acc.time_by_name.end(),
+                                      [](const auto& a, const auto& b) { return a.second < b.second; });
+    acc.family.example = trace.names[top->first];
+    out.push_back(std::move(acc.family));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const KinetoKernelFamily& a, const KinetoKernelFamily& b) { return a.time_us > b.time_us; });
+  return out;
+}
+
+}  // namespace
+
 KinetoRankAnalysis analyze_kineto_trace(const KinetoTrace& trace, const KinetoAnalysisOptions& options) {
-  const KernelRuleTable& rules = options.rules ? *options.rules : KernelRuleTable::defaults();
-  const ClassifiedEvents classes = classify_names(trace, rules);
+  std::optional<KernelClassifier> local;
+  if (options.classifier == nullptr) local.emplace(options.rules ? *options.rules : KernelRuleTable::defaults());
+  KernelClassifier& classifier = options.classifier ? *options.classifier : *local;
+  const ClassifiedEvents classes = classify_names(trace, classifier);
   KinetoRankAnalysis a;
   a.origin = trace.origin;
   a.rank = trace.distributed.rank.value_or(0);
@@ -506,26 +727,21 @@ KinetoRankAnalysis analyze_kineto_trace(const KinetoTrace& trace, const KinetoAn
   a.warnings = trace.warnings;
 
   const std::vector<bool> keep = hta_selection(trace, options.include_last_profiler_step, a.warnings);
-  IntervalSets sets;
   std::map<KernelClass, KinetoClassTotal> totals;
-  for (size_t i = 0; i < trace.device_events.size(); ++i) {
-    const KinetoDeviceEvent& e = trace.device_events[i];
+  for (const KinetoDeviceEvent& e : trace.device_events) {
     const KernelClass cls = classes.of(e).cls;
     KinetoClassTotal& total = totals[cls];
     total.cls = cls;
     ++total.count;
     total.time_us += e.dur_us;
-    if (keep[i]) sets.add(e, cls);
   }
   for (const auto& [cls, total] : totals) a.classes.push_back(total);
-  if (!sets.all.empty()) {
-    const MergedSets merged(std::move(sets));
-    a.temporal = temporal_breakdown(merged);
-    const int64_t communication = total_length(merged.communication);
-    if (!merged.communication.empty() && communication > 0)
-      a.comm_comp_overlap_pct = 100.0 * static_cast<double>(intersection_length(merged.communication, merged.compute)) /
-                                static_cast<double>(communication);
+  hta_breakdown(trace, classes, keep, a.temporal, a.comm_comp_overlap_pct);
+  {
+    KernelClassifier hta(KernelRuleTable::hta());  // substring tests: no cache needed across ranks
+    hta_breakdown(trace, classify_names(trace, hta), keep, a.hta_temporal, a.hta_comm_comp_overlap_pct);
   }
+  a.kernel_families = kernel_families(trace, classes, classifier.table());
   a.steps = step_breakdowns(trace, classes);
   a.collectives = collective_summaries(trace, classes);
   a.process_groups = classify_process_groups(trace.distributed);
@@ -535,8 +751,15 @@ KinetoRankAnalysis analyze_kineto_trace(const KinetoTrace& trace, const KinetoAn
 KinetoRunAnalysis analyze_kineto_run(const std::vector<KinetoTrace>& traces, const KinetoAnalysisOptions& options) {
   KinetoRunAnalysis run;
   std::set<int64_t> seen;
+  // One classification cache for all ranks: they run the same kernels.
+  std::optional<KernelClassifier> shared;
+  KinetoAnalysisOptions rank_options = options;
+  if (rank_options.classifier == nullptr) {
+    shared.emplace(options.rules ? *options.rules : KernelRuleTable::defaults());
+    rank_options.classifier = &*shared;
+  }
   for (size_t i = 0; i < traces.size(); ++i) {
-    KinetoRankAnalysis a = analyze_kineto_trace(traces[i], options);
+    KinetoRankAnalysis a = analyze_kineto_trace(traces[i], rank_options);
     if (!traces[i].distributed.rank) {
       if (const auto from_name = rank_from_file_name(traces[i].origin)) {
         a.rank = *from_name;

@@ -45,12 +45,20 @@ TEST_CASE("kineto: the temporal breakdown and overlap match Holistic Trace Analy
     // HTA rounds the percentage to 0.01; 1 % of it, or that rounding for 0.0.
     const double overlap = std::stod(row.at("comp_comm_overlap_pct"));
     CHECK_THAT(*a.comm_comp_overlap_pct, WithinAbs(overlap, std::max(0.01 * overlap, 0.005)));
+    // The same with HTA's own kernel types ("ncclKernel" in the name): the HTA-compatible figures.
+    REQUIRE(a.hta_temporal);
+    CHECK_THAT(a.hta_temporal->idle_us, WithinRel(std::stod(row.at("idle_time_us")), 0.01));
+    CHECK_THAT(a.hta_temporal->compute_us, WithinRel(std::stod(row.at("compute_time_us")), 0.01));
+    CHECK_THAT(a.hta_temporal->non_compute_us, WithinRel(std::stod(row.at("non_compute_time_us")), 0.01));
+    CHECK_THAT(a.hta_temporal->kernel_time_us, WithinRel(std::stod(row.at("kernel_time_us")), 0.01));
+    REQUIRE(a.hta_comm_comp_overlap_pct);
+    CHECK_THAT(*a.hta_comm_comp_overlap_pct, WithinAbs(overlap, std::max(0.01 * overlap, 0.005)));
   }
 }
 
-TEST_CASE("kineto: per-step times add up to HTA's window on the steps it keeps", "[kineto]") {
+TEST_CASE("kineto: the work each step launched adds up to HTA's window on the steps it keeps", "[kineto]") {
   // HTA keeps the GPU work launched before the last ProfilerStep starts; on this trace that is exactly the work of
-  // the steps before the last one, so their compute and overlap must add up to HTA's figures.
+  // the steps before the last one, so their launched compute and overlap must add up to HTA's figures.
   const KinetoRankAnalysis a = analyze_kineto_trace(shared_trace("hta_nccl_data_rank0_ws2_A100.json.gz"));
   REQUIRE(a.steps.size() == 3);
   CHECK(a.steps[0].name == "ProfilerStep#4");
@@ -60,9 +68,9 @@ TEST_CASE("kineto: per-step times add up to HTA's window on the steps it keeps",
   double communication = 0;
   double exposed = 0;
   for (size_t i = 0; i + 1 < a.steps.size(); ++i) {
-    compute += a.steps[i].compute_us;
-    communication += a.steps[i].communication_us;
-    exposed += a.steps[i].exposed_communication_us;
+    compute += a.steps[i].launched.compute_us;
+    communication += a.steps[i].launched.communication_us;
+    exposed += a.steps[i].launched.exposed_communication_us;
   }
   REQUIRE(a.temporal);
   REQUIRE(a.comm_comp_overlap_pct);
@@ -70,10 +78,10 @@ TEST_CASE("kineto: per-step times add up to HTA's window on the steps it keeps",
   CHECK_THAT(100.0 * (communication - exposed) / communication, WithinAbs(*a.comm_comp_overlap_pct, 1e-9));
   for (const auto& s : a.steps) {
     INFO(s.name);
-    CHECK(s.gpu_events > 0);
-    CHECK(s.exposed_communication_us <= s.communication_us);
-    CHECK(s.idle_us >= 0);
-    CHECK(s.compute_us + s.idle_us <= s.kernel_time_us);
+    CHECK(s.launched.gpu_events > 0);
+    CHECK(s.launched.exposed_communication_us <= s.launched.communication_us);
+    CHECK(s.launched.idle_us >= 0);
+    CHECK(s.launched.compute_us + s.launched.idle_us <= s.launched.kernel_time_us);
   }
 }
 
@@ -108,14 +116,26 @@ TEST_CASE("kineto: the breakdown follows HTA's definitions on a hand-made trace"
   REQUIRE(a.comm_comp_overlap_pct);
   CHECK_THAT(*a.comm_comp_overlap_pct, WithinRel(100.0 / 3.0, 1e-12));  // 10 of 30 µs
   REQUIRE(a.steps.size() == 3);
+  // In step 1's window [0, 100]: busy [10,50] ∪ [60,65] = 45 µs of 100, the first start 10 to the last end 65.
+  CHECK(a.steps[0].duration_us == 100);
+  CHECK(a.steps[0].busy_us == 45);
   CHECK(a.steps[0].kernel_time_us == 55);
-  CHECK(a.steps[0].idle_us == 10);
+  CHECK(a.steps[0].idle_us == 55);
   CHECK(a.steps[0].compute_us == 20);
   CHECK(a.steps[0].communication_us == 30);
   CHECK(a.steps[0].exposed_communication_us == 20);
+  CHECK(a.steps[0].compute_or_communication_us == 40);
   CHECK(a.steps[0].gpu_events == 3);
   CHECK(a.steps[1].compute_us == 10);
+  CHECK(a.steps[1].idle_us == 90);
   CHECK(a.steps[2].compute_us == 20);
+  // What step 1 launched, unclipped (HTA's attribution): its GPU span [10, 65] with 10 µs idle in it.
+  CHECK(a.steps[0].launched.kernel_time_us == 55);
+  CHECK(a.steps[0].launched.idle_us == 10);
+  CHECK(a.steps[0].launched.compute_us == 20);
+  CHECK(a.steps[0].launched.communication_us == 30);
+  CHECK(a.steps[0].launched.exposed_communication_us == 20);
+  CHECK(a.steps[0].launched.gpu_events == 3);
 
   KinetoAnalysisOptions with_last;
   with_last.include_last_profiler_step = true;

@@ -144,7 +144,7 @@ Cursor::Cursor(KinetoByteSource& source, std::string origin)
   p_ = end_ = unit_ = buffer_;
 }
 
-Result<int64_t> Cursor::fill() {
+Result<int64_t> Cursor::fill(int64_t max_unit_bytes) {
   need_more_ = false;
   // Drop the bytes before the unit, keep the unit's.
   count_lines(buffer_, unit_);
@@ -152,7 +152,8 @@ Result<int64_t> Cursor::fill() {
   const auto kept = static_cast<size_t>(end_ - unit_);
   std::memmove(buffer_, unit_, kept);
   // Read at least as much as is kept, so that a unit larger than a chunk is parsed again only O(log size) times.
-  const size_t want = std::max(kChunkBytes, kept);
+  const auto room = static_cast<size_t>(std::max<int64_t>(0, max_unit_bytes - static_cast<int64_t>(kept)));
+  const size_t want = std::max(kChunkBytes, std::min(kept, room));
   if (storage_.size() < kept + want + 1 + kPadding) {
     storage_.resize(kept + want + 1 + kPadding, '\0');
     buffer_ = storage_.data();
@@ -221,6 +222,33 @@ bool Cursor::fail(Error error) {
 
 bool Cursor::skip_byte_order_mark() {
   static constexpr unsigned char kMark[] = {0xEF, 0xBB, 0xBF};
+  // The encoding from the first four bytes (RFC 4627 section 3: JSON text starts with two ASCII characters).
+  if (end_ - p_ < 4 && !at_eof_) return out_of_data(end_);
+  const auto byte = [&](int i) { return p_ + i < end_ ? static_cast<unsigned char>(p_[i]) : 0x100U; };
+  const char* encoding = nullptr;
+  if (byte(0) == 0xFF && byte(1) == 0xFE && byte(2) == 0 && byte(3) == 0) {
+    encoding = "UTF-32LE (byte order mark FF FE 00 00)";
+  } else if (byte(0) == 0 && byte(1) == 0 && byte(2) == 0xFE && byte(3) == 0xFF) {
+    encoding = "UTF-32BE (byte order mark 00 00 FE FF)";
+  } else if (byte(0) == 0xFF && byte(1) == 0xFE) {
+    encoding = "UTF-16LE (byte order mark FF FE)";
+  } else if (byte(0) == 0xFE && byte(1) == 0xFF) {
+    encoding = "UTF-16BE (byte order mark FE FF)";
+  } else if (byte(0) == 0 && byte(1) == 0 && byte(2) == 0 && byte(3) != 0 && byte(3) < 0x80) {
+    encoding = "UTF-32BE (zero bytes before the first character)";
+  } else if (byte(0) != 0 && byte(0) < 0x80 && byte(1) == 0 && byte(2) == 0 && byte(3) == 0) {
+    encoding = "UTF-32LE (zero bytes after the first character)";
+  } else if (byte(0) == 0 && byte(1) != 0 && byte(1) < 0x80) {
+    encoding = "UTF-16BE (a zero byte before the first character)";
+  } else if (byte(0) != 0 && byte(0) < 0x80 && byte(1) == 0) {
+    encoding = "UTF-16LE (a zero byte after the first character)";
+  }
+  if (encoding != nullptr)
+    return fail(ErrorCode::parse_error,
+                std::string("the document is ") + encoding +
+                    "; a Kineto trace is UTF-8 JSON (RFC 8259 section 8.1): convert it first, e.g. with iconv -f "
+                    "UTF-16 -t UTF-8",
+                offset(p_) + 1);
   if (static_cast<unsigned char>(*p_) != kMark[0]) return true;
   for (int i = 1; i < 3; ++i) {
     if (p_ + i >= end_) return out_of_data(end_);
@@ -381,6 +409,9 @@ bool Cursor::literal(Scalar* out) {
     case 'n':
       word = "null";
       break;
+    case 'N':
+    case 'I':
+      return non_finite(p_);
     default:
       return unexpected(p_, "a value");
   }
@@ -395,6 +426,12 @@ bool Cursor::literal(Scalar* out) {
     out->boolean = word == "true";
   }
   return true;
+}
+
+bool Cursor::non_finite(const char* at) {
+  return syntax_error(at,
+                      "NaN and Infinity are not JSON numbers (RFC 8259 section 6; Python's json.dump writes them "
+                      "unless allow_nan=False); write null or a finite number");
 }
 
 bool Cursor::scalar(Scalar& out, std::string& storage) {
@@ -432,6 +469,11 @@ bool Cursor::skip_container() {
       if (*p_ == close) {
         ++p_;
       } else {
+        if (nesting_.size() >= static_cast<size_t>(kKinetoMaxNesting))
+          return fail(ErrorCode::parse_error,
+                      "arrays and objects nested deeper than " + std::to_string(kKinetoMaxNesting) +
+                          " levels; a Kineto trace nests a few",
+                      offset(p_));
         nesting_.push_back(c);
         if (c == '{' && !key()) return false;
         continue;

@@ -60,7 +60,8 @@ class Cursor {
   // Keeps the bytes from the start of the current unit (begin_unit()) on and appends at least as many from the
   // source (a chunk or more); p() moves back to the unit's start. Returns the bytes read (0: the input has ended,
   // at_eof() from then on) or the source's error.
-  Result<int64_t> fill();
+  // A unit grows the buffer up to max_unit_bytes (then at most a chunk more): the caller fails a unit that needs more.
+  Result<int64_t> fill(int64_t max_unit_bytes = INT64_MAX);
   [[nodiscard]] bool at_eof() const { return at_eof_; }
   [[nodiscard]] int64_t bytes_read() const { return discarded_ + (end_ - buffer_); }
   // "origin:LINE:COLUMN (byte N)", N bytes of the document read: line and column of the N-th byte, as nlohmann::json
@@ -80,6 +81,9 @@ class Cursor {
   [[nodiscard]] const char* p() const { return p_; }
   [[nodiscard]] bool at_end_of_data() const { return p_ >= end_; }
   [[nodiscard]] int64_t offset(const char* at) const { return discarded_ + (at - buffer_); }
+  // Bytes of the current unit in the buffer, and where it starts in the document.
+  [[nodiscard]] int64_t unit_bytes() const { return end_ - unit_; }
+  [[nodiscard]] int64_t unit_offset() const { return offset(unit_); }
 
   // ---- Failing -------------------------------------------------------------------------------------------------
   // An input error found by the importer, located after the `byte`-th byte. Always returns false.
@@ -94,7 +98,9 @@ class Cursor {
   bool unexpected(const char* at, std::string_view expected);
 
   // ---- Reading: each returns false on need_more() or failure(), and leaves p() after what it read ---------------
-  // A UTF-8 byte order mark at p(), skipped as nlohmann::json skips it.
+  // A UTF-8 byte order mark at p(), skipped as nlohmann::json skips it. A document in UTF-16 or UTF-32 (a byte order
+  // mark FF FE / FE FF / 00 00 FE FF, or the zero bytes of one in its first four bytes, RFC 4627 section 3) is refused
+  // with an error that says so: JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1).
   bool skip_byte_order_mark();
   void skip_whitespace() { p_ = skip_whitespace(p_); }
   [[nodiscard]] char peek() const { return *p_; }
@@ -184,6 +190,8 @@ class Cursor {
   bool number_slow(const char* begin, const char* end, bool integer, Number& out);
   bool string_slow(const char* begin, const char* q, std::string_view* out, std::string* storage);
   bool literal(Scalar* out);
+  // NaN, Infinity, -Infinity (Python's json.dump writes them unless allow_nan=False): not JSON.
+  bool non_finite(const char* at);
   bool skip_container();
   void count_lines(const char* begin, const char* end);
 
@@ -220,6 +228,8 @@ bool Cursor::number_at(Number* out) {
       magnitude = magnitude * 10 + static_cast<uint64_t>(*q - '0');  // wraps past 19 digits: number_slow then
       ++q;
     } while (is_digit(*q));
+  } else if (*q == 'I') {
+    return non_finite(q);
   } else {
     return q == end_ ? out_of_data(q) : syntax_error(q, "invalid number; expected a digit");
   }

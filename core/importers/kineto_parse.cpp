@@ -4,7 +4,9 @@
 // each member of the root object is one unit of the cursor, read whole or read again after the next chunk arrives.
 // Only distributedInfo and deviceProperties (small by construction) are built as JSON values; traceEvents never is.
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -20,6 +22,8 @@ namespace {
 using json = nlohmann::json;
 using kineto_json::Number;
 using kineto_json::Scalar;
+
+constexpr std::ptrdiff_t kMaxMetadataBytes = std::ptrdiff_t{16} << 20;
 
 // ---- Small JSON subtrees (distributedInfo, deviceProperties) -----------------------------------------------------
 
@@ -247,6 +251,7 @@ struct PendingEvent {
   std::string ph_storage, cat_storage, name_storage, pid_storage, tid_storage;
   EventId pid, tid;
   bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
+  bool repeated_key = false;  // ph, cat, name, ts or dur given twice: the last one counts
   double ts = 0, dur = 0;
   std::optional<int64_t> stream, correlation, device, memory_device_type, memory_device_id;
   std::optional<double> total_allocated;
@@ -255,7 +260,7 @@ struct PendingEvent {
   void reset() {
     ph = cat = name = {};
     pid = tid = EventId{};
-    has_ph = has_cat = has_name = has_ts = has_dur = false;
+    has_ph = has_cat = has_name = has_ts = has_dur = repeated_key = false;
     ts = dur = 0;
     stream.reset();
     correlation.reset();
@@ -363,6 +368,7 @@ class TraceReader : private kineto_json::Cursor {
   int64_t non_object_events_ = 0;
   int64_t negative_durations_ = 0;
   int64_t events_without_phase_ = 0;
+  int64_t events_with_repeated_keys_ = 0;
 };
 
 void TraceReader::run() {
@@ -374,12 +380,23 @@ void TraceReader::run() {
       fail(ErrorCode::parse_error, "invalid JSON: unexpected end of input", bytes_read());
       return;
     }
+    // A unit is held whole in the buffer: bound it, so that one endless event or member cannot take all memory.
+    if (unit_bytes() >= kKinetoMaxUnitBytes) {
+      const bool in_events = state_ == State::first_event || state_ == State::next_event;
+      fail(ErrorCode::invalid_argument,
+           (in_events ? event_where() : std::string("a member of the root object")) + " is larger than " +
+               std::to_string(kKinetoMaxUnitBytes >> 20) +
+               " MiB; no event or metadata member of a Kineto trace is anywhere near that (the file is damaged or "
+               "not a profiler trace)",
+           unit_offset() + 1);
+      return;
+    }
     if (!fill_buffer()) return;
   }
 }
 
 bool TraceReader::fill_buffer() {
-  auto n = fill();
+  auto n = fill(kKinetoMaxUnitBytes);
   if (!n) {
     read_error_ = n.error();
     return false;
@@ -512,6 +529,13 @@ bool TraceReader::subtree(TopKey key) {
   const char* const begin = p();
   const int64_t opened = offset(begin) + 1;  // the location names the byte after the '{' or '['
   if (!skip_value()) return false;
+  // Built as a JSON value, which takes several times its text: bounded tighter than other members.
+  if (p() - begin > kMaxMetadataBytes)
+    return fail(ErrorCode::invalid_argument,
+                std::string(key == TopKey::distributed_info ? "distributedInfo" : "deviceProperties") +
+                    " is larger than " + std::to_string(kMaxMetadataBytes >> 20) +
+                    " MiB; a profiler writes a few kilobytes (ranks of each process group, one entry per GPU)",
+                opened);
   SubtreeSax sax;
   try {
     json::sax_parse(begin, p(), &sax, json::input_format_t::json, true, false);
@@ -621,6 +645,7 @@ bool TraceReader::event_value(EventKey key) {
 bool TraceReader::string_field(std::string_view& out, std::string& storage, bool& has, const char* field) {
   if (peek() == '"') {
     if (!string(out, storage)) return false;
+    if (has) event_.repeated_key = true;
     has = true;
     return true;
   }
@@ -635,6 +660,7 @@ bool TraceReader::number_field(double& out, bool& has, const char* field) {
     Number n;
     if (!number(n)) return false;
     out = n.value;
+    if (has) event_.repeated_key = true;
     has = true;
     return true;
   }
@@ -777,6 +803,7 @@ bool TraceReader::finish_event() {
   PendingEvent& e = event_;
   ++trace_.events;
   ++category_count(e.cat);
+  if (e.repeated_key) ++events_with_repeated_keys_;
   if (!e.has_ph) {
     ++events_without_phase_;
     return true;
@@ -789,6 +816,15 @@ bool TraceReader::finish_event() {
     if (!e.has_dur) return fail(ErrorCode::missing_field, where() + "\") has no \"dur\"", offset(p()));
     if (!std::isfinite(e.ts) || !std::isfinite(e.dur))
       return fail(ErrorCode::invalid_argument, where() + "\") has a non-finite ts or dur", offset(p()));
+    // Microseconds from the profiler's clock: beyond ±285 years is not a time, and would overflow the analysis's
+    // integer nanoseconds.
+    if (std::fabs(e.ts) > kKinetoMaxTimeUs || std::fabs(e.dur) > kKinetoMaxTimeUs ||
+        std::fabs(e.ts + e.dur) > kKinetoMaxTimeUs) {
+      char values[96];
+      std::snprintf(values, sizeof values, "ts = %.15g, dur = %.15g", e.ts, e.dur);
+      return fail(ErrorCode::invalid_argument,
+                  where() + "\") has " + values + " µs, beyond ±9e15 µs (285 years): not a profiler time", offset(p()));
+    }
     if (const auto activity = kineto_device_activity(e.cat)) {
       if (e.dur < 0) {
         ++negative_durations_;
@@ -803,6 +839,8 @@ bool TraceReader::finish_event() {
       d.stream = e.stream.value_or(-1);
       d.device = e.device.value_or(-1);
       if (!e.collective.empty()) {
+        if (trace_.collective_args.size() >= static_cast<size_t>(INT32_MAX))
+          return fail(ErrorCode::invalid_argument, "more than 2^31 GPU events with collective args", offset(p()));
         d.collective = static_cast<int32_t>(trace_.collective_args.size());
         trace_.collective_args.push_back(e.collective);
       }
@@ -865,6 +903,11 @@ void TraceReader::finish() {
   }
   if (non_object_events_ > 0)
     trace_.warnings.push_back({std::to_string(non_object_events_) + " traceEvents entries are not objects", -1});
+  if (events_with_repeated_keys_ > 0)
+    trace_.warnings.push_back({std::to_string(events_with_repeated_keys_) +
+                                   " events repeat one of the keys ph, cat, name, ts, dur; the last value was used "
+                                   "(as nlohmann::json and Python's json do)",
+                               -1});
   if (events_without_phase_ > 0)
     trace_.warnings.push_back({std::to_string(events_without_phase_) + " events have no \"ph\" and were ignored", -1});
   if (negative_durations_ > 0)

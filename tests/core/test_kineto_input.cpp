@@ -352,3 +352,185 @@ TEST_CASE("kineto: a process-group description on one event does not carry over 
   CHECK(trace->collective_args[0].dtype == "Float");
   CHECK(trace->collective_args[0].process_group_description.empty());
 }
+
+// ---- Hostile input -------------------------------------------------------------------------------------------------
+// Variants of the real traces built here: encodings, nesting, duplicate keys, non-finite and huge numbers, members
+// and events too large to hold. Each gives a clear error (or the documented reading), never a crash, and the reader
+// never holds more than its bounded buffer.
+
+namespace {
+
+// The ASCII bytes of `text` as UTF-16 or UTF-32 code units, with or without a byte order mark.
+std::string widen(const std::string& text, int unit, bool big_endian, bool mark) {
+  std::string out;
+  const auto put = [&](uint32_t cp) {
+    for (int i = 0; i < unit; ++i) {
+      const int shift = 8 * (big_endian ? unit - 1 - i : i);
+      out += static_cast<char>((cp >> shift) & 0xFF);
+    }
+  };
+  if (mark) put(0xFEFF);
+  for (const char c : text) put(static_cast<unsigned char>(c));
+  return out;
+}
+
+std::string nested(size_t depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+}  // namespace
+
+TEST_CASE("kineto: a UTF-8 byte order mark before a real trace is read", "[kineto]") {
+  const std::string json = gunzip(trace_path(kSmall));
+  auto trace = parse_text("\xEF\xBB\xBF" + json);
+  REQUIRE(trace);
+  CHECK(trace->events == shared_trace(kSmall).events);
+  CHECK(trace->device_events.size() == shared_trace(kSmall).device_events.size());
+}
+
+TEST_CASE("kineto: a UTF-16 or UTF-32 trace is refused with the encoding named", "[kineto]") {
+  const std::string json = gunzip(trace_path(kSmall)).substr(0, 4096);  // the refusal comes at the first bytes
+  struct Case {
+    int unit;
+    bool big_endian;
+    bool mark;
+    const char* name;
+  };
+  const Case c =
+      GENERATE(Case{2, false, true, "UTF-16LE"}, Case{2, true, true, "UTF-16BE"}, Case{2, false, false, "UTF-16LE"},
+               Case{2, true, false, "UTF-16BE"}, Case{4, false, true, "UTF-32LE"}, Case{4, true, true, "UTF-32BE"},
+               Case{4, false, false, "UTF-32LE"}, Case{4, true, false, "UTF-32BE"});
+  INFO(c.name << (c.mark ? " with a byte order mark" : ""));
+  const Error e = load_error("wide.json", widen(json, c.unit, c.big_endian, c.mark));
+  CHECK(e.code == ErrorCode::parse_error);
+  CHECK_THAT(e.message, Contains(c.name) && Contains("UTF-8") && Contains("iconv"));
+  CHECK_THAT(e.location, Contains("(byte 1)"));
+  // Compressed, the same.
+  CHECK_THAT(load_error("wide.json.gz", gzip(widen(json, c.unit, c.big_endian, c.mark))).message, Contains(c.name));
+}
+
+TEST_CASE("kineto: nesting 100k deep is an error, not a stack overflow", "[kineto]") {
+  std::string json = gunzip(trace_path(kSmall));
+  SECTION("in the args of an event") {
+    const size_t at = json.find("\"args\": {");
+    REQUIRE(at != std::string::npos);
+    json.insert(at + 9, "\"deep\": " + nested(100000) + ", ");
+  }
+  SECTION("in a top-level member nobody reads") {
+    json.insert(json.find('{') + 1, "\"deep\": " + nested(100000) + ", ");
+  }
+  SECTION("in distributedInfo") {
+    json = gunzip(trace_path("hta_cpu_only_rank-34_ws300_gloo.pt.trace.json.gz"));
+    const size_t at = json.find("\"distributedInfo\": {");
+    REQUIRE(at != std::string::npos);
+    json.insert(at + 20, "\"deep\": " + nested(100000) + ", ");
+  }
+  const Error e = load_error("deep.json", json);
+  CHECK(e.code == ErrorCode::parse_error);
+  CHECK_THAT(e.message, Contains("nested deeper than 1000 levels"));
+  CHECK_THAT(e.location, Contains("(byte "));
+  // 900 levels are fine.
+  std::string ok = gunzip(trace_path(kSmall));
+  ok.insert(ok.find('{') + 1, "\"deep\": " + nested(900) + ", ");
+  CHECK(parse_text(ok));
+}
+
+TEST_CASE("kineto: a repeated key in an event takes the last value, with a warning", "[kineto]") {
+  // As nlohmann::json (and Python's json) read duplicate keys.
+  std::string json = gunzip(trace_path(kSmall));
+  const size_t kernel = json.find("\"cat\": \"kernel\"");
+  REQUIRE(kernel != std::string::npos);
+  const size_t dur = json.find("\"dur\": ", kernel);
+  json.insert(dur, "\"dur\": 123456789, ");
+  auto trace = parse_text(json);
+  REQUIRE(trace);
+  const KinetoTrace& original = shared_trace(kSmall);
+  REQUIRE(trace->device_events.size() == original.device_events.size());
+  for (size_t i = 0; i < original.device_events.size(); ++i)
+    CHECK(trace->device_events[i].dur_us == original.device_events[i].dur_us);
+  CHECK_THAT(warnings_of(trace->warnings), Contains("1 events repeat one of the keys") && Contains("last value"));
+}
+
+TEST_CASE("kineto: NaN, Infinity and out-of-range times are errors naming the event", "[kineto]") {
+  const std::string json = gunzip(trace_path(kSmall));
+  const size_t kernel = json.find("\"cat\": \"kernel\"");
+  const size_t dur = json.find("\"dur\": ", kernel) + 7;
+  const size_t end = json.find_first_of(",}", dur);
+  const auto with_dur = [&](const std::string& value) {
+    std::string s = json;
+    s.replace(dur, end - dur, value);
+    return s;
+  };
+  SECTION("not JSON: NaN and Infinity as Python writes them") {
+    const std::string value = GENERATE(as<std::string>{}, "NaN", "Infinity", "-Infinity");
+    INFO(value);
+    const Error e = load_error("nan.json", with_dur(value));
+    CHECK(e.code == ErrorCode::parse_error);
+    CHECK_THAT(e.message, Contains("NaN and Infinity are not JSON numbers"));
+    CHECK_THAT(e.location, Contains(":" + std::to_string(line_of(json, dur)) + ":"));
+  }
+  SECTION("beyond double's range") {
+    CHECK_THAT(load_error("huge.json", with_dur("1e400")).message, Contains("number overflow"));
+  }
+  SECTION("a double, but not a time") {
+    const std::string value = GENERATE(as<std::string>{}, "1e300", "-1e300", "9.1e15");
+    INFO(value);
+    const Error e = load_error("far.json", with_dur(value));
+    CHECK(e.code == ErrorCode::invalid_argument);
+    CHECK_THAT(e.message, Contains("traceEvents[") && Contains("beyond ±9e15 µs"));
+  }
+  SECTION("integers beyond int64 in args are as good as absent") {
+    std::string s = json;
+    const size_t correlation = s.find("\"correlation\": ", kernel);
+    s.insert(correlation, "\"stream\": 99999999999999999999999, ");
+    auto trace = parse_text(s);
+    REQUIRE(trace);
+    CHECK(trace->device_events.size() == shared_trace(kSmall).device_events.size());
+  }
+}
+
+TEST_CASE("kineto: sizes declared in distributedInfo allocate nothing", "[kineto]") {
+  // A billion ranks declared (world_size, pg_size) and a 10^18-element message: numbers, not allocations.
+  std::string json = gunzip(trace_path("hta_cpu_only_rank-34_ws300_gloo.pt.trace.json.gz"));
+  const size_t world = json.find("\"world_size\": 300");
+  REQUIRE(world != std::string::npos);
+  json.replace(world, 17, "\"world_size\": 1000000000");
+  size_t pg = 0;
+  int replaced = 0;
+  while ((pg = json.find("\"pg_size\": ", pg)) != std::string::npos) {
+    const size_t value = pg + 11;
+    json.replace(value, json.find_first_of(",}", value) - value, "1000000000");
+    pg = value;
+    ++replaced;
+  }
+  REQUIRE(replaced > 0);
+  auto trace = parse_text(json);
+  REQUIRE(trace);
+  CHECK(trace->distributed.world_size == 1000000000);
+  const KinetoRankAnalysis a = analyze_kineto_trace(*trace);
+  CHECK(a.world_size == 1000000000);
+  for (const auto& g : a.process_groups) CHECK(g.size == 1000000000);
+}
+
+TEST_CASE("kineto: an event or a metadata member too large to hold is an error, not an allocation", "[kineto]") {
+  SECTION("a 70 MB event") {
+    std::string json = gunzip(trace_path(kSmall));
+    const size_t name = json.find("\"name\": \"", json.find("\"cat\": \"kernel\"")) + 9;
+    json.insert(name, std::string(70'000'000, 'k'));
+    const Error e = load_error("huge_event.json", json);
+    CHECK(e.code == ErrorCode::invalid_argument);
+    CHECK_THAT(e.message, Contains("traceEvents[") && Contains("larger than 64 MiB"));
+  }
+  SECTION("a 20 MB deviceProperties") {
+    std::string json = gunzip(trace_path(kSmall));
+    std::string devices = "[{\"id\": 0, \"name\": \"x\"}";
+    while (devices.size() < 20'000'000) devices += ", 0";
+    devices += "]";
+    const size_t at = json.find("\"deviceProperties\": ");
+    REQUIRE(at != std::string::npos);
+    json.insert(at, "\"deviceProperties\": " + devices + ", ");
+    const Error e = load_error("huge_devices.json", json);
+    CHECK(e.code == ErrorCode::invalid_argument);
+    CHECK_THAT(e.message, Contains("deviceProperties is larger than 16 MiB"));
+  }
+}

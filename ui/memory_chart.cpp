@@ -53,9 +53,11 @@ MemoryChartSpec::Headroom headroom_of(double usable_bytes, double total_bytes) {
   if (headroom.overflow()) {
     headroom.text = QObject::tr("%1 over").arg(gib_text(-headroom.bytes));
     headroom.short_text = QStringLiteral("\u2212%1 GiB").arg(gib, 0, 'f', 1);
+    headroom.tiny_text = QStringLiteral("\u2212%1").arg(gib, 0, 'f', 0);
   } else {
     headroom.text = QObject::tr("+%1 free").arg(gib_text(headroom.bytes));
     headroom.short_text = QStringLiteral("+%1 GiB").arg(gib, 0, 'f', 1);
+    headroom.tiny_text = QStringLiteral("+%1").arg(gib, 0, 'f', 0);
   }
   return headroom;
 }
@@ -89,6 +91,7 @@ MemoryChartSpec memory_chart_spec(const MemoryBudget& budget) {
     spec.bar_labels << rank_label(rank);
     spec.bar_short_labels << (rank.pp_stages.size() == 1 ? QObject::tr("stage %1") : QObject::tr("stages %1"))
                                  .arg(stage_ranges_text(rank.pp_stages));
+    spec.bar_tiny_labels << stage_ranges_text(rank.pp_stages);
     spec.headroom.push_back(headroom_of(budget.usable_bytes, rank.total_bytes()));
   }
   for (int c = 0; c < kMemoryCategoryCount; ++c) {
@@ -263,7 +266,11 @@ void MemoryChart::placeHeadroomLabels() {
     QGraphicsSimpleTextItem* label = headroom_labels_[bar];
     const MemoryChartSpec::Headroom& headroom = spec_.headroom[bar];
     label->setText(headroom.text);
+    // Narrow bars: the short text, then the bare number (the axis says GiB); the tooltip has all.
     if (label->boundingRect().width() > slot - 4) label->setText(headroom.short_text);
+    if (label->boundingRect().width() > slot - 4) label->setText(headroom.tiny_text);
+    // Still too wide: no label rather than labels over each other (the segment tooltips remain).
+    label->setVisible(label->boundingRect().width() <= slot - 2);
     const double centre = chart->mapToPosition(QPointF(static_cast<double>(bar), 0), bars_).x();
     const QRectF box = label->boundingRect();
     label->setPos(centre - box.width() / 2.0, plot.top() - kHeadroomGap - box.height());
@@ -274,9 +281,14 @@ void MemoryChart::fitRankLabels() {
   if (!ranks_ || spec_.bar_labels.isEmpty()) return;
   const QFontMetricsF metrics(ranks_->labelsFont());
   const double slot = view_->chart()->plotArea().width() / static_cast<double>(spec_.bar_labels.size());
-  double widest = 0;
-  for (const QString& label : spec_.bar_labels) widest = std::max(widest, metrics.horizontalAdvance(label));
-  const QStringList& wanted = widest <= slot - 8 ? spec_.bar_labels : spec_.bar_short_labels;
+  const auto fits = [&](const QStringList& labels) {
+    double widest = 0;
+    for (const QString& label : labels) widest = std::max(widest, metrics.horizontalAdvance(label));
+    return widest <= slot - 8;
+  };
+  const QStringList& wanted = fits(spec_.bar_labels)         ? spec_.bar_labels
+                              : fits(spec_.bar_short_labels) ? spec_.bar_short_labels
+                                                             : spec_.bar_tiny_labels;
   if (ranks_->categories() == wanted) return;  // also ends the re-layout this change causes
   const QStringList shown = ranks_->categories();
   for (qsizetype i = 0; i < shown.size() && i < wanted.size(); ++i) ranks_->replace(shown[i], wanted[i]);
@@ -353,7 +365,8 @@ std::optional<double> MemoryChart::usableLineGib() const {
 
 QString MemoryChart::headroomText(int bar) const {
   if (bar < 0 || static_cast<size_t>(bar) >= headroom_labels_.size()) return {};
-  return headroom_labels_[static_cast<size_t>(bar)]->text();
+  const QGraphicsSimpleTextItem* label = headroom_labels_[static_cast<size_t>(bar)];
+  return label->isVisible() ? label->text() : QString();
 }
 
 bool MemoryChart::headroomIsOverflow(int bar) const {

@@ -45,6 +45,7 @@ struct MemoryChartSpec {
     double bytes = 0;    // usable − total: negative when the rank does not fit
     QString text;        // "+12.34 GiB free" / "4.10 GiB over"
     QString short_text;  // "+12.3 GiB" / "−4.1 GiB", when the bar is too narrow for `text`
+    QString tiny_text;   // "+12" / "−4" (GiB, the axis's unit), when even `short_text` does not fit
     [[nodiscard]] bool overflow() const { return bytes < 0; }
   };
 
@@ -53,6 +54,7 @@ struct MemoryChartSpec {
   bool fits = true;                // every rank within the usable memory (MemoryBudget::fits)
   QStringList bar_labels;          // rank_label() of each rank, in budget order
   QStringList bar_short_labels;    // "stage 3", "stages 1–2": when the full labels do not fit
+  QStringList bar_tiny_labels;     // "3", "1–2": when even the short ones do not
   std::vector<CategorySet> sets;   // in MemoryCategory order
   std::vector<Headroom> headroom;  // one per bar
   double capacity_gib = 0;

@@ -288,6 +288,23 @@ TEST_CASE("memory chart: narrow bars are labelled by their stages alone") {
   CHECK(chart.barLabels().back() == QStringLiteral("stage 7"));
 }
 
+TEST_CASE("memory chart: eight bars in the main window's narrow chart keep every label apart") {
+  // 350 px is the chart's width beside the table in a 1600-px window: "stage 7" and "+32.7 GiB" do
+  // not fit in a bar's slot there and overlapped their neighbours.
+  const auto budget = eight_stage_budget();
+  ui::MemoryChart chart;
+  chart.setBudget(budget);
+  render(chart, {350, 520}, QStringLiteral("memory-eight-stages-tiny"));
+  CHECK(chart.barLabels().front() == QStringLiteral("0"));
+  CHECK(chart.barLabels().back() == QStringLiteral("7"));
+  // No room even for "+37" over a 17-px bar: no headroom labels (the tooltips carry them) ...
+  CHECK(chart.headroomText(0).isEmpty());
+  // ... and at 520 px the bare number in GiB.
+  render(chart, {520, 520}, QStringLiteral("memory-eight-stages-small"));
+  const double free_gib = (budget->usable_bytes - budget->ranks.front().total_bytes()) / kBytesPerGib;
+  CHECK(chart.headroomText(0) == QStringLiteral("+%1").arg(free_gib, 0, 'f', 0));
+}
+
 TEST_CASE("memory chart: renders at a small and a large size without Qt warnings") {
   const QtWarningRecorder recorder;
   for (const auto& [name, budget] : {std::pair{QStringLiteral("memory-training"), default_training_budget()},

@@ -152,12 +152,23 @@ Result<ModelSpec> check_model(ModelSpec m, const std::string& origin) {
 
 namespace {
 
-// The path of a value being parsed, for messages: "devices[3].id", or "the top level".
-std::string path_text(const std::vector<std::string>& path) {
-  constexpr size_t kShown = 8;  // a path 256 levels deep is no help in a message
+// One step of the path to the value being parsed: an object member (its key, owned by the document, whose map nodes
+// do not move) or an array element.
+struct PathStep {
+  const std::string* key = nullptr;
+  size_t index = 0;
+};
+
+// "devices[3].id", or "the top level"; only the first steps of a deep path (256 levels are no help in a message).
+std::string path_text(const std::vector<PathStep>& path) {
+  constexpr size_t kShown = 8;
   std::string text;
-  for (size_t i = 0; i < path.size() && i < kShown; ++i)
-    text += path[i].front() == '[' || text.empty() ? path[i] : "." + path[i];
+  for (size_t i = 0; i < path.size() && i < kShown; ++i) {
+    if (path[i].key == nullptr)
+      text += "[" + std::to_string(path[i].index) + "]";
+    else
+      text += (text.empty() ? "" : ".") + *path[i].key;
+  }
   if (path.size() > kShown) text += "...";
   return text.empty() ? "the top level" : text;
 }
@@ -187,8 +198,9 @@ class CheckedDomBuilder {
                  (path_.empty() ? "the top-level object" : path_text(path_)) + " (meshscope does not pick one of them)";
       return false;
     }
-    key_ = &object[name];
-    path_.push_back(name);
+    const auto member = object.emplace(name, json()).first;
+    key_ = &member.value();
+    path_.push_back({&member.key(), 0});
     return true;
   }
   bool parse_error(std::size_t position, const std::string& /*token*/, const json::exception& e) {
@@ -208,7 +220,7 @@ class CheckedDomBuilder {
     if (stack_.empty()) return &root_;
     json& parent = *stack_.back();
     if (parent.is_array()) {
-      path_.push_back("[" + std::to_string(parent.size()) + "]");
+      path_.push_back({nullptr, parent.size()});
       parent.push_back(json());
       return &parent.back();
     }
@@ -238,7 +250,7 @@ class CheckedDomBuilder {
 
   json& root_;
   std::vector<json*> stack_;
-  std::vector<std::string> path_;  // one entry per open container below the top, plus the member being read
+  std::vector<PathStep> path_;  // one step per open container below the top, plus the value being read
   json* key_ = nullptr;
   std::string failure_;
   bool syntax_error_ = false;

@@ -10,6 +10,8 @@
 #                                   wall time, and a summary table at the end
 #   scripts/fuzz.sh [--long] T...   only the targets named (fuzz_cluster fuzz_kineto ...)
 #   FUZZ_SECONDS=N                  fuzzes each target for N seconds instead of a number of runs
+#   FUZZ_MAX_LEN=N                  the largest input libFuzzer makes (default 262144 bytes)
+#   FUZZ_SKIP_BUILD=1               uses the targets already in build/fuzz (to run several targets side by side)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(fuzz_hf_config fuzz_cluster fuzz_project fuzz_nccl_tests fuzz_kineto fuzz_kernel_rules fuzz_node_topology
@@ -33,9 +35,11 @@ shared=../shared
 [ -d "$shared/data" ] || shared=tests/data/shared
 # UBSan is compiled recoverable: halt_on_error makes any report a crash libFuzzer keeps the input of.
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
-cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DMESHSCOPE_BUILD_FUZZERS=ON -DMESHSCOPE_BUILD_GUI=OFF -DMESHSCOPE_BUILD_TESTS=OFF >/dev/null
-cmake --build build/fuzz -j "$jobs" --target "${targets[@]}"
+if [ -z "${FUZZ_SKIP_BUILD:-}" ]; then
+  cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DMESHSCOPE_BUILD_FUZZERS=ON -DMESHSCOPE_BUILD_GUI=OFF -DMESHSCOPE_BUILD_TESTS=OFF >/dev/null
+  cmake --build build/fuzz -j "$jobs" --target "${targets[@]}"
+fi
 seed() {  # seed <target> <files...>: copy the real inputs (gunzipped) into the target's corpus
   local dir="build/fuzz/corpus/$1"; shift
   rm -rf "$dir"; mkdir -p "$dir"
@@ -78,7 +82,7 @@ for target in "${targets[@]}"; do
   mkdir -p "build/fuzz/artifacts/$target"
   echo "== $target (${limit[*]})"
   start=$(date +%s)
-  "build/fuzz/tests/fuzz/$target" "${limit[@]}" -max_len=262144 -rss_limit_mb=4096 -timeout="${FUZZ_TIMEOUT:-25}" \
+  "build/fuzz/tests/fuzz/$target" "${limit[@]}" -max_len="${FUZZ_MAX_LEN:-262144}" -rss_limit_mb=4096 -timeout="${FUZZ_TIMEOUT:-25}" \
     -artifact_prefix="build/fuzz/artifacts/$target/" -print_final_stats=1 "build/fuzz/corpus/$target" \
     > "$log" 2>&1 || {
     tail -40 "$log"

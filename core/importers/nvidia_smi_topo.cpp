@@ -100,12 +100,20 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
   const std::string clean = node_import::clean_pasted_text(text);
   const auto lines = split_lines(clean);
   auto at = [&](size_t line_index) { return origin + ":" + std::to_string(line_index + 1); };
-  size_t header = lines.size();
-  for (size_t i = 0; i < lines.size(); ++i)
-    if (is_header(tokens_of(lines[i]))) {
+  size_t header = lines.size(), first_row = lines.size();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto t = tokens_of(lines[i]);
+    if (is_header(t)) {
       header = i;
       break;
     }
+    if (first_row == lines.size() && t.size() > 1 && t[0] == "GPU0") first_row = i;
+  }
+  if (header == lines.size() && first_row < lines.size())
+    return make_error(ErrorCode::parse_error,
+                      "the row of GPU0 has no header line above it (GPU0 GPU1 ... CPU Affinity): the paste lost the "
+                      "top of the matrix, and without it the columns cannot be named",
+                      at(first_row));
   if (header == lines.size())
     return make_error(ErrorCode::parse_error,
                       "no matrix header (a line starting with GPU0): not the output of `nvidia-smi topo -m`", origin);

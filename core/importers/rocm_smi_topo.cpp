@@ -397,10 +397,9 @@ Result<NodeImport> import_rocm_smi_topo(std::string_view text, const std::string
     std::map<size_t, int32_t> roots;
     for (size_t g = 0; g < n; ++g)
       numa[g] = roots.try_emplace(socket.find(g), static_cast<int32_t>(roots.size())).first->second;
-    b.warn(origin, !topo.has_numa ? "no \"Numa Nodes\" section: NUMA domains taken from the hops (PCIe pairs 2 hops "
-                                    "apart share a CPU socket)"
-                                  : "no GPU has a NUMA node: NUMA domains taken from the hops (PCIe pairs 2 hops "
-                                    "apart share a CPU socket)");
+    b.warn(origin, std::string(!topo.has_numa ? "no \"Numa Nodes\" section" : "no GPU has a NUMA node") +
+                       ": NUMA domains taken from the tables (XGMI pairs, and PCIe pairs 2 hops apart, share a CPU "
+                       "socket)");
   }
   for (size_t g = 0; g < n; ++g)
     if (numa[g] < 0) {

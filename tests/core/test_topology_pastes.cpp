@@ -347,6 +347,13 @@ TEST_CASE("topology paste: nvidia-smi that is truly ambiguous is refused with th
     CHECK(e.location == "x.txt:5");
     CHECK_THAT(e.message, Contains("GPU2 to itself must be X"));
   }
+  SECTION("the header line lost at the top of the paste") {
+    std::string cut = good;
+    cut.erase(cut.find("        GPU0"), cut.find("GPU0     X") - cut.find("        GPU0"));
+    const Error e = refused(cut, "top.txt");
+    CHECK(e.location == "top.txt:2");
+    CHECK_THAT(e.message, Contains("no header line above it"));
+  }
   SECTION("only the Legend") {
     const Error e = refused(good.substr(good.find("Legend:")), "legend.txt");
     CHECK(e.location == "legend.txt");

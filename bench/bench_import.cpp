@@ -8,6 +8,14 @@
 // uncompressed JSON (bytes_per_second, over CPU time: per core). kineto_inflate_only_* is zlib alone on the .gz, the
 // floor under the load of a compressed trace.
 //
+// The import as the CLI runs it (load every file, then analyze_kineto_run): the 8-rank folder of small traces
+// (../shared/data/kineto_traces/param_dlrm_8rank) and the largest single trace. kineto_classify_* isolates the
+// classification of kernel names: every distinct name of the 8 ranks through the rule table, once per rank as each
+// rank's own analysis would, against one cache for the whole import.
+//
+// kineto_stream_generated_4GiB parses a 4.3 GB document generated on the fly (no file): beyond 2^31 and 2^32 bytes, to
+// show that sizes and offsets do not overflow 32 bits and that the reader's memory stays bounded (peak_rss_MiB).
+//
 // Peak memory: before each measured call the benchmark hands freed heap back to the kernel (malloc_trim), resets the
 // process's resident-set high-water mark (writing "5" to /proc/self/clear_refs, Linux >= 4.0) and notes VmRSS; after
 // it, VmHWM - VmRSS(before) is the peak resident memory the call added (counter peak_rss_MiB, the largest over the
@@ -22,6 +30,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/importers/kineto.hpp"
 
@@ -244,5 +254,170 @@ void kineto_analyze_largest_shared_trace(benchmark::State& state) {
   state.counters["gpu_events"] = static_cast<double>(trace->device_events.size());
 }
 BENCHMARK(kineto_analyze_largest_shared_trace)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+namespace {
+
+const std::string kEightRankDir = std::string(MESHSCOPE_SHARED_DIR) + "/data/kineto_traces/param_dlrm_8rank";
+
+std::vector<std::string> eight_rank_files() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(kEightRankDir, ec))
+    if (entry.path().string().ends_with(".json.gz")) files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// What `meshscope-cli import --trace FILES` does before printing.
+void run_import(benchmark::State& state, const std::vector<std::string>& files) {
+  if (files.empty()) {
+    state.SkipWithError("no trace files");
+    return;
+  }
+  PeakMemory memory;
+  int64_t gpu_events = 0;
+  for (auto _ : state) {
+    memory.start();
+    std::vector<KinetoTrace> traces;
+    for (const std::string& file : files) {
+      auto trace = load_kineto_trace(file);
+      if (!trace) {
+        state.SkipWithError(trace.error().to_string().c_str());
+        return;
+      }
+      traces.push_back(std::move(*trace));
+    }
+    const KinetoRunAnalysis run = analyze_kineto_run(traces);
+    memory.stop();
+    gpu_events = 0;
+    for (const auto& t : traces) gpu_events += static_cast<int64_t>(t.device_events.size());
+    benchmark::DoNotOptimize(run.ranks.data());
+  }
+  state.counters["files"] = static_cast<double>(files.size());
+  state.counters["gpu_events"] = static_cast<double>(gpu_events);
+  state.counters["peak_rss_MiB"] = memory.peak_mib();
+}
+
+void kineto_import_8rank_folder(benchmark::State& state) {
+  run_import(state, eight_rank_files());
+}
+BENCHMARK(kineto_import_8rank_folder)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+void kineto_import_largest_shared_trace(benchmark::State& state) {
+  run_import(state, {kLargest});
+}
+BENCHMARK(kineto_import_largest_shared_trace)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+std::vector<std::vector<std::string>> eight_rank_names() {
+  std::vector<std::vector<std::string>> names;
+  for (const std::string& file : eight_rank_files())
+    if (auto trace = load_kineto_trace(file)) names.push_back(trace->names);
+  return names;
+}
+
+// Each rank's distinct names through the table, as eight separate analyses would.
+void kineto_classify_8rank_names_per_rank(benchmark::State& state) {
+  const auto names = eight_rank_names();
+  int64_t lookups = 0;
+  for (auto _ : state) {
+    lookups = 0;
+    for (const auto& rank : names) {
+      KernelClassifier classifier(KernelRuleTable::defaults());
+      for (const std::string& name : rank) benchmark::DoNotOptimize(classifier.classify(name).rule);
+      lookups += static_cast<int64_t>(rank.size());
+    }
+  }
+  state.counters["lookups"] = static_cast<double>(lookups);
+}
+BENCHMARK(kineto_classify_8rank_names_per_rank)->Unit(benchmark::kMillisecond);
+
+// One cache for the import: a name seen on rank 0 is not classified again on rank 1.
+void kineto_classify_8rank_names_one_cache(benchmark::State& state) {
+  const auto names = eight_rank_names();
+  int64_t distinct = 0;
+  for (auto _ : state) {
+    KernelClassifier classifier(KernelRuleTable::defaults());
+    for (const auto& rank : names)
+      for (const std::string& name : rank) benchmark::DoNotOptimize(classifier.classify(name).rule);
+    distinct = classifier.distinct_names();
+  }
+  state.counters["distinct_names"] = static_cast<double>(distinct);
+}
+BENCHMARK(kineto_classify_8rank_names_one_cache)->Unit(benchmark::kMillisecond);
+
+// A trace document made up as it is read: CPU events (counted, not kept) with a kernel every 1000th event.
+class GeneratedTrace final : public KinetoByteSource {
+ public:
+  explicit GeneratedTrace(int64_t bytes) : target_(bytes) {
+    for (int i = 0; i < 999; ++i)
+      block_ += R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1.5, "dur": 2.25, )"
+                R"("args": {"External id": 17, "Input Dims": [[1024, 1024], [1024, 1024]]}},)"
+                "\n";
+    block_ += R"({"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_tn", "pid": 0, "tid": 7, "ts": 10, )"
+              R"("dur": 20, "args": {"stream": 7, "correlation": 1, "device": 0}},)"
+              "\n";
+  }
+  Result<int64_t> read(char* data, int64_t size) override {
+    int64_t n = 0;
+    while (n < size && phase_ < 3) {
+      const std::string_view piece = phase_ == 0 ? std::string_view(kHead) : phase_ == 1 ? block_ : kTail;
+      if (phase_ == 1 && offset_ == 0 && produced_ >= target_) {
+        phase_ = 2;
+        offset_ = 0;
+        continue;
+      }
+      const auto take = std::min<int64_t>(size - n, static_cast<int64_t>(piece.size() - offset_));
+      std::copy_n(piece.data() + offset_, take, data + n);
+      n += take;
+      offset_ += static_cast<size_t>(take);
+      produced_ += take;
+      if (offset_ == piece.size()) {
+        offset_ = 0;
+        if (phase_ != 1) ++phase_;
+      }
+    }
+    return n;
+  }
+  [[nodiscard]] int64_t input_bytes_read() const override { return produced_; }
+
+ private:
+  // The last generated event ends with ",\n": the tail closes the array after one more event.
+  static constexpr std::string_view kHead = R"({"schemaVersion": 1, "traceEvents": [)";
+  static constexpr std::string_view kTail = R"({"ph": "i", "name": "end", "ts": 1}]})";
+  std::string block_;
+  int64_t target_;
+  int64_t produced_ = 0;
+  int phase_ = 0;
+  size_t offset_ = 0;
+};
+
+void kineto_stream_generated_4GiB(benchmark::State& state) {
+  constexpr int64_t kBytes = int64_t{4300} * 1000 * 1000;  // > 2^32
+  PeakMemory memory;
+  int64_t json_bytes = 0;
+  int64_t events = 0;
+  int64_t kernels = 0;
+  for (auto _ : state) {
+    GeneratedTrace source(kBytes);
+    memory.start();
+    auto trace = parse_kineto_trace(source, "generated");
+    memory.stop();
+    if (!trace) {
+      state.SkipWithError(trace.error().to_string().c_str());
+      return;
+    }
+    json_bytes = trace->json_bytes;
+    events = trace->events;
+    kernels = static_cast<int64_t>(trace->device_events.size());
+  }
+  state.SetBytesProcessed(state.iterations() * json_bytes);
+  state.counters["json_GB"] = static_cast<double>(json_bytes) / 1e9;
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["kernels"] = static_cast<double>(kernels);
+  state.counters["peak_rss_MiB"] = memory.peak_mib();
+}
+BENCHMARK(kineto_stream_generated_4GiB)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -547,3 +547,31 @@ TEST_CASE("topology paste: broken rocm-smi output gives errors with file and lin
     CHECK_THAT(e.message, Contains("GPU9"));
   }
 }
+
+TEST_CASE("topology paste: every cut and every garbled byte of the real pastes is read or refused with its location",
+          "[topo-paste][rocm-smi]") {
+  for (const std::string& text : {shared_text(kA10), shared_text(kA100), mi300_text()}) {
+    size_t read = 0, refused_with_location = 0;
+    auto check = [&](const std::string& variant) {
+      auto node = import_node_topology_text(variant, "cut.txt", {});
+      if (node) {
+        ++read;
+        CHECK(node->cluster.num_gpus() >= 1);
+      } else {
+        CHECK_THAT(node.error().location, Contains("cut.txt"));
+        CHECK_FALSE(node.error().message.empty());
+        ++refused_with_location;
+      }
+    };
+    for (size_t cut = 0; cut <= text.size(); cut += 13) check(text.substr(0, cut));
+    uint32_t seed = 12345;  // a fixed linear congruential sequence: the same bytes every run
+    for (int i = 0; i < 300; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      std::string garbled = text;
+      garbled[(seed >> 8) % garbled.size()] = static_cast<char>(seed >> 24);
+      check(garbled);
+    }
+    CHECK(read > 0);
+    CHECK(refused_with_location > 0);
+  }
+}

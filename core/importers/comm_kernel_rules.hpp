@@ -1,9 +1,10 @@
 #pragma once
 // The rule table that classifies GPU kernels of a profiler trace by name: GEMM, attention, communication (with
 // the collective where the name tells it), memcpy, memset, or other compute. An ordered list of rules; the first
-// that matches wins. The built-in table (docs/import.md, "Classification rules") covers NCCL/RCCL, DeepEP,
-// NVSHMEM, the custom all-reduce kernels of vLLM and TensorRT-LLM, cuBLAS/CUTLASS/hipBLASLt GEMMs and
-// FlashAttention-style kernels; users put their own rules in front of it with a JSON file:
+// that matches wins. The built-in table (docs/import.md, "Classification rules", each rule with the library and the
+// source of its names) covers NCCL/RCCL, DeepEP, mori, NVSHMEM, MSCCL++, the custom all-reduce kernels of vLLM and
+// TensorRT-LLM, cuBLAS/CUTLASS/hipBLASLt GEMMs and FlashAttention-style kernels; users put their own rules in front
+// of it with a JSON file:
 //   {"rules": [{"match": "my_a2a_kernel", "category": "communication", "op": "all-to-all"},
 //              {"regex": "^fused_.*_gemm", "category": "gemm"}]}
 #include <cstdint>

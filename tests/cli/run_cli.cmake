@@ -1,6 +1,6 @@
 # Runs meshscope-cli with ARGS (separated by '|') and checks its exit code and output.
 #   EXPECT_RC       the exit code (default 0)
-#   STDOUT_REGEX    regexes ('|'-free, separated by ';;') that stdout must all match
+#   STDOUT_REGEX    regexes ('|'-free, separated by '@@') that stdout must all match
 #   STDERR_REGEX    a regex stderr must match
 #   STDOUT_EMPTY    ON: nothing may be printed on stdout (bad input must not look like a result)
 string(REPLACE "|" ";" args "${ARGS}")
@@ -12,8 +12,7 @@ if(NOT rc EQUAL EXPECT_RC)
   message(FATAL_ERROR "exit code ${rc}, expected ${EXPECT_RC}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
 if(DEFINED STDOUT_REGEX)
-  string(REPLACE ";;" "\n" patterns "${STDOUT_REGEX}")
-  string(REPLACE "\n" ";" patterns "${patterns}")
+  string(REPLACE "@@" ";" patterns "${STDOUT_REGEX}")
   foreach(pattern IN LISTS patterns)
     if(NOT out MATCHES "${pattern}")
       message(FATAL_ERROR "stdout does not match '${pattern}':\n${out}")

@@ -21,7 +21,8 @@ using nlohmann::json;
 namespace {
 
 std::string sample(const std::string& file) {
-  return (std::filesystem::path(__FILE__).parent_path() / "../../sample_clusters" / file).lexically_normal().string();
+  // From the source tree, wherever the build directory is (__FILE__ is relative to it under Ninja).
+  return (std::filesystem::path(MESHSCOPE_SOURCE_DIR) / "sample_clusters" / file).lexically_normal().string();
 }
 
 json load_json(const std::string& path) {

@@ -29,6 +29,16 @@ std::string_view path_tier_name(PathTier tier) {
 
 namespace {
 
+// NVLink-C2C (Grace Hopper, GB200): a GPU reaches its CPU — and the NICs behind the CPU's PCIe —
+// over an NVLink link to the CPU. NCCL's LINK_C2C / PATH_C2C (src/graph/topo.h, NCCL 2.20+): a
+// host path like PCIe for the GPU-to-NIC route, never a GPU-to-GPU NVLink path.
+bool is_c2c(const Cluster& c, LinkId l) {
+  const Link& link = c.link(l);
+  if (link.kind != LinkKind::nvlink) return false;
+  const DeviceKind a = c.device(link.a).kind, b = c.device(link.b).kind;
+  return (a == DeviceKind::gpu && b == DeviceKind::cpu) || (a == DeviceKind::cpu && b == DeviceKind::gpu);
+}
+
 bool is_switch(DeviceKind kind) {
   return kind == DeviceKind::leaf_switch || kind == DeviceKind::spine_switch;
 }
@@ -98,7 +108,9 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
       frontier.pop_front();
       cluster.for_each_link(item.device, [&](LinkId l) {
         const Link& link = cluster.link(l);
-        if (link.kind != LinkKind::pcie && link.kind != LinkKind::upi && link.kind != LinkKind::xgmi) return;
+        if (link.kind != LinkKind::pcie && link.kind != LinkKind::upi && link.kind != LinkKind::xgmi &&
+            !is_c2c(cluster, l))
+          return;
         const DeviceId next = cluster.other_end(l, item.device);
         if (scratch.seen(next)) return;
         const Device& dev = cluster.device(next);
@@ -158,8 +170,9 @@ bool Router::search(DeviceId from, DeviceId to, Stage stage, std::vector<LinkId>
     const DeviceId d = frontier.front();
     frontier.pop_front();
     c.for_each_link(d, [&](LinkId l) {
-      if (found || !allowed_link(c.link(l).kind)) return;
+      if (found) return;
       const DeviceId next = c.other_end(l, d);
+      if (!allowed_link(c.link(l).kind) && !(stage != Stage::nvlink && is_c2c(c, l))) return;
       if (scratch.seen(next)) return;
       // xGMI between GPUs is a GPU link; between CPUs only the any_cpu stage may use it.
       if (stage == Stage::nvlink && c.link(l).kind == LinkKind::xgmi &&

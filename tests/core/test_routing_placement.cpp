@@ -65,6 +65,23 @@ TEST_CASE("routing: a GB200 NVL72 rack is one NVLink domain across its trays") {
   CHECK(summarize_cluster(c).largest_nvlink_domain == 72);
 }
 
+TEST_CASE("routing: between GB200 racks a GPU reaches its tray's NIC through its Grace CPU (NVLink-C2C)") {
+  // Two racks had no route at all: the only way from a B200 to the ConnectX-7 NICs is the
+  // NVLink-C2C link to its Grace CPU and the CPU's PCIe (NCCL's PATH_C2C), which the host search
+  // did not take — every multi-rack estimate came out infinite.
+  const Cluster c = make("gb200-nvl72:racks=2");
+  const Router r(c);
+  const Route across_racks = route(c, r, 0, 72);
+  REQUIRE(across_racks.reachable);
+  CHECK(across_racks.bottleneck_bytes_per_s == 50e9);  // ConnectX-7 NDR 400 Gb/s
+  const Link& first = c.link(across_racks.links.front());
+  CHECK(first.kind == LinkKind::nvlink);
+  CHECK((c.device(first.a).kind == DeviceKind::cpu || c.device(first.b).kind == DeviceKind::cpu));
+  // C2C is a host path: two GPUs of one tray still talk over the NVLink switch, not through the CPU.
+  CHECK(route(c, r, 0, 1).tier == PathTier::nvlink);
+  CHECK(route(c, r, 0, 1).links.size() == 2);
+}
+
 TEST_CASE("placement: Megatron order puts TP innermost, then DP, PP outermost") {
   const Cluster c = make("dgx-h100:nodes=8");
   const Router r(c);

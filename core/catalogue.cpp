@@ -86,6 +86,38 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
       gpu.tdp_watts = g.value("tdp_w", 0.0);
       gpu.source = g.value("source", "");
       gpu.notes = g.value("notes", "");
+      if (g.contains("gemm")) {
+        const json& r = g.at("gemm");
+        if (r.contains("achievable_tflops"))
+          for (const auto& [key, value] : r.at("achievable_tflops").items())
+            gpu.gemm.achievable_flops_per_s[key] = value.get<double>() * 1e12;
+        gpu.gemm.achievable_source = r.value("achievable_source", "");
+        if (r.contains("sustained_tflops"))
+          for (const auto& [key, value] : r.at("sustained_tflops").items())
+            gpu.gemm.sustained_flops_per_s[key] = value.get<double>() * 1e12;
+        gpu.gemm.sustained_share_of_burst = r.value("sustained_share_of_burst", 0.0);
+        gpu.gemm.sustained_source = r.value("sustained_source", "");
+        gpu.gemm.compute_units = r.value("compute_units", 0.0);
+        gpu.gemm.kernel_floor_s = r.value("kernel_floor_us", 0.0) * 1e-6;
+        gpu.gemm.k_half_elements = r.value("k_half", 0.0);
+        gpu.gemm.tile_128x128 = r.value("tile_128x128", 1.0);
+        gpu.gemm.tile_64x64 = r.value("tile_64x64", 1.0);
+        gpu.gemm.bandwidth_share = r.value("bandwidth_share", 1.0);
+        gpu.gemm.shape_source = r.value("shape_source", "");
+        for (const auto* rates : {&gpu.gemm.achievable_flops_per_s, &gpu.gemm.sustained_flops_per_s})
+          for (const auto& [key, value] : *rates) {
+            const auto peak = gpu.peak_dense_flops_per_s.find(key);
+            if (value <= 0 || (peak != gpu.peak_dense_flops_per_s.end() && value > peak->second))
+              return make_error(ErrorCode::invalid_argument,
+                                "measured " + key + " GEMM rate must be positive and at most the peak",
+                                where + ": gemm");
+          }
+        if (gpu.gemm.sustained_share_of_burst < 0 || gpu.gemm.sustained_share_of_burst > 1 ||
+            gpu.gemm.bandwidth_share <= 0 || gpu.gemm.bandwidth_share > 1 || gpu.gemm.tile_128x128 <= 0 ||
+            gpu.gemm.tile_64x64 <= 0)
+          return make_error(ErrorCode::invalid_argument,
+                            "GEMM tile rates, bandwidth and sustained shares must be in (0, 1]", where + ": gemm");
+      }
       if (gpu.memory_bytes <= 0 || gpu.memory_bandwidth_bytes_per_s <= 0)
         return make_error(ErrorCode::invalid_argument, "memory and bandwidth must be positive", where);
       gpus.push_back(std::move(gpu));

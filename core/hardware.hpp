@@ -8,6 +8,30 @@
 
 namespace meshscope {
 
+// How fast this GPU's GEMMs run, from measurements (docs/estimate.md §1, "GEMM rate";
+// core/estimate/gemm_rate.hpp evaluates it): the maximum achievable rate per dtype, and the
+// roll-off below it for small or unevenly divided shapes.
+struct GemmRateModel {
+  // "bf16" → FLOP/s: the Maximum Achievable Matmul FLOPS of ../shared/fidelity/mamf.csv (the best
+  // of a sweep over shapes), or another measurement named in `achievable_source`.
+  std::map<std::string, double> achievable_flops_per_s;
+  std::string achievable_source;
+  // "bf16" → FLOP/s: the Maximum Sustainable Matmul FLOPS (the same finder, power-saturated at
+  // TDP, "the rate that matches real training throughput"), where one was published.
+  std::map<std::string, double> sustained_flops_per_s;
+  // Without a sustained rate: sustained / burst as measured on the same die (0: none measured).
+  double sustained_share_of_burst = 0;
+  std::string sustained_source;
+  // Roll-off, fitted to XLA's measured GEMM tables (scripts/fit_gemm_rolloff.py; `shape_source`):
+  double compute_units = 0;    // SMs / CUs: one output tile per unit per wave (0: no wave model)
+  double kernel_floor_s = 0;   // fixed time of one GEMM kernel (launch, prologue, epilogue)
+  double k_half_elements = 0;  // 16-bit K at which a tile's main loop reaches half its rate
+  double tile_128x128 = 1;     // rate of 128×128 tiles against 256×128 ones
+  double tile_64x64 = 1;       // rate of 64×64 tiles
+  double bandwidth_share = 1;  // of the HBM bandwidth, when a GEMM is memory-bound
+  std::string shape_source;
+};
+
 struct GpuSpec {
   std::string id;    // "h100-sxm"
   std::string name;  // "NVIDIA H100 SXM5 80GB"
@@ -20,6 +44,7 @@ struct GpuSpec {
   double tdp_watts = 0;
   std::string source;
   std::string notes;
+  GemmRateModel gemm;
 
   [[nodiscard]] std::optional<double> peak_flops_per_s(DType type) const;
 };

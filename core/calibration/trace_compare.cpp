@@ -7,6 +7,8 @@
 #include <set>
 #include <utility>
 
+#include "core/catalogue.hpp"
+#include "core/estimate/gemm_rate.hpp"
 #include "core/topology/routing.hpp"
 
 namespace meshscope {
@@ -403,7 +405,10 @@ Result<GemmEfficiencyHint> gemm_efficiency_hint(double measured_compute_s, const
     return predicted_compute_s(e);
   };
   GemmEfficiencyHint hint;
-  hint.before = options.efficiency.gemm;
+  // Unset, the GPU's measured share (core/estimate/gemm_rate.hpp) is where the calibration starts.
+  const auto gpu = find_gpu(cluster.gpus.empty() ? "h100-sxm" : cluster.device(cluster.gpus.front()).gpu_model);
+  hint.before = options.efficiency.gemm.value_or(
+      gpu ? gemm_share_of_peak(*gpu, workload.compute_dtype, options.efficiency) : kUnmeasuredGemmShare);
   MS_TRY(start, predicted(hint.before));
   hint.compute_error_before = start / measured_compute_s - 1;
   // Fixed point of gemm ← gemm · predicted / measured: only the GEMM share of compute scales with it.

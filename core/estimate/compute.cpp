@@ -1,5 +1,7 @@
 #include "core/estimate/compute.hpp"
 
+#include "core/estimate/gemm_rate.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -13,7 +15,10 @@ Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys, Co
     const double number = std::strtod(value.c_str(), &end);
     const bool valid = !value.empty() && end == value.c_str() + value.size() && number > 0;
     double* field = nullptr;
-    if (key == "gemm") field = &e.gemm;
+    if (key == "gemm") {
+      e.gemm = 1.0;  // validated below, then set
+      field = &*e.gemm;
+    }
     if (key == "gemm_half_flops") field = &e.gemm_half_flops;
     if (key == "attention_forward") field = &e.attention_forward;
     if (key == "attention_backward") field = &e.attention_backward;
@@ -40,23 +45,55 @@ double compute_peak_flops(const GpuSpec& gpu, DType compute_dtype) {
   return 1.0;
 }
 
+double gemm_share_of_peak(const GpuSpec& gpu, DType type, const ComputeEfficiency& efficiency) {
+  if (efficiency.gemm) return *efficiency.gemm;
+  return sustained_gemm_flops_per_s(gpu, type) / compute_peak_flops(gpu, type);
+}
+
 namespace {
 
+// Whether the layer's linear projections run as FP8 GEMMs: Transformer Engine's fp8_autocast
+// covers the Linear/LayerNormLinear/LayerNormMLP modules of each transformer layer; attention
+// (DotProductAttention without fp8_dpa), the MoE router and the output layer (LM head, outside the
+// autocast in Megatron-LM's GPTModel) stay in BF16 (TE docs, "Using FP8 with Transformer Engine";
+// Megatron-LM megatron/core/models/gpt/gpt_model.py).
+bool fp8_linears(const TrainingWorkload& w) {
+  return w.compute_dtype == DType::fp8;
+}
+
 struct Rates {
-  double peak;
+  double peak;             // dense peak of the compute dtype (what MFU divides by)
+  double attention_peak;   // the attention core's: BF16's under FP8 (see fp8_linears)
+  double gemm_rate;        // large GEMMs of the compute dtype: measured achievable (gemm_rate.hpp)
+  double bf16_gemm_rate;   // GEMMs that stay in BF16 under FP8
+  double hbm_bytes_per_s;  // datasheet HBM bandwidth (a memory-bound GEMM's roll-off)
   double memory_bytes_per_s;
+  const GemmRateModel& model;
   const ComputeEfficiency& e;
-  [[nodiscard]] double gemm_s(double m, double n, double k) const {
-    const double flops = 2 * m * n * k;
-    if (flops <= 0) return 0;
-    const double efficiency = e.gemm * flops / (flops + e.gemm_half_flops);
-    return flops / (peak * efficiency);
+  // One M×N×K GEMM; `low_precision`: an FP8 GEMM under an FP8 recipe (1-byte operands).
+  [[nodiscard]] double gemm_s(double m, double n, double k, bool low_precision = false) const {
+    const double rate = low_precision ? gemm_rate : bf16_gemm_rate;
+    if (model.compute_units <= 0) {
+      // No measured roll-off for this GPU: the former assumption, half of the rate at
+      // gemm_half_flops FLOPs.
+      const double flops = 2 * m * n * k;
+      return flops > 0 ? flops / (rate * flops / (flops + e.gemm_half_flops)) : 0.0;
+    }
+    return gemm_time_s(model, rate, hbm_bytes_per_s, {1, m, n, k, low_precision ? 1.0 : 2.0});
   }
   [[nodiscard]] double memory_s(double bytes) const { return bytes / memory_bytes_per_s; }
 };
 
 Rates rates(const ComputeContext& c) {
-  return {compute_peak_flops(c.gpu, c.workload.compute_dtype), c.gpu.memory_bandwidth_bytes_per_s * c.efficiency.memory,
+  const DType dtype = c.workload.compute_dtype;
+  const DType high = fp8_linears(c.workload) ? DType::bf16 : dtype;
+  return {compute_peak_flops(c.gpu, dtype),
+          compute_peak_flops(c.gpu, high),
+          gemm_share_of_peak(c.gpu, dtype, c.efficiency) * compute_peak_flops(c.gpu, dtype),
+          gemm_share_of_peak(c.gpu, high, c.efficiency) * compute_peak_flops(c.gpu, high),
+          c.gpu.memory_bandwidth_bytes_per_s,
+          c.gpu.memory_bandwidth_bytes_per_s * c.efficiency.memory,
+          c.gpu.gemm,
           c.efficiency};
 }
 
@@ -132,10 +169,24 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   }
   std::vector<OperationCost> ops;
   ops.reserve(gemms.size() + 2);
+  const bool fp8 = fp8_linears(w);
+  double fp8_cast_bytes = 0, fp8_cast_backward_bytes = 0;
   for (const Gemm& g : gemms) {
-    // A GEMM's input gradient and weight gradient are GEMMs of the same size.
-    const double time = r.gemm_s(g.m, g.n, g.k);
-    ops.push_back({g.name, 2 * g.m * g.n * g.k, e * (g.m * g.k + g.k * g.n + g.m * g.n), time, time, time, false});
+    // Y = X·W (M×N, inner K); input gradient dX = dY·Wᵀ (M×K, inner N); weight gradient
+    // dW = Xᵀ·dY (K×N, inner M): the same FLOPs, different shapes (a small M slows the W-GEMM).
+    const bool low = fp8 && g.name != "moe: router";
+    ops.push_back({g.name, 2 * g.m * g.n * g.k, e * (g.m * g.k + g.k * g.n + g.m * g.n), r.gemm_s(g.m, g.n, g.k, low),
+                   r.gemm_s(g.m, g.k, g.n, low), r.gemm_s(g.k, g.n, g.m, low), false});
+    if (low) {
+      // Transformer Engine's FP8 GEMMs take FP8 operands in the TN layout (Hopper's FP8 tensor
+      // cores), so each one costs memory-bound cast kernels around it: forward, the input is cast
+      // and transposed for the weight gradient (read 2 bytes, write 1 + 1: cast_transpose in
+      // transformer_engine/common/transpose/cast_transpose.cu), the weight likewise; backward, the
+      // output gradient (read 2, write 1 + 1). The amax of each cast is computed inside the same
+      // kernel (delayed scaling), so it adds no traffic.
+      fp8_cast_bytes += 4 * (g.m * g.k + g.k * g.n);
+      fp8_cast_backward_bytes += 4 * g.m * g.n;
+    }
   }
 
   // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx.
@@ -149,11 +200,11 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   double attention_forward, attention_backward;
   double score_bytes = 0, score_backward_bytes = 0;  // traffic of stored scores (softmax, dropout)
   if (w.flash_attention) {
-    attention_forward = attention_flops / (r.peak * c.efficiency.attention_forward);
+    attention_forward = attention_flops / (r.attention_peak * c.efficiency.attention_forward);
     // FlashAttention-2 backward: 2× the forward GEMMs plus the recomputed scores (2.5×).
-    attention_backward = 2.5 * attention_flops / (r.peak * c.efficiency.attention_backward);
+    attention_backward = 2.5 * attention_flops / (r.attention_peak * c.efficiency.attention_backward);
   } else {
-    attention_forward = attention_flops / (r.peak * c.efficiency.attention_unfused);
+    attention_forward = attention_flops / (r.attention_peak * c.efficiency.attention_unfused);
     attention_backward = 2 * attention_forward;
     const bool dropout = w.dropout.value_or(m.dropout);
     // Softmax reads scores and writes probabilities; dropout reads them and writes a mask + output.
@@ -185,6 +236,9 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
                  attention_backward + r.memory_s(score_backward_bytes), 0.0, true});
   ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
                  elementwise_backward, 0.0, false});
+  if (fp8)
+    ops.push_back({"fp8: casts, transposes and amax around the FP8 GEMMs", 0.0, fp8_cast_bytes,
+                   r.memory_s(fp8_cast_bytes), r.memory_s(fp8_cast_backward_bytes), 0.0, false});
   return ops;
 }
 
@@ -226,6 +280,7 @@ WorkTime head_compute(const ComputeContext& c) {
   const auto h = static_cast<double>(c.model.hidden_size);
   const double vocab = static_cast<double>(c.model.vocab_size) / tp;
   WorkTime t;
+  // The LM head stays in BF16 under an FP8 recipe (fp8_linears).
   const double gemm = r.gemm_s(tokens, vocab, h);
   t.forward_flops = 2 * tokens * vocab * h;
   const double e = dtype_bytes(c.workload.activation_dtype);
@@ -233,8 +288,8 @@ WorkTime head_compute(const ComputeContext& c) {
   // Cross-entropy over fp32 logits: read them for the max/sum, write the gradient.
   const double loss = r.memory_s(tokens * vocab * 4 * 3);
   t.forward_s = gemm + loss;
-  t.backward_input_s = gemm + r.memory_s(tokens * vocab * 4 * 2);
-  t.backward_weight_s = gemm;
+  t.backward_input_s = r.gemm_s(tokens, h, vocab) + r.memory_s(tokens * vocab * 4 * 2);
+  t.backward_weight_s = r.gemm_s(h, vocab, tokens);
   return t;
 }
 

@@ -4,6 +4,7 @@
 // forward, backward input gradients (B) and weight gradients (W) separately, and recomputation.
 // Constants live in one documented, overridable table (ComputeEfficiency).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,14 +18,17 @@
 
 namespace meshscope {
 
-// Achievable fractions of the datasheet peaks. Assumptions (no measurement behind them), to be
-// calibrated from profiler traces; docs/estimate.md explains each.
+// Achievable fractions of the datasheet peaks. GEMMs run at the GPU's measured rate (the
+// catalogue's `gemm` block, core/estimate/gemm_rate.hpp); the others are assumptions (no
+// measurement behind them), to be calibrated from profiler traces; docs/estimate.md explains each.
 struct ComputeEfficiency {
-  // Large dense GEMMs, share of the dense tensor-core peak of the compute dtype. cuBLAS reaches
-  // 70–80 % on large bf16/fp16 GEMMs of A100/H100-class GPUs.
-  double gemm = 0.75;
-  // A GEMM of this many FLOPs reaches half of `gemm` (kernel launch, wave quantisation, tails):
-  // eff = gemm · F / (F + gemm_half_flops).
+  // Large dense GEMMs, share of the dense tensor-core peak of the compute dtype. Unset: the GPU's
+  // measured sustained rate (resources/gpus.json; core/estimate/gemm_rate.hpp);
+  // set (--efficiency gemm=…, a calibration): this share for every GPU. The size roll-off below
+  // it is the GPU's measured one either way.
+  std::optional<double> gemm;
+  // Serving, and training on a GPU without a measured roll-off (no `compute_units` in its
+  // catalogue entry): a GEMM of this many FLOPs reaches half of the rate, eff · F / (F + this).
   double gemm_half_flops = 2e9;
   // FlashAttention-2 (Dao 2023, §4.1): 50–73 % of peak forward, lower in backward on A100.
   double attention_forward = 0.55;
@@ -35,6 +39,9 @@ struct ComputeEfficiency {
   // optimizer), share of the HBM bandwidth.
   double memory = 0.7;
 };
+
+// The share of the dense peak of `type` that large GEMMs reach on `gpu` under `efficiency`.
+[[nodiscard]] double gemm_share_of_peak(const GpuSpec& gpu, DType type, const ComputeEfficiency& efficiency);
 
 [[nodiscard]] Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys,
                                                                      ComputeEfficiency base = {});

@@ -320,7 +320,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       options.overlap_grad_reduce ? "DP gradient reduction overlaps the last micro-batch's backward bucket by bucket; "
                                     "the last bucket is exposed"
                                   : "DP gradient reduction after the backward pass, fully exposed",
-      format("GEMM efficiency %.2f of the dense peak (lower for small GEMMs)", options.efficiency.gemm) +
+      format("large GEMMs at %.2f of the dense peak (the GPU's measured rate unless --efficiency gemm is set; "
+             "lower for small shapes, core/estimate/gemm_rate.hpp)",
+             gemm_share_of_peak(gpu, w.compute_dtype, options.efficiency)) +
           format(", memory-bound kernels at %.2f of HBM bandwidth", options.efficiency.memory),
       "optimizer step memory-bound over the rank's sharded master weights and moments",
   };

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/catalogue.hpp"
+#include "core/estimate/gemm_rate.hpp"
 
 namespace meshscope {
 namespace {
@@ -425,7 +426,8 @@ void ServingModel::layer_cost(const StepBatch& b, bool moe, bool decode_only, Ac
   auto gemm = [&](double rows, double n, double k, double per_weight, double count = 1.0) {
     const double flops = 2 * rows * n * k;
     if (flops <= 0 || count <= 0) return;
-    const double efficiency = eff.gemm * flops / (flops + eff.gemm_half_flops);
+    // Serving keeps the single share (kUnmeasuredGemmShare unless set) and its half-FLOPs roll-off.
+    const double efficiency = eff.gemm.value_or(kUnmeasuredGemmShare) * flops / (flops + eff.gemm_half_flops);
     const double compute = flops / (gemm_peak_ * efficiency);
     const double memory = (n * k * per_weight + rows * k * input_bytes + rows * n * e) / bandwidth_;
     Acc one;
@@ -602,7 +604,8 @@ StepCost ServingModel::step(const StepBatch& batch) const {
       const double rows = micro.sampled_tokens / dp;
       const double vocab = static_cast<double>(m.vocab_size);
       const double flops = 2 * rows * vocab / tp * h;
-      const double efficiency = efficiency_.gemm * flops / (flops + efficiency_.gemm_half_flops);
+      const double efficiency =
+          efficiency_.gemm.value_or(kUnmeasuredGemmShare) * flops / (flops + efficiency_.gemm_half_flops);
       Acc head;
       head.op(flops / (attention_peak_ * efficiency),
               (vocab / tp * h * e + rows * h * e + rows * vocab / tp * e) / bandwidth_);

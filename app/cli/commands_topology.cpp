@@ -1,4 +1,5 @@
 // meshscope-cli subcommands about clusters: topo, route, collective, comm.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +9,7 @@
 
 #include "app/cli/cli.hpp"
 #include "core/comm/comm_plan.hpp"
+#include "core/comm/link_load.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/summary.hpp"
 #include "core/topology/topology_report.hpp"
@@ -177,9 +179,23 @@ int cmd_collective(const Args& args) {
     std::cout << collective_report(*cluster, points).dump(2) << "\n";
     return 0;
   }
-  std::printf("# %s over %zu GPUs on %lld nodes (%s)\n#%14s %12s %10s %10s  algorithm\n",
-              std::string(collective_op_name(*op)).c_str(), gpus->size(), static_cast<long long>(group.nodes),
-              std::string(path_tier_name(group.worst_tier)).c_str(), "size (B)", "time (us)", "algbw", "busbw");
+  const std::string tier = points.empty()
+                               ? std::string(path_tier_name(group.worst_tier))
+                               : std::string(tier_name(*cluster, points.front().tier, points.front().bottleneck));
+  std::printf("# %s over %zu GPUs on %lld nodes (%s)\n", std::string(collective_op_name(*op)).c_str(), gpus->size(),
+              static_cast<long long>(group.nodes), tier.c_str());
+  // The rings (channels) the group runs and the links they cross (core/topology/channels.hpp).
+  const std::vector<RingChannel> channels = ring_channels(router, *gpus);
+  std::vector<int32_t> used;
+  for (const RingChannel& channel : channels)
+    for (const Route& r : channel.routes)
+      for (const LinkId l : r.links) used.push_back(l.value);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  const GroupBandwidth bandwidth = group_bandwidth(router, group, constants);
+  std::printf("# %zu ring channel%s over %zu links, ring bus bandwidth %.2f GB/s\n", channels.size(),
+              channels.size() == 1 ? "" : "s", used.size(), bandwidth.ring / 1e9);
+  std::printf("#%14s %12s %10s %10s  algorithm\n", "size (B)", "time (us)", "algbw", "busbw");
   for (const auto& p : points)
     std::printf("%15.0f %12.2f %10.2f %10.2f  %s/%s\n", p.bytes, p.time_s * 1e6, p.algbw_bytes_per_s / 1e9,
                 p.busbw_bytes_per_s / 1e9, std::string(algorithm_name(p.algorithm)).c_str(),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/topology/channels.hpp"
 #include "core/topology/collective.hpp"
 
 namespace meshscope {
@@ -12,6 +13,7 @@ namespace {
 class RouteCache {
  public:
   explicit RouteCache(const Router& router) : router_(router) {}
+  [[nodiscard]] const Router& router() const { return router_; }
   const Route& operator()(DeviceId from, DeviceId to) {
     const uint64_t key =
         (static_cast<uint64_t>(static_cast<uint32_t>(from.value)) << 32) | static_cast<uint32_t>(to.value);
@@ -35,6 +37,30 @@ std::vector<RingChannel> channels_of(RouteCache& route, const Cluster& c, const 
     gpus.push_back(d);
   }
   if (ring.size() < 2) return {};
+  // Nodes whose GPUs of the group form a mesh run the channel search's rings there, the same
+  // rings the collective model times (group_bandwidth), at the default link efficiencies.
+  const CommConstants defaults = CommConstants::defaults();
+  std::unordered_map<int32_t, ChannelPlan> mesh;
+  for (const int32_t node : nodes) {
+    const std::vector<DeviceId>& gpus = local[node];
+    if (!has_direct_mesh(c, gpus)) continue;
+    ChannelPlan plan = search_channels(route.router(), gpus, [&](LinkId l, int) {
+      return c.link(l).bandwidth_bytes_per_s * defaults.efficiency(c.link(l));
+    });
+    if (!plan.empty()) mesh.emplace(node, std::move(plan));
+  }
+  if (nodes.size() == 1 && !mesh.empty()) {
+    const ChannelPlan& plan = mesh.begin()->second;
+    std::vector<RingChannel> result;
+    for (const ChannelRing& r : plan.rings) {
+      RingChannel channel;
+      channel.senders = r.order;
+      channel.routes = r.routes;
+      channel.share = r.bandwidth / plan.bandwidth;
+      result.push_back(std::move(channel));
+    }
+    return result;
+  }
   if (nodes.size() == 1) {
     RingChannel single;
     for (size_t i = 0; i < ring.size(); ++i) {
@@ -66,9 +92,16 @@ std::vector<RingChannel> channels_of(RouteCache& route, const Cluster& c, const 
     for (size_t n = 0; n < nodes.size(); ++n) {
       const std::vector<DeviceId>& gpus = local[nodes[n]];
       const DeviceId in = gpus[entry[n]];
+      // The node's GPUs from `in` on: in rank order, or along one of the mesh's rings.
+      std::vector<DeviceId> visit(gpus.size());
+      const auto plan = mesh.find(nodes[n]);
+      const std::vector<DeviceId>& order =
+          plan != mesh.end() ? plan->second.rings[channel % plan->second.rings.size()].order : gpus;
+      const size_t start = static_cast<size_t>(std::find(order.begin(), order.end(), in) - order.begin());
+      for (size_t step = 0; step < order.size(); ++step) visit[step] = order[(start + step) % order.size()];
       DeviceId at = in;
-      for (size_t step = 1; step < gpus.size(); ++step) {
-        const DeviceId next = gpus[(entry[n] + step) % gpus.size()];
+      for (size_t step = 1; step < visit.size(); ++step) {
+        const DeviceId next = visit[step];
         out.senders.push_back(at);
         out.routes.push_back(route(at, next));
         at = next;

@@ -45,10 +45,12 @@ struct RingChannel {
 };
 
 // The channels of a group's ring (GPUs in rank order). Inside one node: one ring in the given
-// order. Across nodes: one channel per GPU of the largest node share k; channel c enters and
-// leaves each node through the NIC of the group's GPU on c's rail (NCCL_CROSS_NIC=0: the same NIC
-// in and out, rail to rail), visiting the node's other GPUs over NVLink in between, the last one
-// handing its data to that GPU over NVLink (PXN). Each carries 1/k of the bytes.
+// order, or, where the group's GPUs are joined by direct links (an xGMI or NVLink mesh), the
+// channel search's rings (core/topology/channels.hpp), each with its share of the bytes. Across nodes: one channel per
+// GPU of the largest node share k; channel c enters and leaves each node through the NIC of the group's GPU on c's rail
+// (NCCL_CROSS_NIC=0: the same NIC in and out, rail to rail), visiting the node's other GPUs over NVLink in between, the
+// last one handing its data to that GPU over NVLink (PXN); on a mesh node it follows channel c's ring of the search
+// from there. Each carries 1/k of the bytes.
 [[nodiscard]] std::vector<RingChannel> ring_channels(const Router& router, const std::vector<DeviceId>& ring);
 
 // Ranks that differ only in the DP and CP coordinates: Megatron reduces gradients over the

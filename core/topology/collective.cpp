@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <unordered_map>
+
+#include "core/catalogue.hpp"
 
 namespace meshscope {
 
@@ -51,7 +54,9 @@ const std::vector<LinkEfficiencySource>& link_efficiency_sources() {
        "NCCL tuning.cc caps sm80 NVLink busBw at 235 GB/s of 300 GB/s (12 NVLink3 x 25 GB/s); NCCL maintainer: "
        "~230 GB/s expected all-reduce busbw on 8xA100 (nccl-tests issue #149)"},
       {LinkKind::pcie, 0.76, "NCCL topo.h PCI_BW: 12 GB/s usable on a 15.75 GB/s gen3 x16 link"},
-      {LinkKind::xgmi, 0.70, "assumption (no vendor figure found): like NVLink's ~0.78 less RCCL overheads; calibrate"},
+      {LinkKind::xgmi, 0.75,
+       "RCCL src/graph/topo.h GFX94X_XGMI_WIDTH: 48 GB/s per MI300X xGMI link of 64 GB/s per direction (the "
+       "bandwidth RCCL's channel search gives each link); applied to CPU xGMI as well"},
       {LinkKind::upi, 0.48, "NCCL topo.h SKL_QPI_BW: 10 GB/s usable across a ~20.8 GB/s Skylake UPI link"},
       {LinkKind::infiniband, 0.92,
        "assumption: NCCL's LL128 payload ratio (120/128 bytes, tuning.cc) as the achievable share of line rate; "
@@ -94,7 +99,16 @@ CommConstants CommConstants::defaults() {
   c.call_overhead_us[0] = 0.0;
   c.call_overhead_us[1] = 113.6;
   c.call_overhead_us[2] = 113.6;
+  c.nvlink_generation_efficiency[2] = 0.80;  // NCCL topo.h SM70_NVLINK_BW 20 of 25 GB/s (V100)
   return c;
+}
+
+double CommConstants::efficiency(const Link& link) const {
+  if (link.kind == LinkKind::nvlink && link.nvlink_generation > 0 && link.nvlink_generation < 6) {
+    const double by_generation = nvlink_generation_efficiency[link.nvlink_generation];
+    if (by_generation > 0) return by_generation;
+  }
+  return efficiency(link.kind);
 }
 
 Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConstants c) {
@@ -116,6 +130,8 @@ Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConsta
                           "--comm");
       if (!is_fraction) return bad("a fraction in (0, 1]");
       c.link_efficiency[static_cast<size_t>(kind)] = number;
+      if (kind == LinkKind::nvlink)
+        std::fill(std::begin(c.nvlink_generation_efficiency), std::end(c.nvlink_generation_efficiency), 0.0);
     } else if (key == "algorithm") {
       if (value == "auto") {
         c.algorithm.reset();
@@ -137,7 +153,8 @@ Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConsta
     } else if (key == "overhead_ll_us" || key == "overhead_ll128_us" || key == "overhead_simple_us") {
       if (value.empty() || end != value.c_str() + value.size() || !(number >= 0 && number <= 10000))
         return bad("microseconds in [0, 10000]");
-      c.call_overhead_us[key == "overhead_ll_us" ? 0 : key == "overhead_ll128_us" ? 1 : 2] = number;
+      const int protocol = key == "overhead_ll_us" ? 0 : key == "overhead_ll128_us" ? 1 : 2;
+      c.call_overhead_us[protocol] = c.rccl_call_overhead_us[protocol] = number;
     } else {
       return make_error(ErrorCode::invalid_argument,
                         "unknown key \"" + key +
@@ -188,10 +205,64 @@ int flows_on(const LinkLoad* load, Hop hop) {
 
 double usable(const Cluster& c, const CommConstants& k, Hop hop, const LinkLoad* load) {
   const Link& link = c.link(hop.link);
-  return link.bandwidth_bytes_per_s * k.efficiency(link.kind) / flows_on(load, hop);
+  return link.bandwidth_bytes_per_s * k.efficiency(link) / flows_on(load, hop);
+}
+
+// RCCL runs on AMD GPUs: the catalogue's vendor, or an Instinct model id ("mi300x").
+bool amd_gpu(const Device& d) {
+  if (d.gpu_model.empty()) return false;
+  if (auto spec = find_gpu(d.gpu_model)) return spec->vendor == "AMD";
+  return d.gpu_model.rfind("mi", 0) == 0;
 }
 
 }  // namespace
+
+std::vector<std::vector<DeviceId>> gpus_per_node(const Cluster& c, const std::vector<DeviceId>& ranks) {
+  std::vector<std::vector<DeviceId>> out;
+  std::vector<int32_t> nodes;
+  for (const DeviceId d : ranks) {
+    const int32_t node = c.device(d).node;
+    const auto at = std::find(nodes.begin(), nodes.end(), node);
+    if (at == nodes.end()) {
+      nodes.push_back(node);
+      out.push_back({d});
+    } else {
+      out[static_cast<size_t>(at - nodes.begin())].push_back(d);
+    }
+  }
+  return out;
+}
+
+LinkCapacity group_link_capacity(const Cluster& c, const CommConstants& k, const LinkLoad* load, const GroupPaths& g) {
+  // This group's own flows: the ring edges of its rank-order ring, which add_ring_flows put in
+  // `load`; the other groups' flows are the rest.
+  std::vector<int32_t> own;
+  if (load != nullptr && !load->flows.empty()) {
+    own.assign(load->flows.size(), 0);
+    std::vector<Hop> hops;
+    for (size_t i = 0; i < g.ring_routes.size(); ++i) {
+      hops_of(c, g.ring[i], g.ring_routes[i], hops);
+      for (const Hop& hop : hops) own[2 * hop.link.index() + static_cast<size_t>(hop.direction)] += 1;
+    }
+  }
+  return [&c, k, load, own = std::move(own)](LinkId l, int direction) {
+    const Link& link = c.link(l);
+    double others = 0;
+    if (!own.empty()) {
+      const size_t slot = 2 * l.index() + static_cast<size_t>(direction);
+      others = std::max(0, load->flows[slot] - own[slot]);
+    }
+    return link.bandwidth_bytes_per_s * k.efficiency(link) / (1.0 + others);
+  };
+}
+
+std::string_view tier_name(PathTier tier, LinkKind bottleneck_kind) {
+  return tier == PathTier::nvlink && bottleneck_kind == LinkKind::xgmi ? "xgmi" : path_tier_name(tier);
+}
+
+std::string_view tier_name(const Cluster& c, PathTier tier, LinkId bottleneck) {
+  return tier_name(tier, bottleneck.valid() ? c.link(bottleneck).kind : LinkKind::nvlink);
+}
 
 GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const CommConstants& k,
                                const LinkLoad* load) {
@@ -230,6 +301,54 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       node_nics.back().count += 1;
     }
   }
+  // Nodes where the group's GPUs form a mesh: the channel search's rings carry that part of the
+  // ring (NCCL/RCCL open several channels, each a different ring, so every direct link carries
+  // traffic); their ring edges are not timed one by one below.
+  std::vector<int32_t> mesh_nodes;
+  double mesh = std::numeric_limits<double>::infinity();
+  LinkId mesh_bottleneck;
+  bool mesh_nvlink = true;
+  b.rccl =
+      !g.ring.empty() && std::all_of(g.ring.begin(), g.ring.end(), [&](DeviceId d) { return amd_gpu(c.device(d)); });
+  const LinkCapacity capacity = group_link_capacity(c, k, load, g);
+  // Nodes built alike (generators, replicated imports) give the same rings: one search per
+  // distinct node shape — each GPU's rail and, link by link, what it reaches and at what
+  // capacity — rather than one per node (a DP group spans hundreds of nodes).
+  std::map<std::vector<double>, ChannelPlan> searched;
+  for (const auto& local : gpus_per_node(c, g.ring)) {
+    if (!has_direct_mesh(c, local)) continue;
+    std::vector<double> shape;
+    for (const DeviceId gpu : local) {
+      shape.push_back(c.device(gpu).local_index);
+      c.for_each_link(gpu, [&](LinkId l) {
+        const DeviceId other = c.other_end(l, gpu);
+        const auto member = std::find(local.begin(), local.end(), other);
+        const int direction = c.link(l).a == gpu ? 0 : 1;
+        shape.insert(shape.end(), {static_cast<double>(c.link(l).kind), static_cast<double>(c.device(other).kind),
+                                   member == local.end() ? -1.0 : static_cast<double>(member - local.begin()),
+                                   capacity(l, direction), capacity(l, 1 - direction)});
+      });
+    }
+    auto found = searched.find(shape);
+    if (found == searched.end())
+      found = searched.emplace(std::move(shape), search_channels(router, local, capacity)).first;
+    const ChannelPlan& plan = found->second;
+    if (plan.empty()) continue;  // no ring at all: the rank-order edges below time it
+    mesh_nodes.push_back(c.device(local.front()).node);
+    b.mesh_channels = std::max(b.mesh_channels, static_cast<int>(plan.rings.size()));
+    for (const ChannelRing& ring : plan.rings)
+      for (const Route& r : ring.routes) {
+        b.tier = std::max(b.tier, r.tier);
+        if (r.tier != PathTier::nvlink) mesh_nvlink = false;
+      }
+    if (plan.bandwidth < mesh) {
+      mesh = plan.bandwidth;
+      mesh_bottleneck = plan.bottleneck;
+    }
+  }
+  const auto in_mesh = [&](DeviceId d) {
+    return std::find(mesh_nodes.begin(), mesh_nodes.end(), c.device(d).node) != mesh_nodes.end();
+  };
   const auto nics_of = [&](int32_t node) {
     const auto at = std::lower_bound(node_nics.begin(), node_nics.end(), node,
                                      [](const NodeNics& n, int32_t value) { return n.node < value; });
@@ -262,6 +381,8 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
         for (const Hop& hop : hops)
           if (is_network_link(c.link(hop.link).kind)) edge_bottleneck = hop.link;
       }
+    } else if (in_mesh(from)) {
+      continue;  // timed by the node's channel rings
     } else {
       for (const Hop& hop : hops) {
         const double bw = usable(c, k, hop, load);
@@ -276,9 +397,21 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       }
       if (r.tier != PathTier::nvlink) b.intra_nvlink = false;
     }
+    b.tier = std::max(b.tier, r.tier);
     if (edge < b.ring) {
       b.ring = edge;
       b.ring_bottleneck = edge_bottleneck;
+    }
+  }
+  if (!mesh_nodes.empty()) {
+    if (!mesh_nvlink) b.intra_nvlink = false;
+    if (mesh < b.intra) {
+      b.intra = mesh;
+      b.intra_bottleneck = mesh_bottleneck;
+    }
+    if (mesh < b.ring) {
+      b.ring = mesh;
+      b.ring_bottleneck = mesh_bottleneck;
     }
   }
   if (g.worst_tier == PathTier::nvlink) {
@@ -346,7 +479,8 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
   e.op = op;
   e.ranks = static_cast<int64_t>(g.ring.size());
   e.nodes = g.nodes;
-  e.tier = g.worst_tier;
+  e.tier = b.mesh_channels > 0 ? b.tier : g.worst_tier;
+  model.rccl = b.rccl;
   if (e.ranks < 2) return model;
   for (const Route& r : g.ring_routes)
     if (!r.reachable) {
@@ -354,6 +488,7 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
       return model;
     }
   e.bottleneck = b.ring_bottleneck;
+  if (e.bottleneck.valid()) e.bottleneck_kind = router.cluster().link(e.bottleneck).kind;
   model.tree_bottleneck = b.node_network <= b.intra ? b.ring_bottleneck : b.intra_bottleneck;
   model.plateau_bytes = static_cast<double>(e.ranks) / 16.0 * 65536;
   const auto n = static_cast<double>(e.ranks);
@@ -361,7 +496,14 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
   const auto ppn = static_cast<double>(g.max_ranks_per_node);
   const int intra_hw = b.intra_nvlink ? kNvlinkHw : kPciHw;
   const int ring_hw = g.nodes == 1 ? intra_hw : kNetHw;
-  auto hw_us = [&](int hw, int algorithm, int protocol) { return k.hw_latency_us[hw][algorithm][protocol]; };
+  // RCCL's tables inside a node of AMD GPUs (CommConstants::rccl_*), NCCL's otherwise.
+  auto hw_us = [&](int hw, int algorithm, int protocol) {
+    if (b.rccl && hw != kNetHw) return k.rccl_hw_latency_us[hw][algorithm][protocol];
+    return k.hw_latency_us[hw][algorithm][protocol];
+  };
+  auto base_us = [&](int algorithm, int protocol) {
+    return b.rccl ? k.rccl_base_latency_us[protocol] : k.base_latency_us[algorithm][protocol];
+  };
 
   // NVLS: every ring edge over NVLink through an NVSwitch of NVLink generation 4 or later.
   const int nvls_generation = k.nvls && b.nvswitch_generation >= 4 ? b.nvswitch_generation : 0;
@@ -379,6 +521,8 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
     if (protocol == Protocol::ll128 && !b.intra_nvlink) continue;  // NCCL enables LL128 on NVLink systems only
     if (protocol != Protocol::simple && !low_latency_allowed) continue;
     auto protocol_bw = [&](double busbw, bool tree) {
+      if (b.rccl && protocol == Protocol::ll) return busbw * k.rccl_ll_factor;  // tuning_model_5 bwRatio
+      if (b.rccl && protocol == Protocol::ll128) return busbw * k.rccl_ll128_factor;
       if (protocol == Protocol::ll) return busbw * (tree ? 1.0 / 3.8 : k.ll_ring_factor);
       if (protocol == Protocol::ll128) return busbw * k.ll128_factor;
       return busbw;
@@ -390,7 +534,7 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
       case CollectiveOp::all_reduce: {
         // Ring: 2(n−1) steps, busBw = the narrowest edge, algBw = busBw · n / (2(n−1)).
         const double steps = 2 * (n - 1), inter_steps = 2 * (nodes - 1);
-        const double lat = k.base_latency_us[kRing][p] + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+        const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
         // tuning.cc "plateau effect of ring": multi-node Simple all-reduce latency × 1.9 from
         // n/16 × 64 KiB up (applied in evaluate_collective, it depends on the size).
         const bool plateau = protocol == Protocol::simple && g.nodes > 1;
@@ -411,14 +555,14 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
           // S per direction with 2 nodes, 2S with more; tuning.cc: tree busBw × 0.9.
           const double per_direction = g.nodes == 2 ? 1.0 : 2.0;
           const double tree_bw = k.tree_bandwidth_factor * std::min(b.intra, b.node_network / per_direction);
-          const double tree_lat = k.base_latency_us[kTree][p] + 2 * ((ppn - 1) * hw_us(intra_hw, kTree, p) +
-                                                                     std::log2(nodes) * hw_us(kNetHw, kTree, p));
+          const double tree_lat = base_us(kTree, p) + 2 * ((ppn - 1) * hw_us(intra_hw, kTree, p) +
+                                                           std::log2(nodes) * hw_us(kNetHw, kTree, p));
           candidates.push_back(
               {tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol, p, true, false});
           // Hierarchical (2-D): reduce-scatter over the node's ranks, all-reduce of S/ppn across
           // the nodes on every rail at once, all-gather over the node's ranks.
           const double per_byte = 2 * (ppn - 1) / ppn / b.intra + 2 * (nodes - 1) / nodes / b.node_network;
-          const double hier_lat = k.base_latency_us[kRing][p] + 2 * (ppn - 1) * intra_lat + 2 * (nodes - 1) * inter_lat;
+          const double hier_lat = base_us(kRing, p) + 2 * (ppn - 1) * intra_lat + 2 * (nodes - 1) * inter_lat;
           candidates.push_back({hier_lat * 1e-6, protocol_bw(1.0 / per_byte, false), CollectiveAlgorithm::hierarchical,
                                 protocol, p, false, false});
         }
@@ -427,14 +571,14 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
       case CollectiveOp::all_gather:
       case CollectiveOp::reduce_scatter: {
         const double steps = n - 1, inter_steps = nodes - 1;
-        const double lat = k.base_latency_us[kRing][p] + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+        const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
         candidates.push_back(
             {lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol, p, false, false});
         break;
       }
       case CollectiveOp::broadcast:
       case CollectiveOp::reduce: {
-        const double lat = k.base_latency_us[kRing][p] + n * hw_us(ring_hw, kRing, p);
+        const double lat = base_us(kRing, p) + n * hw_us(ring_hw, kRing, p);
         candidates.push_back(
             {lat * 1e-6, protocol_bw(b.ring, false), CollectiveAlgorithm::ring, protocol, p, false, false});
         break;
@@ -454,7 +598,7 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
         // pair each (enqueue.cc p2pSchedule), so the exchange latency is paid per round: the
         // 8 × A100 nccl-tests all-to-all floor is 87 µs against 34 µs for the ring collectives.
         const double rounds = op == CollectiveOp::all_to_all ? n - 1 : 1.0;
-        const double lat = rounds * (k.base_latency_us[kRing][p] + hw_us(intra_hw, kRing, p)) +
+        const double lat = rounds * (base_us(kRing, p) + hw_us(intra_hw, kRing, p)) +
                            (g.nodes > 1 ? (op == CollectiveOp::all_to_all ? nodes - 1 : 1.0) * inter_lat : 0.0);
         candidates.push_back(
             {lat * 1e-6, time_per_byte > 0 ? 1.0 / time_per_byte : b.ring,
@@ -494,7 +638,7 @@ CollectiveEstimate evaluate_collective(const CollectiveModel& model, double byte
     }
     double latency = candidate.latency_s * k.latency_scale;
     if (candidate.plateau && bytes >= model.plateau_bytes) latency *= k.ring_plateau_latency_factor;
-    latency += 1e-6 * k.call_overhead_us[candidate.protocol_index];
+    latency += 1e-6 * (model.rccl ? k.rccl_call_overhead_us : k.call_overhead_us)[candidate.protocol_index];
     const double t = latency + bytes / bandwidth;
     if (t < best) {
       best = t;

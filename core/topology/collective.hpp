@@ -12,6 +12,7 @@
 
 #include "core/collective_op.hpp"
 #include "core/options.hpp"
+#include "core/topology/channels.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/routing.hpp"
 
@@ -56,6 +57,27 @@ struct CommConstants {
   // perfectly sticking to the model for medium sizes".
   double tree_correction[3][22]{};
 
+  // NVLink efficiency by NVLink generation where it differs from link_efficiency[nvlink] (0:
+  // use that). Generation 2 (V100): NCCL src/graph/topo.h SM70_NVLINK_BW, 20 GB/s usable of a
+  // 25 GB/s NVLink2 link = 0.80 — tuning.cc's 235 GB/s cap, behind the 0.78, is for sm80 only.
+  // `nvlink_efficiency=` sets every generation.
+  double nvlink_generation_efficiency[6]{};
+
+  // RCCL (groups of AMD GPUs) has its own tables: ROCm/rccl src/graph/tuning.cc @9e22c79,
+  // baseLat for Ring {LL, LL128, Simple} = {12, 12, 17} µs, and the MI300X tuning model
+  // (rome_models.cc rome_model_79, 8 GPUs with 7 xGMI links each, options "tuning=5"):
+  // tuning_model_5 hwLat[NVLINK|PCI][Tree|Ring][LL, LL128, Simple] (xGMI is LINK_NVL in RCCL's
+  // topology) and its bwRatio for ring LL and LL128, 0.08. No per-call start-up is added: the
+  // 113.6 µs of call_overhead_us was measured on NCCL (A100 logs); the MI300X logs' large-message
+  // latency (57–62 µs from 64 MiB up) is what RCCL's tables give (46 µs), and the network row
+  // stays NCCL's (no multi-node rccl-tests log to check RCCL's).
+  double rccl_base_latency_us[3] = {12.0, 12.0, 17.0};
+  double rccl_hw_latency_us[2][2][3] = {{{0.9, 0.9, 2.3}, {0.8, 0.8, 2.1}},   // NVLink (xGMI)
+                                        {{2.2, 2.2, 5.7}, {2.2, 2.2, 5.7}}};  // PCI
+  double rccl_ll_factor = 0.08;
+  double rccl_ll128_factor = 0.08;
+  double rccl_call_overhead_us[3] = {0.0, 0.0, 0.0};
+
   // nullopt: NCCL's choice (the fastest of ring and tree; pairwise for all-to-all). Otherwise only
   // this algorithm; `hierarchical` is the 2-D all-reduce (reduce-scatter inside each node,
   // all-reduce across nodes on every rail, all-gather inside each node), which NCCL itself only
@@ -64,6 +86,7 @@ struct CommConstants {
 
   [[nodiscard]] static CommConstants defaults();
   [[nodiscard]] double efficiency(LinkKind kind) const { return link_efficiency[static_cast<size_t>(kind)]; }
+  [[nodiscard]] double efficiency(const Link& link) const;
 };
 
 // Overrides from key=value pairs (CLI --comm): `<link kind>_efficiency` (e.g. nvlink_efficiency=0.8,
@@ -92,8 +115,9 @@ struct CollectiveEstimate {
   double bandwidth_bytes_per_s = 0;  // the β (algorithm bandwidth) of the chosen algorithm
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   Protocol protocol = Protocol::simple;
-  PathTier tier = PathTier::same_gpu;  // the slowest tier the group's traffic crosses
-  LinkId bottleneck;                   // the link that limits the bandwidth
+  PathTier tier = PathTier::same_gpu;           // the slowest tier the group's traffic crosses
+  LinkId bottleneck;                            // the link that limits the bandwidth
+  LinkKind bottleneck_kind = LinkKind::nvlink;  // its kind (tier_name: "xgmi" for an xGMI mesh)
 };
 
 // Per-direction load on the links when one or more groups run the same collective at once.
@@ -114,6 +138,18 @@ struct GroupPaths {
 };
 
 [[nodiscard]] GroupPaths group_paths(const Router& router, const std::vector<DeviceId>& ranks);
+// Usable bytes/s of every link direction for the channel search of a group's node: nominal ×
+// efficiency, divided among the other groups' flows in `load` (this group's own ring edges, `own`,
+// are the search's business: its rings share the links they cross).
+[[nodiscard]] LinkCapacity group_link_capacity(const Cluster& cluster, const CommConstants& constants,
+                                               const LinkLoad* load, const GroupPaths& group);
+// The group's GPUs on each node it spans, in rank order (nodes in order of first appearance).
+[[nodiscard]] std::vector<std::vector<DeviceId>> gpus_per_node(const Cluster& cluster,
+                                                               const std::vector<DeviceId>& ranks);
+// What the tier is made of: "xgmi" for an xGMI mesh, "nvlink" for NVLink (direct or through an
+// NVSwitch), otherwise path_tier_name (pcie-switch, numa, cross-socket, same-leaf, spine).
+[[nodiscard]] std::string_view tier_name(const Cluster& cluster, PathTier tier, LinkId bottleneck);
+[[nodiscard]] std::string_view tier_name(PathTier tier, LinkKind bottleneck_kind);
 // Adds the flows of a group's ring to the load.
 void add_ring_flows(const Cluster& cluster, const GroupPaths& group, LinkLoad& load);
 
@@ -134,6 +170,7 @@ struct CollectiveModel {
   double plateau_bytes = 0;
   LinkId tree_bottleneck;
   bool unreachable = false;
+  bool rccl = false;  // RCCL's start-up (CommConstants::rccl_call_overhead_us)
   bool forced = false;
   CollectiveAlgorithm forced_algorithm = CollectiveAlgorithm::ring;
 };
@@ -151,6 +188,12 @@ struct GroupBandwidth {
   // The NVLink generation when every ring edge runs over NVLink through an NVSwitch (one NVLink
   // domain: a node, or a GB200 NVL72 rack); 0 otherwise. NVLS needs generation 4 or later.
   int nvswitch_generation = 0;
+  // Nodes whose GPUs of the group are joined by direct links (meshes: xGMI, DGX-1 NVLink, drawn
+  // bridges): their part of the ring is the channel search's rings (core/topology/channels.hpp),
+  // `channels` of them at most on one node; 0 when the group has no such node.
+  int mesh_channels = 0;
+  PathTier tier = PathTier::same_gpu;  // slowest tier the rings cross (the channels' on meshes)
+  bool rccl = false;                   // AMD GPUs: RCCL's tables
 };
 [[nodiscard]] GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& group,
                                              const CommConstants& constants, const LinkLoad* load = nullptr);

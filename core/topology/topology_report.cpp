@@ -72,7 +72,7 @@ json collective_report(const Cluster& c, const std::vector<CollectiveEstimate>& 
     doc["op"] = collective_op_name(points.front().op);
     doc["ranks"] = points.front().ranks;
     doc["nodes"] = points.front().nodes;
-    doc["tier"] = path_tier_name(points.front().tier);
+    doc["tier"] = tier_name(c, points.front().tier, points.front().bottleneck);
   }
   return doc;
 }

@@ -76,7 +76,10 @@ QVariant CommTableModel::data(const QModelIndex& index, int role) const {
           .arg(static_cast<qlonglong>(axis.group_size))
           .arg(static_cast<qlonglong>(axis.groups));
     case kTier:
-      return qstring(path_tier_name(axis.tier));
+      // By what it is made of: "xgmi" for an xGMI mesh, where path_tier_name says "nvlink".
+      return qstring(collective.estimate.ranks > 1
+                         ? tier_name(collective.estimate.tier, collective.estimate.bottleneck_kind)
+                         : path_tier_name(axis.tier));
     case kBytesPerCall:
       return binary_bytes_text(collective.bytes);
     case kCallsPerStep:

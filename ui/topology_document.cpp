@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <unordered_set>
 #include <utility>
 
@@ -175,6 +176,43 @@ double place_rows(const std::vector<size_t>& items, size_t per_row, double centr
   return top;
 }
 
+// GPUs of one node joined by a mesh of direct links (some GPU has direct NVLink or xGMI links to
+// two or more others: MI300X's xGMI, DGX-1's cube-mesh). In a row their links would be drawn on
+// top of each other along it; on an ellipse no three GPUs are collinear, so every link is its own
+// chord that can be seen and picked.
+bool is_gpu_mesh(const Cluster& c, const std::vector<size_t>& gpus) {
+  if (gpus.size() < 3) return false;
+  for (const size_t g : gpus) {
+    int direct = 0;
+    c.for_each_link(DeviceId{static_cast<int32_t>(g)}, [&](LinkId l) {
+      const Link& link = c.link(l);
+      if ((link.kind == LinkKind::nvlink || link.kind == LinkKind::xgmi) && c.device(link.a).kind == DeviceKind::gpu &&
+          c.device(link.b).kind == DeviceKind::gpu)
+        ++direct;
+    });
+    if (direct >= 2) return true;
+  }
+  return false;
+}
+constexpr int kMeshRows = 4;  // rows of height the ellipse of a mesh's GPUs takes
+
+// The mesh's GPUs on an ellipse as wide as `width`, from `top`, GPU 0 at the top and the others
+// clockwise in rail order; returns the bottom.
+double place_ellipse(const std::vector<size_t>& items, double centre_x, double width, double top,
+                     std::vector<QPointF>& positions) {
+  const double a = std::max(width / 2 - kCellWidth / 2, kCellWidth);
+  const double b = (kMeshRows - 1) * kCellHeight / 2;
+  const QPointF centre(centre_x, top + kMeshRows * kCellHeight / 2);
+  const double n = static_cast<double>(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    // Half a step off the vertical so that two GPUs sit at the top and two at the bottom of an
+    // even count, leaving the middle of the ellipse to the chords.
+    const double angle = 2 * std::numbers::pi * (static_cast<double>(i) + 0.5) / n;
+    positions[items[i]] = centre + QPointF(a * std::sin(angle), -b * std::cos(angle));
+  }
+  return top + kMeshRows * kCellHeight;
+}
+
 std::string node_name_for(const std::vector<std::string>& names, int32_t source, int32_t node) {
   std::string base = source >= 0 && static_cast<size_t>(source) < names.size() ? names[static_cast<size_t>(source)]
                                                                                : std::string("node");
@@ -219,11 +257,17 @@ std::vector<QPointF> auto_layout(const Cluster& c) {
 
   // One pitch for every node, so that the grid lines up.
   size_t widest = 1, tallest = 1;
+  std::map<int32_t, bool> mesh;
   for (const auto& [node, rows] : nodes) {
+    mesh[node] = is_gpu_mesh(c, rows[static_cast<size_t>(row_of(DeviceKind::gpu))]);
     size_t used = 0;
     for (const auto& row : rows) {
       widest = std::max(widest, row.size());
       used += row.empty() ? 0 : 1;
+    }
+    if (mesh[node]) {
+      used += kMeshRows - 1;
+      widest = std::max<size_t>(widest, 5);  // room for the ellipse
     }
     tallest = std::max(tallest, used);
   }
@@ -237,8 +281,14 @@ std::vector<QPointF> auto_layout(const Cluster& c) {
   for (const auto& [node, rows] : nodes) {
     const double x = static_cast<double>(slot % columns) * (node_width + kNodeGap);
     double y = static_cast<double>(slot / columns) * (node_height + kNodeGap) + kNodeMargin + kNodeTitle;
-    for (const auto& row : rows)
-      if (!row.empty()) y = place_rows(row, row.size(), x + node_width / 2, y, positions);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const auto& row = rows[r];
+      if (row.empty()) continue;
+      if (mesh[node] && r == static_cast<size_t>(row_of(DeviceKind::gpu)))
+        y = place_ellipse(row, x + node_width / 2, node_width - 2 * kNodeMargin, y, positions);
+      else
+        y = place_rows(row, row.size(), x + node_width / 2, y, positions);
+    }
     ++slot;
   }
   const double grid_width = std::max(

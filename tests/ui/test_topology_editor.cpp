@@ -7,7 +7,9 @@
 #include <QElapsedTimer>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 
@@ -350,6 +352,61 @@ TEST_CASE("topology editor: the communication map colours loaded links apart fro
   CHECK(e.groupOutlineCount() == 0);
   e.clearCommMap();
   CHECK(e.linkStyle(nvlink).colour == before.colour);
+}
+
+TEST_CASE("topology editor: a full xGMI mesh is drawn on an ellipse, every link seen, picked and loaded") {
+  // 8 × MI300X: 28 GPU–GPU links. In a row they would lie on top of each other along it; on an
+  // ellipse no three GPUs are collinear, so each link is its own chord.
+  const Cluster c = make("mi300x:nodes=1");
+  const std::vector<QPointF> at = meshscope::ui::auto_layout(c);
+  std::vector<QLineF> lines;
+  std::vector<size_t> mesh;
+  for (size_t i = 0; i < c.links.size(); ++i) {
+    const Link& l = c.links[i];
+    lines.emplace_back(at[l.a.index()], at[l.b.index()]);
+    if (l.kind == LinkKind::xgmi && c.device(l.a).kind == DeviceKind::gpu) mesh.push_back(i);
+  }
+  REQUIRE(mesh.size() == 28);
+  for (const size_t i : mesh)
+    for (const DeviceId g : c.gpus) {
+      if (g == c.links[i].a || g == c.links[i].b) continue;
+      // No chord passes within a device's half height of a third GPU's centre.
+      const QLineF& l = lines[i];
+      const QPointF d = l.p2() - l.p1();
+      const double t = std::clamp(QPointF::dotProduct(at[g.index()] - l.p1(), d) / QPointF::dotProduct(d, d), 0.0, 1.0);
+      const QPointF nearest = l.p1() + t * d;
+      CHECK(std::hypot(nearest.x() - at[g.index()].x(), nearest.y() - at[g.index()].y()) > 20);
+    }
+  meshscope::ui::LinkLayer layer;
+  layer.setLines(lines);
+  for (const size_t i : mesh) {
+    bool picked = false;
+    for (double t = 0.2; t <= 0.8 && !picked; t += 0.05) picked = layer.linkAt(lines[i].pointAt(t), 2.0) == int32_t(i);
+    INFO(c.links[i].id);
+    CHECK(picked);
+  }
+  // TP 8 on the node: the map loads every xGMI link, all alike (the channel search's rings).
+  Planned p;
+  p.cluster = c;
+  p.layout.tp = 8;
+  const Router router(p.cluster);
+  auto placement = place_layout(p.layout, p.cluster, router);
+  REQUIRE(placement);
+  p.placement = *placement;
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 8;
+  const auto model = model_preset("llama3-8b");
+  REQUIRE(model);
+  p.plan = plan_communication(*model, w, p.layout, p.cluster, router, p.placement);
+  Shown shown(p.cluster);
+  TopologyEditor& e = shown.editor;
+  e.setCommPlan(p.plan, p.layout, p.placement);
+  REQUIRE(e.commMapShown());
+  const double first = e.linkLoad(LinkId{static_cast<int32_t>(mesh.front())});
+  CHECK(first > 0);
+  for (const size_t i : mesh)
+    CHECK_THAT(e.linkLoad(LinkId{static_cast<int32_t>(i)}), Catch::Matchers::WithinRel(first, 1e-6));
 }
 
 TEST_CASE("topology editor: editing through the widget (place, link, delete, copy/paste) is undoable") {

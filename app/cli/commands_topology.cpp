@@ -142,6 +142,10 @@ int cmd_route(const Args& args) {
   const Router router(*cluster);
   const DeviceId a = cluster->gpus[static_cast<size_t>(*from)], b = cluster->gpus[static_cast<size_t>(*to)];
   const Route r = router.route(a, b);
+  // No path (a GPU without a NIC, a fabric not connected): an error, not a zero-bandwidth route.
+  if (!r.reachable)
+    return fail("no route from " + cluster->device(a).id + " to " + cluster->device(b).id +
+                ": no NVLink or host path, and no network path through a NIC of each");
   const auto doc = route_report(*cluster, a, b, r);
   if (args.json) {
     std::cout << doc.dump(2) << "\n";

@@ -181,6 +181,28 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
       if (value != "p2p" && value != "a2a")
         return bad_value(option, key, value, "p2p (ring attention) or a2a (Ulysses)");
       w.cp_all_to_all = value == "a2a";
+    } else if (key == "tp_comm_overlap") {
+      MS_TRY(v, to_bool(option, key, value));
+      w.tp_comm_overlap = v;
+    } else if (key == "overlap_grad_reduce") {
+      MS_TRY(v, to_bool(option, key, value));
+      w.overlap_grad_reduce = v;
+    } else if (key == "overlap_param_gather") {
+      MS_TRY(v, to_bool(option, key, value));
+      w.overlap_param_gather = v;
+    } else if (key == "fsdp_prefetch") {
+      MS_TRY(v, to_bool(option, key, value));
+      w.fsdp_prefetch = v;
+    } else if (key == "reshard_after_forward") {
+      // torchtitan's policy names, and FSDP2's booleans for always/never.
+      if (value == "default") {
+        w.reshard_after_forward = ReshardAfterForward::torchtitan_default;
+      } else {
+        const bool always = value == "always", never = value == "never";
+        Result<bool> v = always || never ? Result<bool>(always) : to_bool(option, key, value);
+        if (!v) return bad_value(option, key, value, "default, always (true) or never (false)");
+        w.reshard_after_forward = *v ? ReshardAfterForward::always : ReshardAfterForward::never;
+      }
     } else if (key == "schedule") {
       bool known = false;
       for (const Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved, Schedule::zb_h1,
@@ -196,10 +218,18 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
         return unknown_key(option, key,
                            "seq, global_batch, precision, convention, param_dtype, grad_dtype, master, optimizer, "
                            "optimizer_dtype, activation_dtype, zero, recompute, flash, dropout, output_activations, "
-                           "fp32_logits, causal, schedule, cp_comm, runtime_gib, nccl_buffer_mib, nccl_channels, "
-                           "allocator_fraction");
+                           "fp32_logits, causal, schedule, cp_comm, tp_comm_overlap, overlap_grad_reduce, "
+                           "overlap_param_gather, fsdp_prefetch, reshard_after_forward, runtime_gib, "
+                           "nccl_buffer_mib, nccl_channels, allocator_fraction");
     }
   }
+  // Megatron-LM refuses --overlap-param-gather without --overlap-grad-reduce
+  // (megatron/training/arguments.py, validate_args); so do we.
+  if (w.overlap_param_gather && !w.overlap_grad_reduce)
+    return make_error(ErrorCode::invalid_argument,
+                      "overlap_param_gather needs overlap_grad_reduce (Megatron-LM: \"Must use "
+                      "--overlap-param-gather with --overlap-grad-reduce\")",
+                      option + " overlap_param_gather");
   return w;
 }
 
@@ -290,6 +320,11 @@ KeyValues training_to_keys(const TrainingWorkload& w) {
                     {"flash", w.flash_attention ? "true" : "false"},
                     {"schedule", std::string(schedule_name(w.schedule))},
                     {"cp_comm", w.cp_all_to_all ? "a2a" : "p2p"},
+                    {"tp_comm_overlap", w.tp_comm_overlap ? "true" : "false"},
+                    {"overlap_grad_reduce", w.overlap_grad_reduce ? "true" : "false"},
+                    {"overlap_param_gather", w.overlap_param_gather ? "true" : "false"},
+                    {"fsdp_prefetch", w.fsdp_prefetch ? "true" : "false"},
+                    {"reshard_after_forward", std::string(reshard_after_forward_name(w.reshard_after_forward))},
                     {"runtime_gib", fmt_double(w.runtime.runtime_bytes / kGiB)},
                     {"allocator_fraction", fmt_double(w.runtime.allocator_fraction)}};
   if (w.dropout) keys.emplace_back("dropout", *w.dropout ? "true" : "false");

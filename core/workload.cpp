@@ -75,4 +75,29 @@ std::string_view optimizer_name(Optimizer optimizer) {
   return optimizer == Optimizer::adam ? "adam" : "sgd";
 }
 
+std::string_view reshard_after_forward_name(ReshardAfterForward policy) {
+  switch (policy) {
+    case ReshardAfterForward::torchtitan_default:
+      return "default";
+    case ReshardAfterForward::always:
+      return "always";
+    case ReshardAfterForward::never:
+      return "never";
+  }
+  return "?";
+}
+
+bool reshards_after_forward(ReshardAfterForward policy, bool pipeline_parallel, bool last_block) {
+  // torchtitan apply_fsdp: "default" is `False` with PP, else `layer_id < len(layers) - 1`.
+  switch (policy) {
+    case ReshardAfterForward::always:
+      return true;
+    case ReshardAfterForward::never:
+      return false;
+    case ReshardAfterForward::torchtitan_default:
+      return !pipeline_parallel && !last_block;
+  }
+  return true;
+}
+
 }  // namespace meshscope

@@ -14,6 +14,12 @@ enum class RecomputeMode { none, selective, full, layers };
 // The pipeline schedule a training run uses (for the activations it holds and, in estimate, its
 // timing); the simulator's names and sources are in core/schedule/schedule.hpp.
 enum class Schedule { gpipe, one_f_one_b, interleaved, zb_h1, zb_h2, dualpipe };
+// FSDP's reshard_after_forward per transformer block, as torchtitan's
+// parallelism.fsdp_reshard_after_forward names it (torchtitan/models/llama3/infra/parallelize.py,
+// apply_fsdp): "default" frees a block's gathered parameters after its forward except the last
+// block's (FSDP prefetches it for the backward at once), and frees none when pipeline parallelism
+// is on ("to avoid per-microbatch all-gathers"); "always" and "never" as they say.
+enum class ReshardAfterForward { torchtitan_default, always, never };
 
 // Assumptions about the runtime that no formula gives; every one is overridable.
 struct RuntimeAssumptions {
@@ -51,6 +57,14 @@ struct TrainingWorkload {
   // Context parallelism's communication: ring exchange of K/V (Megatron-Core "p2p", ring
   // attention) or all-to-all of Q/K/V and the output over heads (DeepSpeed-Ulysses, "a2a").
   bool cp_all_to_all = false;
+  // Framework overlaps (docs/cli.md and docs/estimate.md §2 give each one's rule). Megatron-LM's
+  // flags are off unless given (megatron/core/distributed/distributed_data_parallel_config.py,
+  // megatron/training/arguments.py); the FSDP ones (zero=3) have FSDP2/torchtitan's defaults.
+  bool tp_comm_overlap = false;       // --tp-comm-overlap: TE userbuffers, TP collectives in chunks under the GEMMs
+  bool overlap_grad_reduce = false;   // --overlap-grad-reduce: bucketed gradient reduction under the backward
+  bool overlap_param_gather = false;  // --overlap-param-gather: the distributed optimizer's gather under the forward
+  bool fsdp_prefetch = true;          // FSDP2: the next block's all-gather issued under this block's compute
+  ReshardAfterForward reshard_after_forward = ReshardAfterForward::torchtitan_default;
   std::string convention = "megatron-distopt";  // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 
@@ -86,5 +100,8 @@ struct ServingWorkload {
 [[nodiscard]] std::string_view recompute_name(RecomputeMode mode);
 [[nodiscard]] std::string_view schedule_name(Schedule schedule);
 [[nodiscard]] std::string_view optimizer_name(Optimizer optimizer);
+[[nodiscard]] std::string_view reshard_after_forward_name(ReshardAfterForward policy);
+// Whether FSDP gathers a block's parameters again for its backward (torchtitan's policies above).
+[[nodiscard]] bool reshards_after_forward(ReshardAfterForward policy, bool pipeline_parallel, bool last_block);
 
 }  // namespace meshscope

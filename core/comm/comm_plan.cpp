@@ -135,13 +135,17 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
       // ZeRO-3 / FSDP: parameters gathered per layer in forward and again in backward, gradients
       // reduce-scattered per layer, every micro-batch (ZeRO §5.3; PyTorch FSDP, Zhao et al. 2023).
       const double per_layer = std::max(layers, 1.0);
-      // Forward and backward each gather a layer's parameters; full recompute gathers them once
-      // more for the recomputed forward.
-      const double gathers = w.recompute == RecomputeMode::full ? 3.0 : 2.0;
+      // Forward gathers each layer's parameters; the backward gathers them again where the layer
+      // was resharded after forward (torchtitan's policy: workload.hpp ReshardAfterForward), and
+      // full recompute once more for the recomputed forward.
+      double backward_gathers = 0;
+      for (int64_t i = 0; i < stage.layers; ++i)
+        if (reshards_after_forward(w.reshard_after_forward, l.pp > 1, stage.first_layer + i == m.num_layers - 1))
+          backward_gathers += w.recompute == RecomputeMode::full ? 2.0 : 1.0;
       spec.collectives.push_back(planned(CollectiveOp::all_gather,
                                          "parameter all-gather (forward, backward and recompute, per layer)",
                                          "Rajbhandari et al. SC20 ZeRO §5.3; Zhao et al. 2023 PyTorch FSDP",
-                                         gathers * per_layer * micro_batches, params / per_layer));
+                                         (per_layer + backward_gathers) * micro_batches, params / per_layer));
       spec.collectives.push_back(planned(CollectiveOp::reduce_scatter, "gradient reduce-scatter (per layer)",
                                          "Rajbhandari et al. SC20 ZeRO §5.3; Zhao et al. 2023 PyTorch FSDP",
                                          per_layer * micro_batches, grads / per_layer));

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/catalogue.hpp"
+#include "core/estimate/overlap.hpp"
 #include "core/flops.hpp"
 #include "core/memory.hpp"
 
@@ -93,12 +94,29 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   const AxisComm* pp = find_axis(est.comm, MeshAxis::pp);
   const AxisComm* dp = find_axis(est.comm, MeshAxis::dp);
   // TP: two collectives (or two all-gather + reduce-scatter pairs with SP) per layer forward,
-  // the same in backward (SC21 §3.2); exposed unless TP-overlap is on.
+  // the same in backward (SC21 §3.2), all exposed; with tp_comm_overlap (Megatron
+  // --tp-comm-overlap, which asserts --sequence-parallel in megatron/training/arguments.py) each
+  // runs in chunks under its GEMM as Transformer Engine's userbuffers do, and what costs the step
+  // is the exposed remainder plus the GEMMs' slowdown on the SMs the communication kernels take
+  // (core/estimate/overlap.hpp).
   const double tp_layer =
-      options.tp_comm_overlap
-          ? 0.0
-          : (l.sp ? 2 * (call_time(tp, CollectiveOp::all_gather) + call_time(tp, CollectiveOp::reduce_scatter))
-                  : 2 * call_time(tp, CollectiveOp::all_reduce));
+      l.sp ? 2 * (call_time(tp, CollectiveOp::all_gather) + call_time(tp, CollectiveOp::reduce_scatter))
+           : 2 * call_time(tp, CollectiveOp::all_reduce);
+  const bool tp_overlap = w.tp_comm_overlap && tp != nullptr && l.tp > 1 && l.sp;
+  const double sms = streaming_multiprocessors(gpu);
+  TpLayerCost tp_dense{tp_layer, tp_layer}, tp_moe = tp_dense;  // per pass
+  if (tp_overlap) {
+    const auto overlapped = [&](int64_t layer) {
+      return tp_overlapped_layer(tp_overlap_gemms(layer_operations(context, layer)),
+                                 call_time(tp, CollectiveOp::all_gather), call_time(tp, CollectiveOp::reduce_scatter),
+                                 l.tp, sms);
+    };
+    int64_t first_dense = 0, first_moe = 0;
+    while (first_dense < m.num_layers && m.is_moe_layer(first_dense)) ++first_dense;
+    while (first_moe < m.num_layers && !m.is_moe_layer(first_moe)) ++first_moe;
+    if (first_dense < m.num_layers) tp_dense = overlapped(first_dense);
+    if (first_moe < m.num_layers) tp_moe = overlapped(first_moe);
+  }
   const auto stage_layers = layers_per_stage(m, l);
   double cp_layer_forward = 0, cp_layer_backward = 0;
   if (cp != nullptr) {
@@ -156,7 +174,8 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       // Exposed communication: CP's ring exchange overlaps the attention it feeds; EP's
       // all-to-alls are exposed (two in forward, two in backward); a recomputed layer repeats
       // its forward TP and EP communication.
-      const double tp_recompute = recomputed ? tp_layer : 0.0;
+      const TpLayerCost& tp_cost = m.is_moe_layer(layer) ? tp_moe : tp_dense;
+      const double tp_recompute = recomputed ? tp_cost.forward_s : 0.0;
       const double cp_forward = std::max(0.0, cp_layer_forward - t.forward_s * 0.5);
       const double cp_backward = std::max(0.0, cp_layer_backward - t.backward_input_s * 0.5);
       const double ep_each = m.is_moe_layer(layer) ? 2 * ep_call : 0.0;
@@ -165,10 +184,10 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       const double ep_forward = dualpipe ? std::max(0.0, ep_each - t.backward_input_s - t.backward_weight_s) : ep_each;
       const double ep_backward = dualpipe ? std::max(0.0, ep_each - t.forward_s) : ep_each;
       const double ep_recompute = recomputed ? ep_forward : 0.0;
-      t.forward_s += tp_layer + cp_forward + ep_forward;
-      t.backward_input_s += tp_layer + cp_backward + ep_backward;
+      t.forward_s += tp_cost.forward_s + cp_forward + ep_forward;
+      t.backward_input_s += tp_cost.backward_s + cp_backward + ep_backward;
       t.recompute_s += tp_recompute + ep_recompute;
-      sw.tp_s += 2 * tp_layer + tp_recompute;
+      sw.tp_s += tp_cost.forward_s + tp_cost.backward_s + tp_recompute;
       sw.cp_s += cp_forward + cp_backward;
       sw.ep_s += ep_forward + ep_backward + ep_recompute;
       chunk += t;
@@ -212,34 +231,51 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   est.pipeline_schedule = input.schedule;
   est.bubble_fraction = schedule.bubble_fraction;
 
-  // Data parallelism: the gradient reduction overlaps the backward pass bucket by bucket
-  // (PyTorch DDP, Megatron --overlap-grad-reduce); what the last micro-batch's backward cannot
-  // hide, and the last bucket, stay exposed. Without overlap all of it is exposed.
-  double dp_total = 0, dp_last_buckets = 0;
+  // Data parallelism (ZeRO 0–2, Megatron DDP and distributed optimizer,
+  // megatron/core/distributed/distributed_data_parallel.py and param_and_grad_buffer.py): the
+  // gradients reduce bucket by bucket; with overlap_grad_reduce each bucket's all-reduce or
+  // reduce-scatter starts as the last micro-batch's backward completes its gradients, so what
+  // that backward cannot hide, and at least the last bucket, is exposed; without it
+  // finish_grad_sync reduces them all after the backward. The distributed optimizer's parameter
+  // all-gather runs after the optimizer step (start_param_sync(force_sync)), exposed; with
+  // overlap_param_gather it is dispatched asynchronously and each bucket is waited for in the
+  // forward pre-hook of its first module, which dispatches the next: what the first
+  // micro-batch's forward cannot hide, and at least the first bucket, is exposed.
+  double grad_total = 0, grad_bucket = 0, gather_total = 0, gather_bucket = 0;
   if (dp != nullptr) {
     for (const auto& c : dp->collectives) {
-      dp_total += c.time_per_step_s();
-      dp_last_buckets += c.time_s;
+      const bool gather = c.op == CollectiveOp::all_gather;
+      (gather ? gather_total : grad_total) += c.time_per_step_s();
+      (gather ? gather_bucket : grad_bucket) += c.time_s;
     }
   }
   const StageParams first_stage = stage_params(m, l, 0);
-  double dp_exposed = dp_total;
-  if (options.overlap_grad_reduce && dp != nullptr) {
-    const double window = costs.front().backward_input_s + costs.front().backward_weight_s;
-    dp_exposed = std::max(dp_last_buckets, dp_total - window);
-    if (w.zero_stage >= 3) {
-      // FSDP/ZeRO-3 prefetches the next layer's parameters while this layer computes: per layer
-      // and micro-batch, only the communication that exceeds the layer's compute is exposed, plus
-      // the first gather and the last reduce-scatter.
-      const double layers_on_stage = static_cast<double>(std::max<int64_t>(stage_layers.front(), 1));
-      const double per_layer_compute =
-          (costs.front().forward_s + costs.front().backward_input_s + costs.front().backward_weight_s) /
-          layers_on_stage;
-      const double per_layer_comm = dp_total / (static_cast<double>(micro_batches) * layers_on_stage);
-      dp_exposed =
-          static_cast<double>(micro_batches) * layers_on_stage * std::max(0.0, per_layer_comm - per_layer_compute) +
-          dp_last_buckets;
+  const bool has_dp = dp != nullptr && l.dp * l.cp > 1;
+  const bool distributed_optimizer = w.zero_stage == 1 || w.zero_stage == 2;
+  const bool grad_overlap = has_dp && w.zero_stage < 3 && w.overlap_grad_reduce;
+  const bool gather_overlap = has_dp && distributed_optimizer && w.overlap_param_gather;
+  double dp_exposed = grad_total + gather_total;
+  if (has_dp && w.zero_stage < 3) {
+    const double backward_window = costs.front().backward_input_s + costs.front().backward_weight_s;
+    dp_exposed =
+        (grad_overlap ? bucketed_exposed_s(grad_total, grad_bucket, backward_window) : grad_total) +
+        (gather_overlap ? bucketed_exposed_s(gather_total, gather_bucket, costs.front().forward_s) : gather_total);
+  } else if (has_dp) {
+    // FSDP (ZeRO-3): per block and micro-batch, under the block's own compute (overlap.hpp).
+    const double layers_on_stage = static_cast<double>(std::max<int64_t>(stage_layers.front(), 1));
+    const double blocks = static_cast<double>(micro_batches) * layers_on_stage;
+    FsdpBlock block;
+    double gathers = 0, reduce_scatters = 0;  // per step: the plan's, for its busiest stage
+    for (const auto& c : dp->collectives) {
+      (c.op == CollectiveOp::all_gather ? block.all_gather_s : block.reduce_scatter_s) = c.time_s;
+      (c.op == CollectiveOp::all_gather ? gathers : reduce_scatters) += c.count_per_step;
     }
+    // One reduce-scatter per block and micro-batch: the gathers beyond the forward's one are the
+    // backward's (and the recompute's) re-gathers.
+    block.backward_gathers = reduce_scatters > 0 ? std::max(0.0, gathers / reduce_scatters - 1.0) : 0.0;
+    block.forward_compute_s = costs.front().forward_s / layers_on_stage;
+    block.backward_compute_s = (costs.front().backward_input_s + costs.front().backward_weight_s) / layers_on_stage;
+    dp_exposed = std::min(grad_total + gather_total, fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
   }
   const double optimizer = optimizer_step_s(context, first_stage.total(), l.shard_group() * l.cp);
 
@@ -308,18 +344,58 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                               optimizer_step_bytes(context, first_stage.total(), l.shard_group() * l.cp), optimizer,
                               0.0, 0.0, false});
   }
+  // The overlap keys as they applied (or why they did not) to this layout.
+  std::string tp_assumption = "TP communication exposed: on the critical path of every layer";
+  if (w.tp_comm_overlap && l.tp > 1 && !l.sp)
+    tp_assumption += " (tp_comm_overlap not applied: Megatron-LM allows it only with sequence parallelism, sp=true)";
+  if (tp_overlap)
+    tp_assumption =
+        "tp_comm_overlap: TP all-gathers and reduce-scatters in chunks under their GEMMs (Transformer Engine "
+        "userbuffers: ring-exchange all-gathers, 4-split pipelined reduce-scatters, bulk in the weight gradients); "
+        "the exposed remainder and the GEMMs' slowdown on the 16 SMs the pipelined and bulk kernels take are "
+        "counted as TP" +
+        (sms > 0 ? format(" (%.0f SMs per GPU)", sms) : std::string(" (SM count unknown: not charged)")) +
+        (m.is_moe() ? "; MoE experts' collectives stay exposed (grouped GEMMs outside the userbuffers)" : "");
+  std::string dp_assumption;
+  if (!has_dp) {
+    dp_assumption = "no data-parallel communication (DP × CP = 1)";
+  } else if (w.zero_stage >= 3) {
+    dp_assumption = std::string("FSDP (ZeRO-3): reduce-scatters under the previous block's backward; ") +
+                    (w.fsdp_prefetch ? "the next block's all-gather prefetched under this block's compute"
+                                     : "no prefetch: every all-gather waits") +
+                    "; reshard_after_forward=" + std::string(reshard_after_forward_name(w.reshard_after_forward)) +
+                    (w.reshard_after_forward == ReshardAfterForward::torchtitan_default
+                         ? (l.pp > 1 ? " (torchtitan with PP: not resharded, no backward all-gathers)"
+                                     : " (torchtitan: every block but the last re-gathered for the backward)")
+                         : "");
+    if (w.overlap_grad_reduce || w.overlap_param_gather)
+      dp_assumption += "; overlap_grad_reduce/overlap_param_gather are Megatron DDP keys: not applied under FSDP";
+  } else {
+    dp_assumption = grad_overlap ? "overlap_grad_reduce: DP gradient reduction bucket by bucket under the last "
+                                   "micro-batch's backward; the last bucket is exposed"
+                                 : "DP gradient reduction after the backward pass, fully exposed (overlap_grad_reduce "
+                                   "off)";
+    if (distributed_optimizer)
+      dp_assumption += gather_overlap ? "; overlap_param_gather: the parameter all-gather bucket by bucket under the "
+                                        "next step's first forward; the first bucket is exposed"
+                                      : "; parameter all-gather after the optimizer step, fully exposed "
+                                        "(overlap_param_gather off)";
+    else if (w.overlap_param_gather)
+      dp_assumption += "; overlap_param_gather not applied: no distributed optimizer (zero=0) gathers parameters";
+    if (w.overlap_grad_reduce || w.overlap_param_gather)
+      dp_assumption += "; the SMs of NCCL's kernels under the overlapped compute are not charged";
+  }
+  if (!has_dp && (w.overlap_grad_reduce || w.overlap_param_gather))
+    dp_assumption += ": overlap_grad_reduce/overlap_param_gather have nothing to overlap";
   est.assumptions = {
       std::string("pipeline schedule: ") + std::string(pipeline_schedule_name(input.schedule)) +
           " (event simulation with per-stage forward, input-gradient and weight-gradient times)",
-      options.tp_comm_overlap ? "TP communication overlapped with GEMMs (TP-overlap on): not counted"
-                              : "TP communication exposed: on the critical path of every layer",
+      tp_assumption,
       "CP ring exchange overlaps half of the attention work it feeds; the rest is exposed",
       dualpipe ? "EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's compute "
                  "(DualPipe); what exceeds it is exposed"
                : "EP dispatch/combine all-to-alls exposed (no DualPipe-style overlap)",
-      options.overlap_grad_reduce ? "DP gradient reduction overlaps the last micro-batch's backward bucket by bucket; "
-                                    "the last bucket is exposed"
-                                  : "DP gradient reduction after the backward pass, fully exposed",
+      dp_assumption,
       format("large GEMMs at %.2f of the dense peak (the GPU's measured rate unless --efficiency gemm is set; "
              "lower for small shapes, core/estimate/gemm_rate.hpp)",
              gemm_share_of_peak(gpu, w.compute_dtype, options.efficiency)) +

@@ -18,9 +18,8 @@ struct EstimateOptions {
   AxisOrder order = AxisOrder::megatron;
   // The schedule; by default the workload's (1F1B, or interleaved when vpp > 1).
   std::optional<PipelineSchedule> schedule;
-  bool tp_comm_overlap = false;      // Megatron --tp-comm-overlap (TE userbuffers): TP hidden
-  bool overlap_grad_reduce = true;   // Megatron --overlap-grad-reduce / DDP bucketing
-  bool overlap_param_gather = true;  // Megatron --overlap-param-gather (distributed optimizer)
+  // The frameworks' overlaps (tp_comm_overlap, overlap_grad_reduce, overlap_param_gather,
+  // fsdp_prefetch, reshard_after_forward) are workload keys: TrainingWorkload.
 };
 
 // The busiest stage over one step: parts are disjoint and add up to the step time.

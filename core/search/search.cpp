@@ -8,6 +8,7 @@
 
 #include "core/activations.hpp"
 #include "core/catalogue.hpp"
+#include "core/estimate/overlap.hpp"
 #include "core/flops.hpp"
 #include "core/memory.hpp"
 
@@ -63,6 +64,7 @@ class Evaluator {
       : m_(m), cluster_(c), options_(o), router_(c) {
     auto gpu = find_gpu(c.gpus.empty() ? "" : c.device(c.gpus.front()).gpu_model);
     gpu_ = gpu ? *gpu : *find_gpu("h100-sxm");
+    sms_ = streaming_multiprocessors(gpu_);
     // Per-layer parameters split the way memory.cpp's stage_params() splits them, as prefix sums.
     const auto layers = static_cast<size_t>(m.num_layers);
     split_.assign(layers + 1, 0);
@@ -96,6 +98,20 @@ class Evaluator {
     while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
     return layer_cache_.emplace(key, layer_compute(context, std::min(index, m_.num_layers - 1), false)).first->second;
   }
+
+  // The GEMMs Transformer Engine overlaps the TP collectives with (overlap.hpp), per layer kind,
+  // cached by the same degrees as the layer's compute.
+  const TpOverlapGemms& tp_gemms(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
+    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch, l.etp, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+    auto it = tp_gemm_cache_.find(key);
+    if (it != tp_gemm_cache_.end()) return it->second;
+    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    int64_t index = 0;
+    while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
+    return tp_gemm_cache_.emplace(key, tp_overlap_gemms(layer_operations(context, std::min(index, m_.num_layers - 1))))
+        .first->second;
+  }
+  double sms() const { return sms_; }
 
   const std::pair<WorkTime, WorkTime>& ends(const Layout& l, const TrainingWorkload& w) {
     const uint64_t key = key_of({l.tp, l.cp, l.micro_batch});
@@ -177,6 +193,8 @@ class Evaluator {
   std::vector<double> split_, replicated_, experts_;
   std::vector<int64_t> moe_;
   std::unordered_map<uint64_t, WorkTime> layer_cache_;
+  std::unordered_map<uint64_t, TpOverlapGemms> tp_gemm_cache_;
+  double sms_ = 0;
   std::unordered_map<uint64_t, std::pair<WorkTime, WorkTime>> ends_cache_;
   std::unordered_map<uint64_t, std::pair<double, double>> activation_cache_;
   std::unordered_map<uint64_t, std::pair<GroupPaths, GroupBandwidth>> group_cache_;
@@ -243,11 +261,18 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
   const double hidden_bytes = tokens * static_cast<double>(m.hidden_size) * e;
 
-  // Per-layer communication exposed (as in estimate_step).
-  const double tp_layer = l.tp > 1 ? (l.sp ? 2 * (ev.collective(1, l.tp, CollectiveOp::all_gather, hidden_bytes) +
-                                                  ev.collective(1, l.tp, CollectiveOp::reduce_scatter, hidden_bytes))
-                                           : 2 * ev.collective(1, l.tp, CollectiveOp::all_reduce, hidden_bytes))
-                                   : 0.0;
+  // Per-layer communication exposed (as in estimate_step): TP per pass, all of it, or with
+  // tp_comm_overlap what TE's chunked overlap leaves plus its SM charge (overlap.hpp).
+  const double tp_ag = l.tp > 1 && l.sp ? ev.collective(1, l.tp, CollectiveOp::all_gather, hidden_bytes) : 0.0;
+  const double tp_rs = l.tp > 1 && l.sp ? ev.collective(1, l.tp, CollectiveOp::reduce_scatter, hidden_bytes) : 0.0;
+  const double tp_layer =
+      l.tp > 1 ? (l.sp ? 2 * (tp_ag + tp_rs) : 2 * ev.collective(1, l.tp, CollectiveOp::all_reduce, hidden_bytes))
+               : 0.0;
+  TpLayerCost tp_dense{tp_layer, tp_layer}, tp_moe = tp_dense;
+  if (w.tp_comm_overlap && l.tp > 1 && l.sp) {
+    tp_dense = tp_overlapped_layer(ev.tp_gemms(l, w, false), tp_ag, tp_rs, l.tp, ev.sms());
+    if (m.is_moe()) tp_moe = tp_overlapped_layer(ev.tp_gemms(l, w, true), tp_ag, tp_rs, l.tp, ev.sms());
+  }
   const double ep_layer =
       (m.is_moe() && l.ep > 1)
           ? 2 * ev.collective(l.etp, l.ep, CollectiveOp::all_to_all,
@@ -280,7 +305,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       dualpipe && moe != nullptr ? std::max(0.0, ep_layer - moe->backward_input_s - moe->backward_weight_s) : ep_layer;
   const double ep_backward = dualpipe && moe != nullptr ? std::max(0.0, ep_layer - moe->forward_s) : ep_layer;
   std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
-  double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_stage_work = 0;
+  double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_forward = 0;
   for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {
     const int64_t stage_layers = stage_count(s);
     const int64_t to = from + stage_layers;
@@ -289,12 +314,13 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     auto stage = [&](double WorkTime::*field) {
       return dense_count * dense.*field + (moe != nullptr ? moe_count * moe->*field : 0.0);
     };
-    double f = stage(&WorkTime::forward_s) +
-               static_cast<double>(stage_layers) * (tp_layer + std::max(0.0, cp_forward - 0.5 * dense.forward_s)) +
+    double f = stage(&WorkTime::forward_s) + dense_count * tp_dense.forward_s + moe_count * tp_moe.forward_s +
+               static_cast<double>(stage_layers) * std::max(0.0, cp_forward - 0.5 * dense.forward_s) +
                moe_count * ep_forward;
     double b = stage(&WorkTime::backward_input_s) + stage(&WorkTime::recompute_s) +
-               static_cast<double>(stage_layers) *
-                   (tp_layer + (full ? tp_layer : 0.0) + std::max(0.0, cp_backward - 0.5 * dense.backward_input_s)) +
+               dense_count * (tp_dense.backward_s + (full ? tp_dense.forward_s : 0.0)) +
+               moe_count * (tp_moe.backward_s + (full ? tp_moe.forward_s : 0.0)) +
+               static_cast<double>(stage_layers) * std::max(0.0, cp_backward - 0.5 * dense.backward_input_s) +
                moe_count * ep_backward;
     double wt = stage(&WorkTime::backward_weight_s);
     if (s == 0) {
@@ -306,7 +332,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       b += head.backward_input_s;
       wt += head.backward_weight_s;
     }
-    if (s == 0) first_stage_work = f + b + wt;
+    if (s == 0) first_forward = f;
     // Synchronous pipeline send/recv, as estimate_step (stage_sends); DualPipe's are asynchronous.
     if (!dualpipe) {
       const StageSends sends = stage_sends(s, l.pp, l.vpp);
@@ -351,16 +377,27 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     const double grads = dense_params * dtype_bytes(w.grad_dtype);
     const double params = dense_params * dtype_bytes(w.param_dtype);
     if (w.zero_stage >= 3) {
+      // FSDP per block and micro-batch under the first stage's compute (fsdp_exposed_s, as
+      // estimate_step), with the backward re-gathers of torchtitan's reshard policy.
       const double layer_params = params / static_cast<double>(per_stage);
-      const double ag = ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, layer_params);
-      const double rs =
+      FsdpBlock block;
+      block.all_gather_s = ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, layer_params);
+      block.reduce_scatter_s =
           ev.collective(dp_stride, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage));
-      // The window is the first stage's work per layer, its TP/CP/EP communication included (as
-      // estimate_step).
-      const double per_layer_compute = first_stage_work / static_cast<double>(per_stage);
-      const double gathers = full ? 3.0 : 2.0;  // forward, backward (and recompute) gathers per layer
-      dp_exposed = mb * static_cast<double>(per_stage) * std::max(0.0, gathers * ag + rs - per_layer_compute) + ag + rs;
+      double backward_gathers = 0;
+      for (int64_t i = 0; i < per_stage; ++i)
+        if (reshards_after_forward(w.reshard_after_forward, l.pp > 1, i == m.num_layers - 1))
+          backward_gathers += full ? 2.0 : 1.0;
+      block.backward_gathers = backward_gathers / static_cast<double>(per_stage);
+      block.forward_compute_s = first_forward / static_cast<double>(per_stage);
+      block.backward_compute_s = first_backward / static_cast<double>(per_stage);
+      const double blocks = mb * static_cast<double>(per_stage);
+      dp_exposed = std::min(blocks * ((1 + block.backward_gathers) * block.all_gather_s + block.reduce_scatter_s),
+                            fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
     } else {
+      // Megatron's buckets (as estimate_step): the gradient reduction under the last backward
+      // with overlap_grad_reduce, the distributed optimizer's gather under the first forward with
+      // overlap_param_gather, else after the backward and after the optimizer step.
       const double bucket_params = std::max(bucket_params_default, 1e6 * static_cast<double>(dp_cp));
       const double buckets = std::max(1.0, std::ceil(dense_params / bucket_params));
       const double rs =
@@ -368,7 +405,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                         grads / buckets);
       const double ag =
           w.zero_stage == 0 ? 0.0 : ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, params / buckets);
-      dp_exposed = std::max(rs + ag, buckets * (rs + ag) - first_backward);
+      dp_exposed = (w.overlap_grad_reduce ? bucketed_exposed_s(buckets * rs, rs, first_backward) : buckets * rs) +
+                   (w.overlap_param_gather && w.zero_stage > 0 ? bucketed_exposed_s(buckets * ag, ag, first_forward)
+                                                               : buckets * ag);
     }
   }
   const ComputeContext context{m, w, l, ev.gpu(), efficiency};
@@ -580,85 +619,96 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
                       if (schedule == PipelineSchedule::dualpipe && !dualpipe_fits) continue;  // rejected above
                       for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1);
                            ++sp_variant)
-                        for (const AxisOrder order : space.orders) {
-                          if (order != space.orders.front() && (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 ||
-                                                                cp > 1 || ep > 1 || etp > 1 || tp * pp > per_node)) {
-                            ++result.collapsed;  // the same placement as the first order
-                            continue;
-                          }
-                          c.layout.tp = tp;
-                          c.layout.cp = cp;
-                          c.layout.pp = pp;
-                          c.layout.dp = dp;
-                          c.layout.ep = ep;
-                          c.layout.etp = etp;
-                          c.layout.vpp = vpp;
-                          if (uneven)
-                            c.layout.stage_layers = stage_split;
-                          else
-                            c.layout.stage_layers.clear();
-                          c.layout.micro_batch = mbs;
-                          c.layout.sp = tp > 1 && space.sequence_parallel[sp_variant];
-                          c.workload.recompute = recompute;
-                          c.workload.zero_stage = zero;
-                          c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
-                          c.order = order;
-                          const Score s =
-                              score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
-                          const double capacity = ev.gpu().memory_bytes;
-                          // Memory does not depend on the order: the first order's verdict stands.
-                          if (s.peak_memory_bytes > capacity && order != space.orders.front()) {
-                            ++result.collapsed;
-                            continue;
-                          }
-                          ++result.evaluated;
-                          if (s.peak_memory_bytes > capacity) {
-                            if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
-                            const double overflow = s.peak_memory_bytes - capacity;
-                            result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
-                            if (examples_per_reason > 0 &&
-                                (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
-                                 overflow < nearest_misses.front().example.overflow_bytes)) {
-                              Miss miss;
-                              miss.example.layout = c.layout;
-                              miss.example.recompute = recompute;
-                              miss.example.zero_stage = zero;
-                              miss.example.schedule = c.schedule;
-                              miss.example.scope = RejectedScope::candidate;
-                              miss.example.reason = does_not_fit;
-                              miss.example.peak_memory_bytes = s.peak_memory_bytes;
-                              miss.example.overflow_bytes = overflow;
-                              miss.order = result.evaluated;
-                              if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
-                                std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-                                nearest_misses.pop_back();
-                              }
-                              nearest_misses.push_back(std::move(miss));
-                              std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                        for (size_t overlap_variant = 0;
+                             overlap_variant < std::max<size_t>(space.tp_comm_overlap.size(), 1); ++overlap_variant)
+                          for (const AxisOrder order : space.orders) {
+                            const bool sp_on = tp > 1 && space.sequence_parallel[sp_variant];
+                            const bool tp_overlap =
+                                !space.tp_comm_overlap.empty() && space.tp_comm_overlap[overlap_variant];
+                            if (overlap_variant > 0 && !sp_on) {
+                              ++result.collapsed;  // TE's TP overlap needs TP > 1 with SP: the same layout
+                              continue;
                             }
-                            continue;
+                            if (order != space.orders.front() && (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 ||
+                                                                  cp > 1 || ep > 1 || etp > 1 || tp * pp > per_node)) {
+                              ++result.collapsed;  // the same placement as the first order
+                              continue;
+                            }
+                            c.layout.tp = tp;
+                            c.layout.cp = cp;
+                            c.layout.pp = pp;
+                            c.layout.dp = dp;
+                            c.layout.ep = ep;
+                            c.layout.etp = etp;
+                            c.layout.vpp = vpp;
+                            if (uneven)
+                              c.layout.stage_layers = stage_split;
+                            else
+                              c.layout.stage_layers.clear();
+                            c.layout.micro_batch = mbs;
+                            c.layout.sp = sp_on;
+                            c.workload.tp_comm_overlap = sp_on && tp_overlap;
+                            c.workload.recompute = recompute;
+                            c.workload.zero_stage = zero;
+                            c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
+                            c.order = order;
+                            const Score s =
+                                score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
+                            const double capacity = ev.gpu().memory_bytes;
+                            // Memory does not depend on the order: the first order's verdict stands.
+                            if (s.peak_memory_bytes > capacity && order != space.orders.front()) {
+                              ++result.collapsed;
+                              continue;
+                            }
+                            ++result.evaluated;
+                            if (s.peak_memory_bytes > capacity) {
+                              if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
+                              const double overflow = s.peak_memory_bytes - capacity;
+                              result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
+                              if (examples_per_reason > 0 &&
+                                  (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
+                                   overflow < nearest_misses.front().example.overflow_bytes)) {
+                                Miss miss;
+                                miss.example.layout = c.layout;
+                                miss.example.recompute = recompute;
+                                miss.example.zero_stage = zero;
+                                miss.example.schedule = c.schedule;
+                                miss.example.scope = RejectedScope::candidate;
+                                miss.example.reason = does_not_fit;
+                                miss.example.peak_memory_bytes = s.peak_memory_bytes;
+                                miss.example.overflow_bytes = overflow;
+                                miss.order = result.evaluated;
+                                if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
+                                  std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                                  nearest_misses.pop_back();
+                                }
+                                nearest_misses.push_back(std::move(miss));
+                                std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                              }
+                              continue;
+                            }
+                            ++result.valid;
+                            RankedLayout r;
+                            r.layout = c.layout;
+                            r.recompute = recompute;
+                            r.zero_stage = zero;
+                            r.schedule = c.schedule;
+                            r.order = order;
+                            r.tp_comm_overlap = c.workload.tp_comm_overlap;
+                            r.step_time_s = s.step_time_s;
+                            r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
+                                                     static_cast<double>(base.seq_len) / s.step_time_s /
+                                                     static_cast<double>(gpus);
+                            r.peak_memory_bytes = s.peak_memory_bytes;
+                            r.headroom_bytes = capacity - s.peak_memory_bytes;
+                            r.bubble_fraction = s.bubble_fraction;
+                            r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+                            const double objective = options.objective == RankObjective::throughput ? s.step_time_s
+                                                     : options.objective == RankObjective::memory_headroom
+                                                         ? -r.headroom_bytes
+                                                         : r.cost_per_million_tokens;
+                            ranked.emplace_back(r, objective);
                           }
-                          ++result.valid;
-                          RankedLayout r;
-                          r.layout = c.layout;
-                          r.recompute = recompute;
-                          r.zero_stage = zero;
-                          r.schedule = c.schedule;
-                          r.order = order;
-                          r.step_time_s = s.step_time_s;
-                          r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
-                                                   static_cast<double>(base.seq_len) / s.step_time_s /
-                                                   static_cast<double>(gpus);
-                          r.peak_memory_bytes = s.peak_memory_bytes;
-                          r.headroom_bytes = capacity - s.peak_memory_bytes;
-                          r.bubble_fraction = s.bubble_fraction;
-                          r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
-                          const double objective = options.objective == RankObjective::throughput ? s.step_time_s
-                                                   : options.objective == RankObjective::memory_headroom
-                                                       ? -r.headroom_bytes
-                                                       : r.cost_per_million_tokens;
-                          ranked.emplace_back(r, objective);
-                        }
                     }
                   }
                 }
@@ -682,7 +732,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   auto tie_key = [](const RankedLayout& r) {
     return std::tuple(r.layout.cp, r.layout.tp, r.layout.pp, r.layout.ep, r.layout.vpp, r.layout.micro_batch,
                       static_cast<int>(r.recompute), r.zero_stage, static_cast<int>(r.schedule), r.layout.sp,
-                      static_cast<int>(r.order));
+                      static_cast<int>(r.order), r.tp_comm_overlap);
   };
   const auto better = [&](const auto& a, const auto& b) {
     if (a.second != b.second) return a.second < b.second;
@@ -716,6 +766,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     TrainingWorkload w = base;
     w.recompute = r.recompute;
     w.zero_stage = r.zero_stage;
+    w.tp_comm_overlap = r.tp_comm_overlap;
     EstimateOptions estimate = options.estimate;
     estimate.schedule = r.schedule;
     estimate.order = r.order;

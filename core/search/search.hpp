@@ -1,6 +1,6 @@
 #pragma once
 // Ranked layouts: enumerate every candidate (TP, PP, virtual stages, CP, EP, expert-TP, DP,
-// ZeRO/FSDP stage, micro-batch, recompute, SP, schedule), reject the invalid ones with their
+// ZeRO/FSDP stage, micro-batch, recompute, SP, schedule, TP-overlap), reject the invalid ones with their
 // reason and the ones that do not fit with the amount they exceed, and rank the rest. Candidates
 // are scored with a fast closed-form version of the step model (cached per-layer compute and
 // per-group collective times, closed-form pipeline makespan, no link sharing between groups); the
@@ -29,6 +29,11 @@ struct SearchSpace {
   int64_t max_cp = 16;
   int64_t max_vpp = 8;
   std::vector<bool> sequence_parallel = {true};  // SP variants tried when TP > 1
+  // tp_comm_overlap variants tried where they can differ, TP > 1 with SP (Megatron-LM allows TE's
+  // userbuffer overlap only with SP): the overlap hides TP collectives but slows the GEMMs on the
+  // SMs its kernels take, so either can win. The DP and FSDP overlap keys are the workload's:
+  // turning them on never lengthens the modelled step, so they are not a choice to rank.
+  std::vector<bool> tp_comm_overlap = {false, true};
   // Rank orders tried (placement.hpp). Megatron's tp-pp-dp mapping only differs from its default
   // when there is both a pipeline and data parallelism, and it is meant to keep a pipeline inside
   // a node: it is tried when TP × PP fits in a node, for dense layouts without CP (the fast
@@ -58,6 +63,7 @@ struct RankedLayout {
   int zero_stage = 1;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   AxisOrder order = AxisOrder::megatron;
+  bool tp_comm_overlap = false;  // Megatron --tp-comm-overlap (a search dimension where TP > 1 with SP)
   double step_time_s = 0;
   double tokens_per_s_per_gpu = 0;
   double mfu = 0;

@@ -83,9 +83,9 @@ KorthikantiRow predict_korthikanti(const test::CsvRow& row) {
   for (const auto& p : validate_training_layout(model, w, l, gpus)) problems += p.field + ": " + p.message + "; ";
   INFO(problems);
   REQUIRE(problems.empty());
-  EstimateOptions options;
-  options.overlap_grad_reduce = false;  // DP = 1 in every Table 5 row: nothing to reduce
-  auto e = run(model, w, l, gpus, options);
+  // DP = 1 in every Table 5 row: nothing to reduce (the workload keeps Megatron's default, no
+  // overlap_grad_reduce; §6.3's DP-8 run says "no grad-allreduce overlap").
+  auto e = run(model, w, l, gpus, EstimateOptions{});
   REQUIRE(e);
   return {row.at("model"), std::stod(row.at("value")), *e, l, gpus};
 }
@@ -124,7 +124,7 @@ struct Sc21Row {
   std::string id, model, scheme;
   int64_t gpus = 0;
   double published = 0, predicted = 0;  // TFLOP/s per GPU, Eq. 3
-  double predicted_overlap = 0;         // ZeRO-3 with overlap_grad_reduce on (see below)
+  double predicted_overlap = 0;         // ZeRO-3 with fsdp_prefetch on (see below)
   double published_step_s = 0;          // Eq. 3 FLOPs / (published TFLOP/s × GPUs)
   Layout layout;
   StepEstimate estimate;
@@ -143,19 +143,21 @@ Sc21Row predict_sc21_table2(const test::CsvRow& row) {
   r.published_step_s = flops / (r.published * 1e12 * static_cast<double>(r.gpus));
   const bool zero3 = to_int(row, "zero_stage") == 3;
   // DeepSpeed ZeRO-3 keeps 16-bit gradients (ZeRO §3.1, 2+2+12 bytes); Megatron fp32 main grads.
-  const TrainingWorkload w = workload_of(row, batch, RecomputeMode::full, zero3 ? "zero" : "megatron", zero3 ? 3 : 0);
+  TrainingWorkload w = workload_of(row, batch, RecomputeMode::full, zero3 ? "zero" : "megatron", zero3 ? 3 : 0);
   Layout base;
   base.tp = to_int(row, "tp");
   base.pp = to_int(row, "pp");
   base.dp = to_int(row, "dp");
   base.micro_batch = to_int(row, "micro_batch");
   REQUIRE(base.world_size() == r.gpus);
-  // PTD-P: 2021 Megatron-LM reduces gradients after the backward pass. ZeRO-3: DeepSpeed
-  // prefetches parameters during compute, but with overlap on the core exposes only the last
-  // bucket of a ZeRO-3 step whatever its size (step.cpp), which cannot show a communication-
-  // bound step; the row is predicted with all of it exposed, and the overlapped figure printed.
-  EstimateOptions options;
-  options.overlap_grad_reduce = false;
+  // PTD-P: 2021 Megatron-LM reduces gradients after the backward pass (overlap_grad_reduce off,
+  // the workload's default). ZeRO-3: DeepSpeed prefetches parameters during compute; the paper's
+  // step is flat from 768 to 1,536 GPUs (about 21 GB/s of DP traffic per GPU, docs/estimate.md
+  // §5), which no overlap under the core's faster rings reproduces. The row is predicted with
+  // every all-gather waiting (fsdp_prefetch off), and the prefetched figure printed.
+  w.overlap_grad_reduce = false;
+  w.fsdp_prefetch = !zero3;
+  const EstimateOptions options;
   const auto tflops = [&](const StepEstimate& e) {
     return flops / (e.step_time_s * static_cast<double>(r.gpus)) / 1e12;
   };
@@ -165,9 +167,9 @@ Sc21Row predict_sc21_table2(const test::CsvRow& row) {
     r.layout = base;
     r.estimate = *e;
     r.predicted = tflops(*e);
-    EstimateOptions overlapped = options;
-    overlapped.overlap_grad_reduce = true;
-    auto o = run(model, w, base, r.gpus, overlapped);
+    TrainingWorkload prefetched = w;
+    prefetched.fsdp_prefetch = true;
+    auto o = run(model, prefetched, base, r.gpus, options);
     REQUIRE(o);
     r.predicted_overlap = tflops(*o);
     return r;

@@ -69,6 +69,7 @@ TEST_CASE("search: the fast model's memory equals the memory budget; its time is
     TrainingWorkload w = llama_workload();
     w.recompute = candidate.recompute;
     w.zero_stage = candidate.zero_stage;
+    w.tp_comm_overlap = candidate.tp_comm_overlap;
     w.schedule = training_schedule_of(candidate.schedule);
     INFO(layout_to_keys(candidate.layout).size());
     CHECK_THAT(candidate.peak_memory_bytes,
@@ -115,6 +116,7 @@ TEST_CASE("search: DualPipe candidates agree with the detailed model") {
       TrainingWorkload w = base;
       w.recompute = candidate.recompute;
       w.zero_stage = candidate.zero_stage;
+      w.tp_comm_overlap = candidate.tp_comm_overlap;
       w.schedule = Schedule::dualpipe;
       INFO(k.model << " TP" << candidate.layout.tp << " PP" << candidate.layout.pp << " EP" << candidate.layout.ep
                    << " DP" << candidate.layout.dp << " mbs " << candidate.layout.micro_batch);
@@ -146,7 +148,12 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
   // Known gap: for the 3.6B–39B and 145B rows the model prefers less TP and more PP than the
   // paper's weak-scaling layouts (6–16 % faster by our prediction), although it predicts those
   // layouts' own throughput within 10 % (test_estimate.cpp); 18.4B and 39.1B miss among meshes
-  // too. This test guards the rows that meet the target (printed per row) against regressions.
+  // too. So does 7.5B (#7 among meshes) since the fast model honours overlap_grad_reduce = false
+  // (it used to overlap the DP reduction whatever the setting, unlike estimate_step): 2021
+  // Megatron-LM all-reduced gradients after the backward (Korthikanti et al. §6.3 still ran "no
+  // grad-allreduce overlap"), and the paper's TP4 · DP32 pays 0.36 s of exposed all-reduce a step
+  // against 0.20 s for TP1 · PP2 · DP64. This test guards the rows that meet the target (printed
+  // per row) against regressions.
   int in_top5 = 0, within5 = 0, in_top5_at_dp = 0, in_top5_meshes = 0;
   for (const auto& row : test::read_fidelity_csv("megatron_sc21_table1_weak_scaling.csv")) {
     const int64_t gpus = std::stoll(row.at("num_gpus"));
@@ -155,6 +162,7 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
     TrainingWorkload w = test::korthikanti_workload(2048, std::stoll(row.at("global_batch")), RecomputeMode::full);
     w.compute_dtype = DType::fp16;
     REQUIRE(apply_training_convention(w, "megatron"));
+    w.overlap_grad_reduce = false;  // 2021 Megatron-LM reduced gradients after the backward pass
     auto cluster = generate_cluster("dgx-a100:nodes=" + std::to_string(gpus / 8));
     REQUIRE(cluster);
     SearchOptions options;
@@ -165,7 +173,6 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
     options.space.sequence_parallel = {false};
     options.space.max_cp = 1;
     options.space.orders = {AxisOrder::megatron};  // the tp-pp-dp mapping came later
-    options.estimate.overlap_grad_reduce = false;
     auto r = rank_layouts(m, w, *cluster, options);
     REQUIRE(r);
     REQUIRE_FALSE(r->layouts.empty());
@@ -226,7 +233,7 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
       "the top 5 or within 5 %%; among distinct meshes, %d of 10 in the top 5 or within 5 %%\n",
       in_top5, within5, in_top5_at_dp, in_top5_meshes);
   CHECK(in_top5 >= 5);
-  CHECK(in_top5_meshes >= 8);
+  CHECK(in_top5_meshes >= 7);
 }
 
 TEST_CASE("search: rejected candidates are kept as examples with their reason (TP 16 on 8 KV heads)") {

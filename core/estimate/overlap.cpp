@@ -1,0 +1,123 @@
+#include "core/estimate/overlap.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace meshscope {
+
+TpOverlapGemms tp_overlap_gemms(const std::vector<OperationCost>& operations) {
+  TpOverlapGemms g;
+  bool moe = false;
+  const auto starts = [](const std::string& name, const char* prefix) { return name.rfind(prefix, 0) == 0; };
+  for (const OperationCost& op : operations) {
+    if (starts(op.name, "moe: ")) moe = true;
+    if (starts(op.name, "attention: ")) {
+      // The attention core (FlashAttention or the stored-score kernels) is not a TE linear layer.
+      if (op.name.find("core") != std::string::npos || op.name.find("scores") != std::string::npos) continue;
+      if (op.name.find("output projection") != std::string::npos) {
+        g.proj_fprop_s += op.forward_s;
+        g.proj_dgrad_s += op.backward_input_s;
+      } else {  // QKV, or MLA's q/kv down- and up-projections
+        g.qkv_fprop_s += op.forward_s;
+        g.qkv_wgrad_s += op.backward_weight_s;
+      }
+    } else if (starts(op.name, "mlp: ")) {
+      if (op.name.find("down projection") != std::string::npos || op.name.find("second linear") != std::string::npos) {
+        g.fc2_fprop_s += op.forward_s;
+        g.fc2_dgrad_s += op.backward_input_s;
+      } else {
+        g.fc1_fprop_s += op.forward_s;
+        g.fc1_wgrad_s += op.backward_weight_s;
+      }
+    }
+  }
+  g.mlp_overlapped = !moe;
+  return g;
+}
+
+double tp_overlap_exposed_s(TpOverlapMethod method, double comm_s, double gemm_s, int64_t tp, double sms,
+                            const TpOverlapDefaults& defaults) {
+  // TE transformer_engine/common/comm_gemm_overlap/comm_gemm_overlap.cpp, CommOverlapCore:
+  // _math_sms = set_sm_margin ? sm_count − num_comm_sm : sm_count; the GEMM runs on _math_sms.
+  const auto comm_sms = static_cast<double>(defaults.comm_sms);
+  const double margin_gemm_s = sms > comm_sms ? gemm_s * sms / (sms - comm_sms) : gemm_s;
+  switch (method) {
+    case TpOverlapMethod::ring_exchange: {
+      // CommOverlapP2PBase::split_overlap_ag: tp steps, each a GEMM on one tp-th of the input
+      // while the next tp-th arrives from the ring neighbour (tp − 1 exchanges of comm/(tp − 1)).
+      if (tp < 2) return 0.0;
+      const auto n = static_cast<double>(tp);
+      const double total = gemm_s / n + (n - 1) * std::max(gemm_s / n, comm_s / (n - 1));
+      return total - gemm_s;
+    }
+    case TpOverlapMethod::pipeline: {
+      // CommOverlapBase::split_overlap_rs: k GEMM chunks; chunk i's reduce-scatter runs under
+      // chunk i + 1's GEMM, and the last chunk's after it.
+      const auto k = static_cast<double>(std::max<int64_t>(defaults.pipeline_splits, 1));
+      const double total = margin_gemm_s / k + (k - 1) * std::max(margin_gemm_s / k, comm_s / k) + comm_s / k;
+      return total - gemm_s;
+    }
+    case TpOverlapMethod::bulk:
+      // CommOverlapBase::bulk_overlap: the collective and the GEMM run side by side.
+      return std::max(margin_gemm_s, comm_s) - gemm_s;
+  }
+  return comm_s;
+}
+
+TpLayerCost tp_overlapped_layer(const TpOverlapGemms& g, double all_gather_s, double reduce_scatter_s, int64_t tp,
+                                double sms) {
+  using M = TpOverlapMethod;
+  const auto cost = [&](M method, double comm_s, double gemm_s) {
+    return tp_overlap_exposed_s(method, comm_s, gemm_s, tp, sms);
+  };
+  TpLayerCost c;
+  c.forward_s =
+      cost(M::ring_exchange, all_gather_s, g.qkv_fprop_s) + cost(M::pipeline, reduce_scatter_s, g.proj_fprop_s);
+  c.backward_s = cost(M::ring_exchange, all_gather_s, g.proj_dgrad_s) + cost(M::bulk, reduce_scatter_s, g.qkv_wgrad_s);
+  if (g.mlp_overlapped) {
+    c.forward_s +=
+        cost(M::ring_exchange, all_gather_s, g.fc1_fprop_s) + cost(M::pipeline, reduce_scatter_s, g.fc2_fprop_s);
+    c.backward_s +=
+        cost(M::ring_exchange, all_gather_s, g.fc2_dgrad_s) + cost(M::bulk, reduce_scatter_s, g.fc1_wgrad_s);
+  } else {
+    c.forward_s += all_gather_s + reduce_scatter_s;
+    c.backward_s += all_gather_s + reduce_scatter_s;
+  }
+  return c;
+}
+
+double streaming_multiprocessors(const GpuSpec& gpu) {
+  // SMs (NVIDIA) or compute units (AMD) as the vendors publish them: NVIDIA A100 Tensor Core GPU
+  // Architecture whitepaper (108), NVIDIA H100 Tensor Core GPU Architecture whitepaper (SXM5 132,
+  // PCIe 114; H200 and H800 SXM keep the SXM5 configuration), Blackwell B200 (148, the CUDA
+  // device property), AMD CDNA 3 Instinct MI300 whitepaper (304 CUs, MI325X the same die), NVIDIA
+  // L40S datasheet (142), Ada Lovelace architecture whitepaper (RTX 4090: 128), Volta V100
+  // whitepaper (80).
+  static const std::map<std::string, double> sms = {
+      {"a100-40gb-sxm", 108}, {"a100-80gb-sxm", 108}, {"h100-sxm", 132},     {"h100-pcie", 114}, {"h200-sxm", 132},
+      {"h800-sxm", 132},      {"b200", 148},          {"gb200", 148},        {"mi300x", 304},    {"mi325x", 304},
+      {"l40s", 142},          {"rtx-4090", 128},      {"v100-sxm2-32gb", 80}};
+  const auto it = sms.find(gpu.id);
+  return it == sms.end() ? 0.0 : it->second;
+}
+
+double bucketed_exposed_s(double total_s, double edge_bucket_s, double window_s) {
+  return std::min(total_s, std::max(edge_bucket_s, total_s - window_s));
+}
+
+double fsdp_exposed_s(const FsdpBlock& b, double blocks_per_step, bool prefetch) {
+  const double forward_comm = b.forward_gathers * b.all_gather_s;
+  const double backward_gather = b.backward_gathers * b.all_gather_s;
+  if (!prefetch) {
+    // Every all-gather waits; the reduce-scatters still run under the next block's backward.
+    return blocks_per_step *
+               (forward_comm + backward_gather + std::max(0.0, b.reduce_scatter_s - b.backward_compute_s)) +
+           b.reduce_scatter_s;
+  }
+  const double forward = std::max(0.0, forward_comm - b.forward_compute_s);
+  const double backward = std::max(0.0, backward_gather + b.reduce_scatter_s - b.backward_compute_s);
+  return blocks_per_step * (forward + backward) + b.all_gather_s + b.reduce_scatter_s;
+}
+
+}  // namespace meshscope

@@ -1,0 +1,89 @@
+#pragma once
+// The frameworks' communication/computation overlaps, as pure rules shared by estimate_step() and
+// the ranked search's fast model: how much of each collective the compute it is scheduled under
+// hides, and what the overlap itself costs. Each rule names the framework code it follows; the
+// workload keys that switch them are in core/workload.hpp (docs/cli.md, docs/estimate.md §2).
+#include <cstdint>
+#include <vector>
+
+#include "core/estimate/compute.hpp"
+#include "core/hardware.hpp"
+
+namespace meshscope {
+
+// Transformer Engine's userbuffer overlap (Megatron --tp-comm-overlap; TE
+// transformer_engine/pytorch/module/base.py, initialize_ub): which method each GEMM of a
+// transformer layer overlaps its sequence-parallel collective with, and the defaults of
+// get_default_config: "ring_exchange" splits an all-gather into tp point-to-point steps, each
+// under one tp-th of the GEMM, through copy engines (num_sm 1, no SM margin); "pipeline" splits
+// the GEMM into num_splits = 4 chunks and reduce-scatters each chunk under the next one's GEMM
+// (num_sm 16, set_sm_margin: the GEMM runs on the other SMs); "bulk" runs one whole collective
+// under one whole GEMM (num_sm 16, set_sm_margin).
+enum class TpOverlapMethod { ring_exchange, pipeline, bulk };
+struct TpOverlapDefaults {
+  int64_t pipeline_splits = 4;  // get_default_config: num_splits = 4 for "pipeline"
+  int64_t comm_sms = 16;        // get_default_config: num_sm = 16 for "pipeline" and "bulk"
+};
+
+// The GEMMs of one layer, one micro-batch, one rank, that TE pairs with the layer's four forward
+// and four backward sequence-parallel collectives (the core counts an all-gather and a
+// reduce-scatter around attention and around the MLP, in forward and in backward):
+//   forward:  AG → qkv_fprop (ring_exchange), RS → proj_fprop (pipeline),
+//             AG → fc1_fprop (ring_exchange), RS → fc2_fprop (pipeline)
+//   backward: AG → proj_dgrad (ring_exchange), RS → qkv_wgrad (bulk),
+//             AG → fc2_dgrad (ring_exchange), RS → fc1_wgrad (bulk)
+// A MoE layer's experts are grouped GEMMs outside TE's userbuffers: its MLP-side collectives are
+// not overlapped (mlp_overlapped false).
+struct TpOverlapGemms {
+  double qkv_fprop_s = 0, proj_fprop_s = 0, fc1_fprop_s = 0, fc2_fprop_s = 0;
+  double proj_dgrad_s = 0, qkv_wgrad_s = 0, fc2_dgrad_s = 0, fc1_wgrad_s = 0;
+  bool mlp_overlapped = true;
+};
+// From a layer's operations (compute.hpp layer_operations): the attention GEMMs other than the
+// output projection are "qkv", the dense MLP's first GEMM(s) "fc1" and its last "fc2".
+[[nodiscard]] TpOverlapGemms tp_overlap_gemms(const std::vector<OperationCost>& operations);
+
+// Seconds that one collective of `comm_s` costs the step beyond the GEMM of `gemm_s` it overlaps
+// with, by method (the chunked timelines above), plus the GEMM's slowdown on the SMs the
+// communication kernels take when the method sets an SM margin: gemm · sms / (sms − comm_sms).
+[[nodiscard]] double tp_overlap_exposed_s(TpOverlapMethod method, double comm_s, double gemm_s, int64_t tp, double sms,
+                                          const TpOverlapDefaults& defaults = {});
+
+// What TP communication costs one layer, forward and backward, per micro-batch: with the overlap,
+// the exposed remainders and the SM charge of the four collectives of each pass; without it,
+// every collective (tp_layer_exposed below).
+struct TpLayerCost {
+  double forward_s = 0;
+  double backward_s = 0;
+};
+[[nodiscard]] TpLayerCost tp_overlapped_layer(const TpOverlapGemms& gemms, double all_gather_s, double reduce_scatter_s,
+                                              int64_t tp, double sms);
+
+// Streaming multiprocessors (AMD: compute units) of a GPU, from the vendors' datasheets; 0 when
+// unknown (then no SM margin can be charged, and the estimate says so).
+[[nodiscard]] double streaming_multiprocessors(const GpuSpec& gpu);
+
+// Bucketed data-parallel collectives overlapped with a compute window (Megatron-Core
+// megatron/core/distributed/param_and_grad_buffer.py): the buckets are issued one after another
+// as the window's compute makes them ready, so what the window cannot hide is exposed, and at
+// least the bucket issued when the window ends (the last gradient bucket, whose gradients are
+// the backward's last; the first parameter bucket, which the forward's first layer waits for).
+[[nodiscard]] double bucketed_exposed_s(double total_s, double edge_bucket_s, double window_s);
+
+// FSDP (ZeRO-3) per block and micro-batch: the forward all-gather of each block, the backward's
+// re-gather where the block was resharded after forward (and the recompute's, counted by the
+// communication plan), and the gradient reduce-scatter. PyTorch FSDP2 (torch/distributed/fsdp/
+// _fully_shard/_fsdp_param_group.py): reduce-scatters run on their own stream under the next
+// block's backward; with prefetch the next block's all-gather is issued under this block's
+// compute (implicitly in forward, explicitly one block ahead in backward), so per block only what
+// exceeds the compute is exposed, plus the step's first all-gather and last reduce-scatter.
+// Without prefetch every all-gather waits.
+struct FsdpBlock {
+  double forward_gathers = 1;   // all-gathers in forward (1)
+  double backward_gathers = 1;  // re-gathers in backward (0 when not resharded; + recompute's)
+  double all_gather_s = 0, reduce_scatter_s = 0;
+  double forward_compute_s = 0, backward_compute_s = 0;  // the block's compute it runs under
+};
+[[nodiscard]] double fsdp_exposed_s(const FsdpBlock& block, double blocks_per_step, bool prefetch);
+
+}  // namespace meshscope

@@ -19,6 +19,7 @@ json layout_json(const RankedLayout& r) {
   layout["zero"] = r.zero_stage;
   layout["schedule"] = pipeline_schedule_name(r.schedule);
   layout["order"] = axis_order_name(r.order);
+  layout["tp_comm_overlap"] = r.tp_comm_overlap;
   return {{"layout", layout},
           {"step_time_s", r.step_time_s},
           {"tokens_per_s_per_gpu", r.tokens_per_s_per_gpu},
@@ -92,13 +93,14 @@ int cmd_rank(const Args& args) {
   int index = 1;
   for (const auto& r : result->layouts) {
     char layout[160];
-    std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s%s",
+    std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s%s%s",
                   static_cast<long long>(r.layout.tp), static_cast<long long>(r.layout.cp),
                   static_cast<long long>(r.layout.pp), static_cast<long long>(r.layout.vpp),
                   static_cast<long long>(r.layout.dp), static_cast<long long>(r.layout.ep),
                   static_cast<long long>(r.layout.micro_batch), std::string(recompute_name(r.recompute)).c_str(),
                   r.zero_stage, std::string(pipeline_schedule_name(r.schedule)).c_str(),
-                  r.order == AxisOrder::megatron ? "" : (" " + std::string(axis_order_name(r.order))).c_str());
+                  r.order == AxisOrder::megatron ? "" : (" " + std::string(axis_order_name(r.order))).c_str(),
+                  r.tp_comm_overlap ? " tp-overlap" : "");
     std::printf("%4d %-52s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
                 100 * r.mfu, gib(r.peak_memory_bytes).c_str());
   }

@@ -138,6 +138,25 @@ QString MainWindow::explain_html(const Evaluation& e) const {
                  .arg(duration_text(op.forward_s), duration_text(op.backward_input_s),
                       duration_text(op.backward_weight_s));
     out += QStringLiteral("</table>");
+    {
+      // The framework overlap keys as set, with the flag each mirrors (docs/cli.md); how each
+      // applied to this layout is in the assumptions below.
+      const TrainingWorkload& w = e.project.training;
+      const auto on = [this](bool value) { return value ? tr("on") : tr("off"); };
+      const std::pair<QString, QString> keys[] = {
+          {tr("tp_comm_overlap (Megatron --tp-comm-overlap, TE userbuffers)"), on(w.tp_comm_overlap)},
+          {tr("overlap_grad_reduce (Megatron --overlap-grad-reduce)"), on(w.overlap_grad_reduce)},
+          {tr("overlap_param_gather (Megatron --overlap-param-gather)"), on(w.overlap_param_gather)},
+          {tr("fsdp_prefetch (FSDP2, zero=3)"), on(w.fsdp_prefetch)},
+          {tr("reshard_after_forward (torchtitan, zero=3)"),
+           QString::fromStdString(std::string(reshard_after_forward_name(w.reshard_after_forward)))}};
+      out +=
+          tr("<h4>Framework overlap</h4><p>What each collective costs after the compute it runs under "
+             "(docs/estimate.md §2). With TP-overlap the TP term is the exposed remainder plus the GEMMs' "
+             "slowdown on the SMs the communication kernels take.</p><table cellspacing=0 cellpadding=3>");
+      for (const auto& [key, value] : keys) out += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(key, value);
+      out += QStringLiteral("</table>");
+    }
     if (!s.assumptions.empty()) {
       out += tr("<h4>Assumptions</h4><ul>");
       for (const std::string& assumption : s.assumptions) out += QStringLiteral("<li>%1</li>").arg(html(assumption));

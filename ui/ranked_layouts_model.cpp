@@ -85,6 +85,7 @@ QString ranked_layout_text(const RankedLayout& ranked) {
   QString text = layout_summary(ranked.layout) + kSeparator +
                  knobs_text(ranked.layout, ranked.zero_stage, ranked.recompute, ranked.schedule);
   if (ranked.order != AxisOrder::megatron) text += kSeparator + qstring(axis_order_name(ranked.order));
+  if (ranked.tp_comm_overlap) text += kSeparator + QObject::tr("TP-overlap");  // Megatron --tp-comm-overlap
   return text;
 }
 

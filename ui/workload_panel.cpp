@@ -294,10 +294,24 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
   training_form_->setChoices("recompute", {"none", "selective", "full"});
   training_form_->setChoices("schedule", {"1f1b", "gpipe", "interleaved", "zb-h1", "zb-h2", "dualpipe"});
   training_form_->setChoices("cp_comm", {"p2p", "a2a"});
+  training_form_->setChoices("reshard_after_forward", {"default", "always", "never"});
   for (const char* key : {"runtime_gib", "allocator_fraction", "nccl_buffer_mib"}) training_form_->setFreeText(key);
   training_form_->setHelp("convention", tr("Bytes per parameter (docs/conventions.md): sets the dtypes below"));
   training_form_->setHelp("global_batch", tr("Sequences per optimizer step"));
   training_form_->setHelp("zero", tr("0 replicate; 1 optimizer state sharded; 2 + gradients; 3 + parameters (FSDP)"));
+  training_form_->setHelp("tp_comm_overlap",
+                          tr("Megatron --tp-comm-overlap: TP collectives in chunks under the GEMMs (TE userbuffers; "
+                             "needs SP); the SMs the communication kernels take are charged"));
+  training_form_->setHelp("overlap_grad_reduce",
+                          tr("Megatron --overlap-grad-reduce: gradient buckets reduced under the last backward; "
+                             "the last bucket is exposed"));
+  training_form_->setHelp("overlap_param_gather",
+                          tr("Megatron --overlap-param-gather (distributed optimizer, needs overlap_grad_reduce): "
+                             "parameter all-gather under the next forward; the first bucket is exposed"));
+  training_form_->setHelp("fsdp_prefetch", tr("FSDP (zero=3): the next block's all-gather under this block's compute"));
+  training_form_->setHelp("reshard_after_forward",
+                          tr("FSDP (zero=3): re-gather parameters for the backward; torchtitan's default: every block "
+                             "but the last, none with PP"));
   (new QVBoxLayout(training_box_))->addWidget(training_form_);
   connect(training_form_, &KeyForm::edited, this, &WorkloadPanel::on_training);
   outer->addWidget(training_box_);

@@ -1,0 +1,65 @@
+// The frameworks' overlap keys in the GUI: the training form offers each key (built from the
+// same key list as --train and the project file), and the Explain view lists them with the
+// assumptions they produced. Offscreen.
+#include <catch2/catch.hpp>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QTextBrowser>
+
+#include "core/project.hpp"
+#include "qt_catch.hpp"
+#include "ui/main_window.hpp"
+#include "ui/ranked_layouts_model.hpp"
+#include "ui/workload_panel.hpp"
+
+using namespace meshscope;
+
+namespace {
+
+// The training form: the KeyForm that has the "zero" key.
+ui::KeyForm* training_form(const ui::MainWindow& window) {
+  for (ui::KeyForm* form : window.findChildren<ui::KeyForm*>())
+    if (form->editor("zero") != nullptr) return form;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("overlap keys: the training form edits every overlap key; Explain lists them and what they did") {
+  Result<Project> project = default_project();
+  REQUIRE(project);
+  project->training.tp_comm_overlap = true;
+  project->training.overlap_grad_reduce = true;
+  project->training.overlap_param_gather = true;
+  ui::MainWindow window(*project);
+  window.waitForEvaluation();
+  ui::KeyForm* form = training_form(window);
+  REQUIRE(form != nullptr);
+  for (const char* key : {"tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather", "fsdp_prefetch"}) {
+    INFO(key);
+    const auto* check = qobject_cast<QCheckBox*>(form->editor(key));
+    REQUIRE(check != nullptr);
+    CHECK(check->isChecked() == (std::string(key) != "fsdp_prefetch" ? true : project->training.fsdp_prefetch));
+  }
+  const auto* reshard = qobject_cast<QComboBox*>(form->editor("reshard_after_forward"));
+  REQUIRE(reshard != nullptr);
+  CHECK(reshard->currentText() == QStringLiteral("default"));
+  CHECK(reshard->findText(QStringLiteral("never")) >= 0);
+  const QString explain = window.findChild<QTextBrowser*>(QStringLiteral("explain"))->toPlainText();
+  CHECK(explain.contains(QStringLiteral("Framework overlap")));
+  CHECK(explain.contains(QStringLiteral("overlap_param_gather (Megatron --overlap-param-gather)")));
+  // The default project is TP 8 with SP on DGX H100s: TE's overlap applies, with the SMs charged.
+  CHECK(explain.contains(QStringLiteral("tp_comm_overlap: TP all-gathers and reduce-scatters in chunks")));
+  CHECK(explain.contains(QStringLiteral("132 SMs per GPU")));
+  CHECK(explain.contains(QStringLiteral("the first bucket is exposed")));
+}
+
+TEST_CASE("overlap keys: a ranked layout with TP-overlap says so") {
+  RankedLayout ranked;
+  ranked.layout.tp = 8;
+  ranked.layout.sp = true;
+  CHECK_FALSE(ui::ranked_layout_text(ranked).contains(QStringLiteral("TP-overlap")));
+  ranked.tp_comm_overlap = true;
+  CHECK(ui::ranked_layout_text(ranked).contains(QStringLiteral("TP-overlap")));
+}

@@ -87,10 +87,10 @@ CommConstants CommConstants::defaults() {
   // Per-call start-up of the pipelined protocols (LL128, Simple), beyond the tables: from 64 MiB
   // to 256 MiB every nccl-tests collective on 8 × A100 NVSwitch runs 90–150 µs longer than
   // bytes / its own large-message busbw, where the tables give 32–56 µs (the tables rank
-  // algorithms; they are not a stopwatch). 113.6 µs is the minimax fit over the 56 rows ≥ 64 MiB
-  // of the three public A100 sources (superbench's six 8 × A100 SXM4 logs, the 2 × p4de EFA log,
-  // Azure ND A100 v4's curve); the worst rows are then the superbench reduce at 64 MiB (−14.9 %)
-  // and Azure's all-reduce at 128 MiB (+14.9 %), two measurements of the same node class that
+  // algorithms; they are not a stopwatch). 113.6 µs is the minimax fit over the rows ≥ 64 MiB of
+  // the public 8 × A100 NVSwitch sources (superbench's six SXM4 logs, Azure ND A100 v4's curve);
+  // the binding rows are the superbench reduce at 64 MiB (−14.9 %) and Azure's all-reduce at
+  // 128 MiB (+14.9 %), two measurements of the same node class that
   // disagree with each other by 16 % at that size. tests/core/test_collective_fidelity.cpp prints
   // every row. LL gets none: its measured floor (34 µs on 8 × A100 against 7–10 µs in the tables)
   // is the harness's launch cost — nccl-tests -g 8 launches eight kernels from one thread —

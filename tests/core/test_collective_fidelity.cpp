@@ -105,31 +105,6 @@ TEST_CASE("collectives: 8×A100 SXM nccl-tests logs, busbw within 15 % from 64 M
   }
 }
 
-TEST_CASE("collectives: 2 × p4de all-reduce over EFA, busbw within 15 % from 64 MB up") {
-  // aws_2x_p4de.24xlarge_16xA100-80GB_EFA_allreduce.log: 2 nodes of 8 × A100 80 GB on NVSwitch
-  // with 4 × 100 Gb/s EFA each. Modelled as a 2-node DGX A100 whose 8 rails carry 50 Gb/s (the
-  // same 400 Gb/s per node), EFA as an Ethernet transport: aws-ofi-nccl runs NCCL's Simple
-  // protocol only.
-  auto cluster = generate_cluster("dgx-a100:nodes=2,nic_gbps=50");
-  REQUIRE(cluster);
-  for (auto& link : cluster->links)
-    if (is_network_link(link.kind)) link.kind = LinkKind::ethernet;
-  auto log = load_nccl_tests(test::shared_path("data/nccl_tests/aws_2x_p4de.24xlarge_16xA100-80GB_EFA_allreduce.log"),
-                             CollectiveOp::all_reduce);
-  REQUIRE(log);
-  const auto rows = compare(*cluster, *log, 16);
-  report("p4de all-reduce", rows);
-  int checked = 0;
-  for (const auto& r : rows) {
-    if (r.bytes < kLarge) continue;
-    INFO(r.bytes << " B: measured " << r.measured_busbw / 1e9 << " GB/s, predicted " << r.predicted_busbw / 1e9);
-    CHECK(std::abs(r.error()) <= 0.15);
-    ++checked;
-  }
-  CHECK(checked >= 4);
-  check_shape(*cluster, CollectiveOp::all_reduce, 16);
-}
-
 TEST_CASE("collectives: Azure ND A100 v4 all-reduce curve (collective_comm_bandwidth.csv)") {
   auto cluster = generate_cluster("dgx-a100:nodes=1");
   REQUIRE(cluster);

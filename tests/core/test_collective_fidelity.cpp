@@ -1,8 +1,10 @@
 // Predicted collective bandwidth against real nccl-tests logs (../shared/data/nccl_tests) and a
 // cloud vendor's published curve (../shared/fidelity/collective_comm_bandwidth.csv).
 #include <catch2/catch.hpp>
+
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -151,10 +153,16 @@ TEST_CASE("collectives: 8×MI300X rccl-tests all-reduce over the xGMI mesh, busb
   const auto bare = compare(*cluster, shared_log("rccl_all_reduce_perf_mi300x_8gpu_amd_acceptance_guide.log"), 8);
   report("mi300x all-reduce", bare);
   CHECK(check_large(bare) == 8);
-  const auto vf = compare(*cluster, shared_log("rccl_all_reduce_perf_mi300x_vf_8gpu_azure_rocm_rccl_issue1562.log"), 8);
+  check_shape(*cluster, CollectiveOp::all_reduce, 8);
+  // A GitHub issue's text, with no licence: in ../shared, not in the tests/data/shared mirror.
+  const std::string vf_file = "rccl_all_reduce_perf_mi300x_vf_8gpu_azure_rocm_rccl_issue1562.log";
+  if (!std::filesystem::exists(test::shared_path("data/nccl_tests/" + vf_file))) {
+    WARN(vf_file << " is not in the mirror (no licence): not compared");
+    return;
+  }
+  const auto vf = compare(*cluster, shared_log(vf_file), 8);
   report("mi300x vf all-reduce", vf);
   CHECK(check_large(vf) == 2);
-  check_shape(*cluster, CollectiveOp::all_reduce, 8);
 }
 
 TEST_CASE("collectives: 8×MI350X rccl-tests all-reduce (published excerpt), busbw within 15 % at 8 GiB") {
@@ -182,6 +190,10 @@ TEST_CASE("collectives: 8×V100 hybrid cube-mesh nccl-tests all-reduce, busbw wi
   options.nvlink_generation = 2;
   options.nvlink = NvlinkModel::direct;
   const std::string file = "nccl_all_reduce_perf_v100_sxm2_8gpu_hybrid_cube_mesh.log";
+  if (!std::filesystem::exists(test::shared_path("data/nccl_tests/" + file))) {
+    WARN(file << " is not in the tests/data/shared mirror (no licence stated): not compared");
+    return;
+  }
   auto cluster = import_node_topology(test::shared_path("data/nccl_tests/" + file), options);
   REQUIRE(cluster);
   REQUIRE(cluster->num_gpus() == 8);

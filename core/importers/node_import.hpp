@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <numeric>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -69,6 +70,18 @@ namespace node_import {
 // The parse error for an XML document that pugixml rejected: its description at "origin:line".
 [[nodiscard]] tl::unexpected<Error> xml_syntax_error(std::string_view text, const std::string& origin,
                                                      const char* description, std::ptrdiff_t offset);
+
+// Disjoint sets of device indices (path halving): the NUMA domains and sockets the text-format
+// importers group devices into.
+struct UnionFind {
+  std::vector<size_t> parent;
+  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), size_t{0}); }
+  size_t find(size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void join(size_t a, size_t b) { parent[find(a)] = find(b); }
+};
 
 struct NvlinkPair {
   int32_t a = 0, b = 0;  // the GPUs' local indices

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <set>
 
@@ -83,16 +82,6 @@ bool is_header(const std::vector<std::string_view>& t) {
 std::string affinity_value(std::string_view token) {
   return token == "N/A" ? std::string() : std::string(token);
 }
-
-struct UnionFind {
-  std::vector<size_t> parent;
-  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), size_t{0}); }
-  size_t find(size_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void join(size_t a, size_t b) { parent[find(a)] = find(b); }
-};
 
 }  // namespace
 
@@ -304,7 +293,7 @@ Result<NodeImport> import_nvidia_smi_topo(std::string_view text, const std::stri
       }
   }
   if (!from_numa && !from_cpu) {
-    UnionFind near(n);
+    node_import::UnionFind near(n);
     for (const size_t a : gpus)
       for (const size_t c : gpus)
         if (within_numa(m.link[a][c])) near.join(a, c);
@@ -320,7 +309,7 @@ Result<NodeImport> import_nvidia_smi_topo(std::string_view text, const std::stri
     }
 
   // PCIe switches: devices that are PIX or PXB to each other share one.
-  UnionFind group(n);
+  node_import::UnionFind group(n);
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j)
       if (m.link[i][j] == SmiLink::pix || m.link[i][j] == SmiLink::pxb) group.join(i, j);

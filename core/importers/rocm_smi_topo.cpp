@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <set>
 
@@ -86,16 +85,6 @@ struct RawTable {
   std::vector<std::vector<std::string>> cells;  // [row][column]
   std::vector<size_t> lines;                    // 0-based line of each row
   bool header_seen = false;
-};
-
-struct UnionFind {
-  std::vector<size_t> parent;
-  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), size_t{0}); }
-  size_t find(size_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void join(size_t a, size_t b) { parent[find(a)] = find(b); }
 };
 
 }  // namespace
@@ -389,7 +378,7 @@ Result<NodeImport> import_rocm_smi_topo(std::string_view text, const std::string
     b.warn(origin,
            std::to_string(disagree) + " GPUs have a Numa Affinity other than their Numa Node: the Numa Node is used");
   if (std::all_of(numa.begin(), numa.end(), [](int32_t v) { return v < 0; })) {
-    UnionFind socket(n);
+    node_import::UnionFind socket(n);
     for (size_t i = 0; i < n; ++i)
       for (size_t j = i + 1; j < n; ++j)
         if (topo.link[i][j] == RocmLink::xgmi || (topo.link[i][j] == RocmLink::pcie && topo.hops[i][j] == 2))

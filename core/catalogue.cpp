@@ -84,6 +84,7 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
         gpu.peak_dense_flops_per_s[key] = value.get<double>() * 1e12;
       gpu.nvlink_bytes_per_s = g.value("nvlink_gb_per_s", 0.0) * 1e9;
       gpu.tdp_watts = g.value("tdp_w", 0.0);
+      gpu.streaming_multiprocessors = g.value("sms", 0.0);
       gpu.source = g.value("source", "");
       gpu.notes = g.value("notes", "");
       if (g.contains("gemm")) {
@@ -120,6 +121,8 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
       }
       if (gpu.memory_bytes <= 0 || gpu.memory_bandwidth_bytes_per_s <= 0)
         return make_error(ErrorCode::invalid_argument, "memory and bandwidth must be positive", where);
+      if (gpu.streaming_multiprocessors < 0)
+        return make_error(ErrorCode::invalid_argument, "sms must not be negative", where + ": sms");
       gpus.push_back(std::move(gpu));
     } catch (const json::exception& e) {
       return make_error(ErrorCode::wrong_type, std::string("bad GPU entry: ") + e.what(), where);

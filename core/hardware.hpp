@@ -42,6 +42,8 @@ struct GpuSpec {
   std::map<std::string, double> peak_dense_flops_per_s;  // "bf16" → FLOP/s, dense (no sparsity)
   double nvlink_bytes_per_s = 0;                         // total bidirectional, as printed
   double tdp_watts = 0;
+  // SMs (NVIDIA) or compute units (AMD), as the vendor publishes them (0: unknown); sms_source.
+  double streaming_multiprocessors = 0;
   std::string source;
   std::string notes;
   GemmRateModel gemm;

@@ -1,7 +1,6 @@
 #include "core/estimate/overlap.hpp"
 
 #include <algorithm>
-#include <map>
 #include <string>
 
 namespace meshscope {
@@ -88,18 +87,7 @@ TpLayerCost tp_overlapped_layer(const TpOverlapGemms& g, double all_gather_s, do
 }
 
 double streaming_multiprocessors(const GpuSpec& gpu) {
-  // SMs (NVIDIA) or compute units (AMD) as the vendors publish them: NVIDIA A100 Tensor Core GPU
-  // Architecture whitepaper (108), NVIDIA H100 Tensor Core GPU Architecture whitepaper (SXM5 132,
-  // PCIe 114; H200 and H800 SXM keep the SXM5 configuration), Blackwell B200 (148, the CUDA
-  // device property), AMD CDNA 3 Instinct MI300 whitepaper (304 CUs, MI325X the same die), NVIDIA
-  // L40S datasheet (142), Ada Lovelace architecture whitepaper (RTX 4090: 128), Volta V100
-  // whitepaper (80).
-  static const std::map<std::string, double> sms = {
-      {"a100-40gb-sxm", 108}, {"a100-80gb-sxm", 108}, {"h100-sxm", 132},     {"h100-pcie", 114}, {"h200-sxm", 132},
-      {"h800-sxm", 132},      {"b200", 148},          {"gb200", 148},        {"mi300x", 304},    {"mi325x", 304},
-      {"l40s", 142},          {"rtx-4090", 128},      {"v100-sxm2-32gb", 80}};
-  const auto it = sms.find(gpu.id);
-  return it == sms.end() ? 0.0 : it->second;
+  return gpu.streaming_multiprocessors;  // the catalogue's "sms", with its source (resources/gpus.json)
 }
 
 double bucketed_exposed_s(double total_s, double edge_bucket_s, double window_s) {

@@ -59,23 +59,23 @@ int64_t total_length(const std::vector<Interval>& merged) {
   return total;
 }
 
-// |a ∩ b| for two merged lists: the time HTA's status sweep spends in state 3 (hta/analyzers/
-// communication_analysis.py, get_comm_comp_overlap).
-int64_t intersection_length(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  int64_t total = 0;
+// a ∩ b of two merged lists; its total_length is the time HTA's status sweep spends in state 3
+// (hta/analyzers/communication_analysis.py, get_comm_comp_overlap).
+std::vector<Interval> intersection_of(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
   size_t i = 0;
   size_t j = 0;
   while (i < a.size() && j < b.size()) {
     const int64_t start = std::max(a[i].start, b[j].start);
     const int64_t end = std::min(a[i].end, b[j].end);
-    if (end > start) total += end - start;
+    if (end > start) out.push_back({start, end});
     if (a[i].end < b[j].end) {
       ++i;
     } else {
       ++j;
     }
   }
-  return total;
+  return out;
 }
 
 struct ClassifiedEvents {
@@ -189,39 +189,6 @@ double us_of_ns(int64_t ns) {
   return static_cast<double>(ns) / 1000.0;
 }
 
-// Union (merge_intervals), in place: sorted, overlapping or touching intervals joined.
-std::vector<Interval> union_of(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval& a, const Interval& b) { return std::tie(a.start, a.end) < std::tie(b.start, b.end); });
-  std::vector<Interval> out;
-  for (const Interval& iv : intervals) {
-    if (!out.empty() && iv.start <= out.back().end) {
-      out.back().end = std::max(out.back().end, iv.end);
-    } else {
-      out.push_back(iv);
-    }
-  }
-  return out;
-}
-
-// a ∩ b of two unions.
-std::vector<Interval> intersection_of(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  std::vector<Interval> out;
-  size_t i = 0;
-  size_t j = 0;
-  while (i < a.size() && j < b.size()) {
-    const int64_t start = std::max(a[i].start, b[j].start);
-    const int64_t end = std::min(a[i].end, b[j].end);
-    if (end > start) out.push_back({start, end});
-    if (a[i].end < b[j].end) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return out;
-}
-
 // |union ∩ [w0, w1]|, and the first start / last end inside the window.
 struct Clipped {
   int64_t length = 0;
@@ -271,9 +238,9 @@ std::vector<DeviceTimeline> device_timelines(const KinetoTrace& trace, const Cla
   for (auto& [device, sets] : raw) {
     DeviceTimeline& t = timelines[device];
     t.device = device;
-    t.all = union_of(std::move(sets[0]));
-    t.compute = union_of(std::move(sets[1]));
-    t.communication = union_of(std::move(sets[2]));
+    t.all = merge_intervals(std::move(sets[0]));
+    t.compute = merge_intervals(std::move(sets[1]));
+    t.communication = merge_intervals(std::move(sets[2]));
     t.overlap = intersection_of(t.communication, t.compute);
     std::sort(t.starts.begin(), t.starts.end());
     std::sort(t.ends.begin(), t.ends.end());
@@ -370,7 +337,8 @@ std::vector<KinetoStepBreakdown> step_breakdowns(const KinetoTrace& trace, const
     l.idle_us = static_cast<double>(kernel_time - total_length(m.all));
     l.compute_us = static_cast<double>(total_length(m.compute));
     l.communication_us = static_cast<double>(communication);
-    l.exposed_communication_us = static_cast<double>(communication - intersection_length(m.communication, m.compute));
+    l.exposed_communication_us =
+        static_cast<double>(communication - total_length(intersection_of(m.communication, m.compute)));
     out.push_back(std::move(b));
   }
   return out;
@@ -665,7 +633,7 @@ void hta_breakdown(const KinetoTrace& trace, const ClassifiedEvents& classes, co
   temporal = temporal_breakdown(merged);
   const int64_t communication = total_length(merged.communication);
   if (!merged.communication.empty() && communication > 0)
-    overlap_pct = 100.0 * static_cast<double>(intersection_length(merged.communication, merged.compute)) /
+    overlap_pct = 100.0 * static_cast<double>(total_length(intersection_of(merged.communication, merged.compute))) /
                   static_cast<double>(communication);
 }
 

@@ -160,6 +160,36 @@ double layer_activation_bytes(const ModelSpec& m, int64_t layer, const Activatio
   return bytes;
 }
 
+OpSacBytes torchtitan_op_sac_layer_bytes(const ModelSpec& m, int64_t layer, const ActivationConfig& c) {
+  if (m.mla.enabled() || m.is_moe_layer(layer))
+    return {layer_activation_bytes(m, layer, c, RecomputeMode::selective), false};
+  const double e = c.element_bytes;
+  const auto h = static_cast<double>(m.hidden_size);
+  // The block's matmuls in call order (torchtitan models/llama3/model.py: Attention.forward calls
+  // wq, wk, wv, then SDPA, then wo; FeedForward.forward is w2(silu(w1(x)) * w3(x))); the policy
+  // saves the 1st, 3rd, 5th, ... of them.
+  std::vector<SavedTensor> mm_outputs = {
+      {"q projection output", e * static_cast<double>(m.q_width()), TensorSplit::tp_split},
+      {"k projection output", e * static_cast<double>(m.kv_width()), TensorSplit::tp_split},
+      {"v projection output", e * static_cast<double>(m.kv_width()), TensorSplit::tp_split},
+      {"output projection output", e * h, TensorSplit::tp_replicated},
+  };
+  const auto f = static_cast<double>(m.ffn_hidden_size);
+  if (m.mlp == MlpKind::gated) {
+    mm_outputs.push_back({"w1 (gate) output", e * f, TensorSplit::tp_split});
+    mm_outputs.push_back({"w3 (up) output", e * f, TensorSplit::tp_split});
+  } else {
+    mm_outputs.push_back({"first linear output", e * f, TensorSplit::tp_split});
+  }
+  mm_outputs.push_back({"w2 (down) output", e * h, TensorSplit::tp_replicated});
+  double bytes = tensor_bytes_on_rank({"block input", e * h, TensorSplit::tp_replicated}, c);
+  for (size_t i = 0; i < mm_outputs.size(); i += 2) bytes += tensor_bytes_on_rank(mm_outputs[i], c);
+  bytes += tensor_bytes_on_rank({"SDPA output", e * static_cast<double>(m.q_width()), TensorSplit::tp_split}, c);
+  bytes += tensor_bytes_on_rank(
+      {"SDPA log-sum-exp (fp32)", kFp32Bytes * static_cast<double>(m.num_heads), TensorSplit::tp_split}, c);
+  return {bytes, true};
+}
+
 double embedding_activation_bytes(const ModelSpec& m, const ActivationConfig& c) {
   if (!c.dropout) return 0.0;
   return tensor_bytes_on_rank(

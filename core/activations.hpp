@@ -50,6 +50,21 @@ struct ActivationConfig {
 [[nodiscard]] double layer_activation_bytes(const ModelSpec& model, int64_t layer, const ActivationConfig& config,
                                             RecomputeMode mode);
 
+// torchtitan's op-level selective activation checkpointing (activation_checkpoint.mode
+// "selective", selective_ac_option "op"; torchtitan/distributed/activation_checkpoint.py,
+// _custom_policy over _save_list): inside each checkpointed transformer block it saves the
+// outputs of aten.mm except every second one (a per-block counter, so of wq, wk, wv, wo, w1, w3,
+// w2 it keeps wq, wv, w1 and w2), and the outputs of the flash/efficient SDPA kernel (the
+// attention output and its fp32 log-sum-exp); everything else is recomputed from the block input,
+// which the non-reentrant checkpoint keeps. MLA and MoE blocks have other matmul sequences: for
+// them this returns the selective inventory (layer_activation_bytes), and says so with false.
+struct OpSacBytes {
+  double bytes = 0;
+  bool modelled = false;  // false: not a dense GQA/MHA block; `bytes` is the selective inventory
+};
+[[nodiscard]] OpSacBytes torchtitan_op_sac_layer_bytes(const ModelSpec& model, int64_t layer,
+                                                       const ActivationConfig& config);
+
 // Extra activations outside the layers (Korthikanti §4.3, Eq. 8 terms): the embedding-dropout
 // mask on the first stage, and final-norm input, head input and logits on the last stage.
 [[nodiscard]] double embedding_activation_bytes(const ModelSpec& model, const ActivationConfig& config);

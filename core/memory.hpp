@@ -40,6 +40,11 @@ struct RankMemory {
   double params_on_rank = 0;           // before ZeRO sharding
   double in_flight_micro_batches = 0;  // training only
   std::vector<MemoryItem> items;       // one per category, in MemoryCategory order
+  // What PyTorch's caching allocator reports for this rank (torch.cuda.max_memory_allocated and
+  // max_memory_reserved): the tensors live at the step's peak, and the blocks it holds then. The
+  // items add up to reserved + NCCL's own buffers + the CUDA context (docs/estimate.md, Memory).
+  double peak_allocated_bytes = 0;
+  double peak_reserved_bytes = 0;
   [[nodiscard]] double total_bytes() const;
   [[nodiscard]] double bytes(MemoryCategory category) const;
 };
@@ -80,8 +85,33 @@ struct ModelStateBytes {
 [[nodiscard]] double training_communication_bytes(const ModelSpec& model, const TrainingWorkload& workload,
                                                   const Layout& layout);
 
+// Which framework's allocations the budget follows beyond the model states and the saved
+// activations: the loss kernel, FSDP's unsharded buffers, the optimizer's temporaries.
+enum class MemoryFramework {
+  generic,    // framework-neutral: Korthikanti's inventory, a 4-byte logits gradient, ZeRO-3's gathered
+              // layer, summed; the layout search's fast model mirrors this one
+  automatic,  // PyTorch FSDP2 as torchtitan applies it for ZeRO stage 3, Megatron-LM otherwise
+  megatron,   // Megatron-LM / Megatron-Core (DDP or the distributed optimizer)
+  fsdp2,      // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard) as torchtitan applies it
+};
+struct FrameworkMemory {
+  MemoryFramework framework = MemoryFramework::generic;
+  // RecomputeMode::selective means torchtitan's op-level SAC (activations.hpp), not Korthikanti's.
+  bool torchtitan_op_sac = false;
+  // Megatron --log-params-norm: calc_params_l2_norm (megatron/training/utils.py) appends
+  // param.data.float() of every parameter to one list for multi_tensor_l2norm, an fp32 copy of
+  // the rank's parameters alive at once after the optimizer step (versions whose distributed
+  // optimizer sets param.main_param reuse the fp32 main copy instead; set false for those).
+  bool megatron_log_params_norm = false;
+  // The first iteration: the optimizer creates its moments at its first step (torch.optim.Adam
+  // _init_group, Apex/TE FusedAdam `if len(state) == 0`), so its forward/backward holds none.
+  bool first_iteration = false;
+};
+[[nodiscard]] MemoryFramework resolved_framework(const FrameworkMemory& framework, const TrainingWorkload& workload);
+
 [[nodiscard]] MemoryBudget training_memory(const ModelSpec& model, const TrainingWorkload& workload,
-                                           const Layout& layout, const GpuSpec& gpu);
+                                           const Layout& layout, const GpuSpec& gpu,
+                                           const FrameworkMemory& framework = {});
 [[nodiscard]] MemoryBudget serving_memory(const ModelSpec& model, const ServingWorkload& workload, const Layout& layout,
                                           const GpuSpec& gpu);
 

@@ -190,6 +190,9 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
     } else if (key == "overlap_param_gather") {
       MS_TRY(v, to_bool(option, key, value));
       w.overlap_param_gather = v;
+    } else if (key == "cuda_graphs") {
+      MS_TRY(v, to_bool(option, key, value));
+      w.cuda_graphs = v;
     } else if (key == "fsdp_prefetch") {
       MS_TRY(v, to_bool(option, key, value));
       w.fsdp_prefetch = v;
@@ -219,7 +222,7 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
                            "seq, global_batch, precision, convention, param_dtype, grad_dtype, master, optimizer, "
                            "optimizer_dtype, activation_dtype, zero, recompute, flash, dropout, output_activations, "
                            "fp32_logits, causal, schedule, cp_comm, tp_comm_overlap, overlap_grad_reduce, "
-                           "overlap_param_gather, fsdp_prefetch, reshard_after_forward, runtime_gib, "
+                           "overlap_param_gather, fsdp_prefetch, reshard_after_forward, cuda_graphs, runtime_gib, "
                            "nccl_buffer_mib, nccl_channels, allocator_fraction");
     }
   }
@@ -325,6 +328,7 @@ KeyValues training_to_keys(const TrainingWorkload& w) {
                     {"overlap_param_gather", w.overlap_param_gather ? "true" : "false"},
                     {"fsdp_prefetch", w.fsdp_prefetch ? "true" : "false"},
                     {"reshard_after_forward", std::string(reshard_after_forward_name(w.reshard_after_forward))},
+                    {"cuda_graphs", w.cuda_graphs ? "true" : "false"},
                     {"runtime_gib", fmt_double(w.runtime.runtime_bytes / kGiB)},
                     {"allocator_fraction", fmt_double(w.runtime.allocator_fraction)}};
   if (w.dropout) keys.emplace_back("dropout", *w.dropout ? "true" : "false");

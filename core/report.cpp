@@ -104,7 +104,9 @@ json estimate_report(const StepEstimate& e) {
                           {"bytes", op.bytes},
                           {"forward_s", op.forward_s},
                           {"backward_input_s", op.backward_input_s},
-                          {"backward_weight_s", op.backward_weight_s}});
+                          {"backward_weight_s", op.backward_weight_s},
+                          {"host_forward_s", op.host_forward_s},
+                          {"host_backward_s", op.host_backward_s}});
   doc["operations"] = operations;
   return doc;
 }

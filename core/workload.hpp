@@ -65,6 +65,9 @@ struct TrainingWorkload {
   bool overlap_param_gather = false;  // --overlap-param-gather: the distributed optimizer's gather under the forward
   bool fsdp_prefetch = true;          // FSDP2: the next block's all-gather issued under this block's compute
   ReshardAfterForward reshard_after_forward = ReshardAfterForward::torchtitan_default;
+  // CUDA graphs (Megatron-LM --cuda-graph-impl / --external-cuda-graph, torch.compile's
+  // reduce-overhead): the captured kernels replay without host dispatch (docs/estimate.md).
+  bool cuda_graphs = false;
   std::string convention = "megatron-distopt";  // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 

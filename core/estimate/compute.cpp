@@ -24,13 +24,16 @@ Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys, Co
     if (key == "attention_backward") field = &e.attention_backward;
     if (key == "attention_unfused") field = &e.attention_unfused;
     if (key == "memory") field = &e.memory;
+    if (key == "host_op_us") field = &e.host_op_us;
+    if (key == "host_kernel_us") field = &e.host_kernel_us;
+    const bool unbounded = field == &e.gemm_half_flops || field == &e.host_op_us || field == &e.host_kernel_us;
     if (field == nullptr)
       return make_error(ErrorCode::invalid_argument,
                         "unknown key \"" + key +
                             "\"; known keys: gemm, gemm_half_flops, attention_forward, attention_backward, "
-                            "attention_unfused, memory",
+                            "attention_unfused, memory, host_op_us, host_kernel_us",
                         "--efficiency");
-    if (!valid || (field != &e.gemm_half_flops && number > 1))
+    if (!valid || (!unbounded && number > 1))
       return make_error(ErrorCode::invalid_argument, "\"" + value + "\" is not valid for " + key,
                         "--efficiency " + key);
     *field = number;
@@ -97,10 +100,13 @@ Rates rates(const ComputeContext& c) {
           c.efficiency};
 }
 
-// Forward GEMMs of one layer as (M, N, K) on one rank.
+// Forward GEMMs of one layer as (M, N, K) on one rank; `count` GEMMs of that shape (a grouped
+// GEMM over the rank's local experts: Transformer Engine's GroupedLinear runs one cuBLAS GEMM per
+// expert, transformer_engine/pytorch/module/grouped_linear.py).
 struct Gemm {
   std::string name;
   double m, n, k;
+  double count = 1;
 };
 
 void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double tp) {
@@ -126,11 +132,26 @@ void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, do
   g.push_back({"attention: output projection", tokens, h, static_cast<double>(m.q_width()) / tp});
 }
 
-void mlp_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double ffn_local, const std::string& prefix) {
+// `groups` GEMMs of `tokens / groups` rows each (the local experts of a grouped GEMM).
+void mlp_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double ffn_local, const std::string& prefix,
+               double groups = 1) {
   const auto h = static_cast<double>(m.hidden_size);
-  g.push_back({prefix + (m.mlp == MlpKind::gated ? "gate and up projections" : "first linear"), tokens,
-               (m.mlp == MlpKind::gated ? 2.0 : 1.0) * ffn_local, h});
-  g.push_back({prefix + (m.mlp == MlpKind::gated ? "down projection" : "second linear"), tokens, h, ffn_local});
+  g.push_back({prefix + (m.mlp == MlpKind::gated ? "gate and up projections" : "first linear"), tokens / groups,
+               (m.mlp == MlpKind::gated ? 2.0 : 1.0) * ffn_local, h, groups});
+  g.push_back({prefix + (m.mlp == MlpKind::gated ? "down projection" : "second linear"), tokens / groups, h, ffn_local,
+               groups});
+}
+
+// Host dispatch of one operation: framework ops issued from Python, each with its launch, and the
+// further kernels an op launches from C++ (ComputeEfficiency::host_op_us and host_kernel_us).
+struct Dispatch {
+  double ops_forward = 0, kernels_forward = 0, ops_backward = 0, kernels_backward = 0;
+};
+
+void set_host_time(OperationCost& op, const Dispatch& d, const ComputeEfficiency& e, bool graphed) {
+  if (graphed) return;  // a CUDA graph replays the kernels without the host (one launch per graph)
+  op.host_forward_s = (d.ops_forward * e.host_op_us + d.kernels_forward * e.host_kernel_us) * 1e-6;
+  op.host_backward_s = (d.ops_backward * e.host_op_us + d.kernels_backward * e.host_kernel_us) * 1e-6;
 }
 
 }  // namespace
@@ -149,13 +170,18 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   std::vector<Gemm> gemms;
   attention_gemms(gemms, m, tokens, tp);
   double ffn_width_elementwise = 0;  // FFN-wide activations touched by element-wise kernels, per token
-  if (m.is_moe_layer(layer)) {
+  const bool moe_layer = m.is_moe_layer(layer);
+  double routed = 0, local_experts = 1;
+  if (moe_layer) {
     const auto k = static_cast<double>(m.moe.top_k);
     gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), h});
-    // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing).
-    const double routed = tokens / sp_div * static_cast<double>(l.etp) * k;
+    // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing),
+    // split over the rank's local experts: one GEMM each (a grouped GEMM).
+    routed = tokens / sp_div * static_cast<double>(l.etp) * k;
+    local_experts =
+        std::max(1.0, static_cast<double>(m.moe.num_experts) / static_cast<double>(std::max<int64_t>(l.ep, 1)));
     const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
-    mlp_gemms(gemms, m, routed, f_local, "moe: experts ");
+    mlp_gemms(gemms, m, routed, f_local, "moe: experts ", local_experts);
     ffn_width_elementwise += routed / tokens * f_local;
     if (m.moe.num_shared_experts > 0) {
       const double shared = static_cast<double>(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size) / tp;
@@ -168,15 +194,26 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     ffn_width_elementwise += f_local;
   }
   std::vector<OperationCost> ops;
-  ops.reserve(gemms.size() + 2);
+  ops.reserve(gemms.size() + 4);
   const bool fp8 = fp8_linears(w);
+  // CUDA graphs (cuda_graphs=1): Megatron-LM captures whole dense layers, and of a dropless MoE
+  // layer the attention part only (the routed token counts are known at run time;
+  // megatron/core/transformer/cuda_graphs.py, --cuda-graph-scope).
+  const bool graphs = w.cuda_graphs;
   double fp8_cast_bytes = 0, fp8_cast_backward_bytes = 0;
   for (const Gemm& g : gemms) {
     // Y = X·W (M×N, inner K); input gradient dX = dY·Wᵀ (M×K, inner N); weight gradient
     // dW = Xᵀ·dY (K×N, inner M): the same FLOPs, different shapes (a small M slows the W-GEMM).
     const bool low = fp8 && g.name != "moe: router";
-    ops.push_back({g.name, 2 * g.m * g.n * g.k, e * (g.m * g.k + g.k * g.n + g.m * g.n), r.gemm_s(g.m, g.n, g.k, low),
-                   r.gemm_s(g.m, g.k, g.n, low), r.gemm_s(g.k, g.n, g.m, low), false});
+    ops.push_back({g.name, 2 * g.count * g.m * g.n * g.k, g.count * e * (g.m * g.k + g.k * g.n + g.m * g.n),
+                   g.count * r.gemm_s(g.m, g.n, g.k, low), g.count * r.gemm_s(g.m, g.k, g.n, low),
+                   g.count * r.gemm_s(g.k, g.n, g.m, low), false});
+    // One module call (an autograd Function) per linear in each pass, launching its GEMMs:
+    // forward `count`, backward the input- and weight-gradient GEMMs of each (2 · count); under
+    // FP8 a cast of its input (forward) and of the output gradient (backward) per GEMM.
+    const bool expert = g.name.rfind("moe: experts", 0) == 0;
+    set_host_time(ops.back(), {1, g.count - 1 + (low ? g.count : 0), 1, 2 * g.count - 1 + (low ? g.count : 0)},
+                  c.efficiency, graphs && !(moe_layer && (expert || g.name == "moe: router")));
     if (low) {
       // Transformer Engine's FP8 GEMMs take FP8 operands in the TN layout (Hopper's FP8 tensor
       // cores), so each one costs memory-bound cast kernels around it: forward, the input is cast
@@ -184,9 +221,35 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
       // transformer_engine/common/transpose/cast_transpose.cu), the weight likewise; backward, the
       // output gradient (read 2, write 1 + 1). The amax of each cast is computed inside the same
       // kernel (delayed scaling), so it adds no traffic.
-      fp8_cast_bytes += 4 * (g.m * g.k + g.k * g.n);
-      fp8_cast_backward_bytes += 4 * g.m * g.n;
+      fp8_cast_bytes += g.count * 4 * (g.m * g.k + g.k * g.n);
+      fp8_cast_backward_bytes += g.count * 4 * g.m * g.n;
     }
+  }
+  if (moe_layer) {
+    const auto experts = static_cast<double>(m.moe.num_experts);
+    // Routing (Megatron-Core megatron/core/transformer/moe/router.py TopKRouter and moe_utils.py
+    // topk_softmax_with_capacity, switch_load_balancing_loss_func): softmax of the fp32 logits
+    // (read, write), top-k (read), the routing map and the probabilities scattered (write 2), the
+    // load-balancing loss's sums (read); about ten ops forward, eight backward.
+    const double routing_bytes = tokens * experts * 4 * 6;
+    ops.push_back({"moe: routing (softmax, top-k, load-balancing loss)", 0.0, routing_bytes, r.memory_s(routing_bytes),
+                   r.memory_s(routing_bytes), 0.0, false});
+    set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, false);
+    // Token dispatch and combine (MoEAlltoAllTokenDispatcher, token_dispatcher.py; permute,
+    // sort_chunks_by_idxs and unpermute in moe_utils.py): permutation 1 gathers each token's k
+    // copies (read and write the routed rows), permutation 2 sorts the received rows by local
+    // expert (read, write; with EP and more than one local expert), and the combine runs both
+    // back (read, write; then read the rows and write the probability-weighted sum per token).
+    // The backward moves the gradients through the same gathers and scatters. Dispatch:
+    // preprocess (token counts, their all-gather and the device-to-host copy of the splits, a
+    // synchronisation), the permutations, the all-to-alls of tokens and probabilities, the
+    // combine: about 22 ops forward, 12 backward.
+    const bool sort = local_experts > 1 && l.ep > 1;
+    const double rows = routed * h * e;
+    const double permute_bytes = (sort ? 7 : 3) * rows + tokens / sp_div * h * e;
+    ops.push_back({"moe: token permutation and unpermutation", 0.0, permute_bytes, r.memory_s(permute_bytes),
+                   r.memory_s(permute_bytes), 0.0, false});
+    set_host_time(ops.back(), {22, 0, 12, 0}, c.efficiency, false);
   }
 
   // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx.
@@ -234,8 +297,16 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   ops.push_back({w.flash_attention ? "attention: core (FlashAttention)" : "attention: scores, softmax, A·V",
                  attention_flops, score_bytes, attention_forward + r.memory_s(score_bytes),
                  attention_backward + r.memory_s(score_backward_bytes), 0.0, true});
+  // FlashAttention: one kernel forward; backward the main kernel and FlashAttention-2's two
+  // helpers (the dO·O row sums before, the dQ conversion after). Unfused: QKᵀ, softmax, dropout,
+  // A·V forward, twice that backward.
+  set_host_time(ops.back(), w.flash_attention ? Dispatch{1, 0, 1, 2} : Dispatch{4, 0, 8, 0}, c.efficiency, graphs);
   ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
                  elementwise_backward, 0.0, false});
+  // Two norms, two residual adds, the activation, RoPE on Q and on K; as many backward, with the
+  // residual branch's gradient accumulations.
+  set_host_time(ops.back(), {7, 0, 9, 0}, c.efficiency, graphs && !moe_layer);
+  // The casts are kernels of the GEMM modules' calls: their host time is counted with the GEMMs.
   if (fp8)
     ops.push_back({"fp8: casts, transposes and amax around the FP8 GEMMs", 0.0, fp8_cast_bytes,
                    r.memory_s(fp8_cast_bytes), r.memory_s(fp8_cast_backward_bytes), 0.0, false});
@@ -244,13 +315,26 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
 
 WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fully) {
   WorkTime t;
-  double selective = 0;
+  double selective = 0, host_forward = 0, host_backward = 0;
   for (const OperationCost& op : layer_operations(c, layer)) {
     t.forward_s += op.forward_s;
     t.backward_input_s += op.backward_input_s;
     t.backward_weight_s += op.backward_weight_s;
     t.forward_flops += op.flops;
+    host_forward += op.host_forward_s;
+    host_backward += op.host_backward_s;
     if (op.recomputed_by_selective) selective += op.forward_s;
+  }
+  // A pass over the layer takes the longer of its GPU work and the host's dispatch of it: the
+  // host runs ahead of the GPU only until a synchronisation, and a dropless MoE layer has one in
+  // every forward (the device-to-host copy of the token splits before the all-to-all,
+  // token_dispatcher.py); for a dense layer the max over one layer equals the max over the
+  // identical layers of a stage. (Host-bound only for small layers or micro-batches.)
+  t.forward_s = std::max(t.forward_s, host_forward);
+  if (const double gpu_backward = t.backward_input_s + t.backward_weight_s;
+      host_backward > gpu_backward && gpu_backward > 0) {
+    t.backward_input_s *= host_backward / gpu_backward;
+    t.backward_weight_s *= host_backward / gpu_backward;
   }
   if (recompute_fully || c.workload.recompute == RecomputeMode::full) {
     t.recompute_s = t.forward_s;

@@ -401,6 +401,16 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
              gemm_share_of_peak(gpu, w.compute_dtype, options.efficiency)) +
           format(", memory-bound kernels at %.2f of HBM bandwidth", options.efficiency.memory),
       "optimizer step memory-bound over the rank's sharded master weights and moments",
+      w.cuda_graphs
+          ? format("host dispatch: CUDA graphs replay the dense layers and the MoE layers' attention; routing, token "
+                   "dispatch and experts issued eagerly (%.0f µs per framework op",
+                   options.efficiency.host_op_us) +
+                format(", %.0f µs per further kernel); a pass over a layer takes the longer of its GPU and host time",
+                       options.efficiency.host_kernel_us)
+          : format("host dispatch (eager PyTorch): %.0f µs per framework op", options.efficiency.host_op_us) +
+                format(", %.0f µs per further kernel an op launches; a pass over a layer takes the longer of its GPU "
+                       "and host time (cuda_graphs=1 removes it)",
+                       options.efficiency.host_kernel_us),
   };
   return est;
 }

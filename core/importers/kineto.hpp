@@ -101,6 +101,7 @@ struct KinetoLaunch {  // the CPU event of a correlation id (earliest one when s
   int64_t correlation = 0;
   double ts_us = 0;
   uint32_t thread = 0;  // index into KinetoTrace::threads
+  double dur_us = 0;    // the launch call's own duration (cudaLaunchKernel, hipLaunchKernel, ...)
 };
 
 struct KinetoCpuCommSpan {  // c10d::*, record_param_comms, nccl:* and gloo:* spans on the CPU
@@ -361,6 +362,17 @@ struct KinetoRunAnalysis {
 // ("rank-3", "rank3", "worker3") or, failing that, its position in the list (a warning says so).
 [[nodiscard]] KinetoRunAnalysis analyze_kineto_run(const std::vector<KinetoTrace>& traces,
                                                    const KinetoAnalysisOptions& options = {});
+
+// How fast the host issued kernels (the host-dispatch costs of docs/estimate.md): on the CPU thread that launched the
+// most kernels, the median interval between consecutive kernel launches and the median launch call. nullopt when no
+// thread launched at least two kernels.
+struct KinetoHostDispatch {
+  std::string thread;  // "pid/tid"
+  int64_t kernels = 0;
+  double median_interval_us = 0;
+  double median_launch_us = 0;
+};
+[[nodiscard]] std::optional<KinetoHostDispatch> kineto_host_dispatch(const KinetoTrace& trace);
 
 // The collective a PyTorch name stands for: "allreduce", "_allgather_base", "reduce_scatter_tensor_coalesced",
 // "c10d::alltoall_base_", "nccl:all_reduce", "gloo:broadcast", "send", "recv" ...; nullopt when it is not one.

@@ -783,4 +783,32 @@ KinetoRunAnalysis analyze_kineto_run(const std::vector<KinetoTrace>& traces, con
   return run;
 }
 
+std::optional<KinetoHostDispatch> kineto_host_dispatch(const KinetoTrace& trace) {
+  std::map<uint32_t, std::vector<const KinetoLaunch*>> by_thread;
+  for (const KinetoDeviceEvent& e : trace.device_events)
+    if (e.activity == KinetoActivity::kernel)
+      if (const KinetoLaunch* launch = find_launch(trace, e.correlation)) by_thread[launch->thread].push_back(launch);
+  const auto busiest = std::max_element(by_thread.begin(), by_thread.end(),
+                                        [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  if (busiest == by_thread.end() || busiest->second.size() < 2) return std::nullopt;
+  std::vector<const KinetoLaunch*> launches = busiest->second;
+  std::sort(launches.begin(), launches.end(),
+            [](const KinetoLaunch* a, const KinetoLaunch* b) { return a->ts_us < b->ts_us; });
+  std::vector<double> intervals, durations;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    durations.push_back(launches[i]->dur_us);
+    if (i > 0) intervals.push_back(launches[i]->ts_us - launches[i - 1]->ts_us);
+  }
+  const auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  KinetoHostDispatch d;
+  d.thread = trace.threads[busiest->first];
+  d.kernels = static_cast<int64_t>(launches.size());
+  d.median_interval_us = median(intervals);
+  d.median_launch_us = median(durations);
+  return d;
+}
+
 }  // namespace meshscope

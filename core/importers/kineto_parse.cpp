@@ -859,7 +859,7 @@ bool TraceReader::finish_event() {
       thread_key_ += '/';
       append_id(thread_key_, e.tid);
       const uint32_t thread = intern(thread_index_, trace_.threads, thread_key_);
-      if (launch) launches_.push_back(KinetoLaunch{*e.correlation, e.ts, thread});
+      if (launch) launches_.push_back(KinetoLaunch{*e.correlation, e.ts, thread, e.dur});
       if (comm)
         trace_.cpu_comm_spans.push_back(KinetoCpuCommSpan{std::string(e.name), thread, e.ts, e.dur, e.collective});
     }

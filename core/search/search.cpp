@@ -90,7 +90,9 @@ class Evaluator {
 
   // Compute of one dense or MoE layer for one micro-batch, cached by the degrees it depends on.
   const WorkTime& layer(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
-    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch, l.etp, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+    // EP sets the local experts of a grouped GEMM (compute.cpp).
+    const uint64_t key =
+        key_of({l.tp, l.cp, l.micro_batch, l.etp, l.ep, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
     auto it = layer_cache_.find(key);
     if (it != layer_cache_.end()) return it->second;
     const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
@@ -102,7 +104,8 @@ class Evaluator {
   // The GEMMs Transformer Engine overlaps the TP collectives with (overlap.hpp), per layer kind,
   // cached by the same degrees as the layer's compute.
   const TpOverlapGemms& tp_gemms(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
-    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch, l.etp, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+    const uint64_t key =
+        key_of({l.tp, l.cp, l.micro_batch, l.etp, l.ep, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
     auto it = tp_gemm_cache_.find(key);
     if (it != tp_gemm_cache_.end()) return it->second;
     const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};

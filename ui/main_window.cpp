@@ -52,6 +52,7 @@
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "ui/comm_table_model.hpp"
+#include "ui/document/project_commands.hpp"
 #include "ui/formatting.hpp"
 #include "ui/layout_compare.hpp"
 #include "ui/main_window_text.hpp"
@@ -60,7 +61,6 @@
 #include "ui/padded_item_delegate.hpp"
 #include "ui/pipeline_chart.hpp"
 #include "ui/profile_view.hpp"
-#include "ui/project_edit.hpp"
 #include "ui/ranked_layouts_model.hpp"
 #include "ui/ranked_layouts_panel.hpp"
 #include "ui/serving_chart.hpp"
@@ -141,13 +141,12 @@ MainWindow::MainWindow(const Project& project, QWidget* parent) : MainWindow(pro
 
 MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
     : QMainWindow(parent),
-      project_(project),
       options_(std::move(options)),
       recovery_(options_.recovery_dir, QCoreApplication::applicationPid()) {
   setObjectName(QStringLiteral("meshscope_main_window"));
   resize(1600, 1000);
   setDockNestingEnabled(true);
-  undo_ = new QUndoStack(this);
+  document_ = new ProjectDocument(project, this);
   evaluator_ = new Evaluator(this);
   connect(evaluator_, &Evaluator::evaluated, this, &MainWindow::show_evaluation);
   connect(evaluator_, &Evaluator::searched, this, &MainWindow::show_search);
@@ -215,9 +214,9 @@ MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
 
   create_docks();
   create_menus();
+  connect(document_, &ProjectDocument::changed, this, &MainWindow::on_document_changed);
   // Undoing or redoing back to the saved state clears the modified mark; anything else sets it.
-  connect(undo_, &QUndoStack::cleanChanged, this, &MainWindow::update_modified);
-  connect(topology_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::update_modified);
+  connect(document_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::update_modified);
   autosave_timer_ = new QTimer(this);
   connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
   setAutosaveInterval(options_.autosave_interval_s);
@@ -226,9 +225,9 @@ MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
-  // The children (the topology editor's undo stack among them) outlive this body: no more marks.
-  disconnect(undo_, nullptr, this, nullptr);
-  disconnect(topology_->undoStack(), nullptr, this, nullptr);
+  // The children (the document and its undo stack among them) outlive this body: no more marks.
+  disconnect(document_, nullptr, this, nullptr);
+  disconnect(document_->undoStack(), nullptr, this, nullptr);
 }
 
 QDockWidget* MainWindow::add_dock(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
@@ -244,25 +243,19 @@ QDockWidget* MainWindow::add_dock(const QString& name, const QString& title, QWi
 
 void MainWindow::create_docks() {
   // Workload (left).
-  workload_ = new WorkloadPanel;
-  connect(workload_, &WorkloadPanel::projectEdited, this, &MainWindow::edit);
+  workload_ = new WorkloadPanel(document_);
   QScrollArea* workload_scroll = scrolled(workload_);
   workload_scroll->setMinimumWidth(330);
   add_dock(QStringLiteral("workload"), tr("Workload"), workload_scroll, Qt::LeftDockWidgetArea);
 
   // Topology (right, the first of the tabbed views): the cluster, editable, and the
   // communication map of the current layout drawn on it.
-  topology_ = new TopologyEditor;
+  // Its edits are steps of the project's history; after each, the drawn cluster is the project's.
+  topology_ = new TopologyEditor(document_->undoStack());
   topology_->setObjectName(QStringLiteral("topology_editor"));
   connect(topology_, &TopologyEditor::clusterChanged, this, [this] {
     if (loading_cluster_) return;  // the editor shows the project's cluster; nothing was edited
-    Project edited = project_;
-    edited.cluster_inline = topology_->cluster();
-    edited.cluster.clear();
-    edited.gpu_count =
-        static_cast<int64_t>(std::count_if(edited.cluster_inline->devices.begin(), edited.cluster_inline->devices.end(),
-                                           [](const Device& device) { return device.kind == DeviceKind::gpu; }));
-    edit(edited);
+    document_->adoptDrawnCluster(topology_->cluster());
   });
   QDockWidget* topology_dock = add_dock(QStringLiteral("topology"), tr("Topology"), topology_, Qt::RightDockWidgetArea);
 
@@ -302,10 +295,9 @@ void MainWindow::create_docks() {
   for (const char* name : {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe"})
     pipeline_schedule_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
   connect(pipeline_schedule_, &QComboBox::activated, this, [this] {
-    Project edited = project_;
     const QString name = pipeline_schedule_->currentData().toString();
-    edited.pipeline_schedule = name.isEmpty() ? std::nullopt : parse_pipeline_schedule(name.toStdString());
-    edit(edited);
+    document_->push(
+        new SetSchedule(document_, name.isEmpty() ? std::nullopt : parse_pipeline_schedule(name.toStdString())));
   });
   pipeline_bar->addWidget(pipeline_schedule_);
   pipeline_bar->addWidget(new QLabel(tr("virtual stages"), pipeline));
@@ -313,9 +305,9 @@ void MainWindow::create_docks() {
   pipeline_vpp_->setRange(1, 64);
   pipeline_vpp_->setKeyboardTracking(false);
   connect(pipeline_vpp_, &QSpinBox::valueChanged, this, [this](int value) {
-    Project edited = project_;
-    edited.layout.vpp = value;
-    edit(edited);
+    Layout layout = project().layout;
+    layout.vpp = value;
+    document_->push(new SetLayout(document_, layout, QStringLiteral("vpp"), QString::number(value)));
   });
   pipeline_bar->addWidget(pipeline_vpp_);
   pipeline_bar->addWidget(new QLabel(tr("micro-batch size"), pipeline));
@@ -323,9 +315,9 @@ void MainWindow::create_docks() {
   pipeline_mbs_->setRange(1, 4096);
   pipeline_mbs_->setKeyboardTracking(false);
   connect(pipeline_mbs_, &QSpinBox::valueChanged, this, [this](int value) {
-    Project edited = project_;
-    edited.layout.micro_batch = value;
-    edit(edited);
+    Layout layout = project().layout;
+    layout.micro_batch = value;
+    document_->push(new SetLayout(document_, layout, QStringLiteral("micro_batch"), QString::number(value)));
   });
   pipeline_bar->addWidget(pipeline_mbs_);
   pipeline_bar->addSpacing(24);
@@ -335,15 +327,8 @@ void MainWindow::create_docks() {
   compare_schedule_->addItem(tr("(none)"), QString());
   for (const char* name : {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe"})
     compare_schedule_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
-  connect(compare_schedule_, &QComboBox::activated, this, [this] {
-    Project edited = project_;
-    const QString name = compare_schedule_->currentData().toString();
-    if (name.isEmpty())
-      edited.view.erase("compare_schedule");
-    else
-      edited.view["compare_schedule"] = name.toStdString();
-    edit(edited);
-  });
+  connect(compare_schedule_, &QComboBox::activated, this,
+          [this] { document_->push(new SetCompareSchedule(document_, compare_schedule_->currentData().toString())); });
   pipeline_bar->addWidget(compare_schedule_);
   pipeline_bar->addStretch(1);
   pipeline_layout->addLayout(pipeline_bar);
@@ -431,15 +416,8 @@ void MainWindow::create_docks() {
   target_bar->addStretch(1);
   serving_layout->addLayout(target_bar);
   for (QSpinBox* spin : {ttft_target_, itl_target_})
-    connect(spin, &QSpinBox::valueChanged, this, [this] {
-      Project edited = project_;
-      edited.view["serving_target"] = {{"ttft_ms", ttft_target_->value()}, {"itl_ms", itl_target_->value()}};
-      project_ = edited;
-      view_modified_ = true;
-      autosave_pending_ = true;
-      update_modified();
-      evaluator_->setServingTarget(serving_target());
-    });
+    connect(spin, &QSpinBox::valueChanged, this,
+            [this] { document_->push(new SetServingTarget(document_, ttft_target_->value(), itl_target_->value())); });
   serving_chart_ = new ServingCurveChart(serving);
   serving_chart_->setObjectName(QStringLiteral("serving_chart"));
   serving_layout->addWidget(serving_chart_, 1);
@@ -464,9 +442,7 @@ void MainWindow::create_docks() {
           tr("Disaggregated prefill/decode layouts are ranked but not yet editable as the current layout."));
       return;
     }
-    Project edited = project_;
-    edited.serving_layout = ranked.layout;
-    edit(edited);
+    document_->push(new SetServingLayout(document_, ranked.layout, {}, {}));
   });
   connect(ranked_, &RankedLayoutsPanel::pinnedChanged, this, [this](const std::vector<RankedLayout>& pinned) {
     pinned_ = pinned;
@@ -499,71 +475,64 @@ void MainWindow::create_docks() {
 }
 
 void MainWindow::setProject(const Project& project) {
-  project_ = project;
-  undo_->clear();  // a new project starts a new history
-  view_modified_ = recovered_unsaved_ = autosave_pending_ = false;
-  setWindowTitle(tr("meshscope \u2014 %1[*]").arg(QString::fromStdString(project_.name)));
+  document_->reset(project);  // a new project starts a new history
+  recovered_unsaved_ = autosave_pending_ = false;
+  setWindowTitle(tr("meshscope \u2014 %1[*]").arg(QString::fromStdString(project.name)));
   update_modified();
-  workload_->setProject(project_);
-  sync_pipeline_controls();
   editor_needs_cluster_ = true;
-  const auto compare = project_.view.find("compare_schedule");
-  compare_schedule_->setCurrentIndex(
-      std::max(0, compare_schedule_->findData(compare != project_.view.end() && compare->is_string()
-                                                  ? QString::fromStdString(compare->get<std::string>())
-                                                  : QString())));
-  applyViewState(project_.view);
-  {
-    const auto target = project_.view.find("serving_target");
-    const bool has = target != project_.view.end() && target->is_object();
-    const QSignalBlocker b1(ttft_target_), b2(itl_target_);
-    // Interactive defaults: first token within 2 s, 50 ms between tokens (20 tokens/s per user).
-    ttft_target_->setValue(has ? target->value("ttft_ms", 2000) : 2000);
-    itl_target_->setValue(has ? target->value("itl_ms", 50) : 50);
-  }
+  applyViewState(project.view);
   evaluator_->setServingTarget(serving_target());
   evaluator_->setDebounceMs(0);
-  evaluator_->request(project_);
+  evaluator_->request(document_->project());
   evaluator_->setDebounceMs(Evaluator::kDefaultDebounceMs);
 }
 
-void MainWindow::sync_pipeline_controls() {
-  const QSignalBlocker b1(pipeline_schedule_), b2(pipeline_vpp_), b3(pipeline_mbs_);
-  const QString schedule =
-      project_.pipeline_schedule
-          ? QString::fromStdString(std::string(pipeline_schedule_name(*project_.pipeline_schedule)))
-          : QString();
-  pipeline_schedule_->setCurrentIndex(std::max(0, pipeline_schedule_->findData(schedule)));
-  pipeline_vpp_->setValue(static_cast<int>(project_.layout.vpp));
-  pipeline_mbs_->setValue(static_cast<int>(project_.layout.micro_batch));
-}
-
-void MainWindow::apply_from_undo(const Project& project) {
-  undoing_ = true;
-  editor_needs_cluster_ = true;  // the cluster may be the one before an import or a generator change
-  edit(project);
-  undoing_ = false;
-}
-
-void MainWindow::edit(const Project& edited) {
-  edit_as(edited, tr("edit"));
-}
-
-void MainWindow::edit_as(const Project& edited, const QString& label) {
-  // Every edit but the topology editor's own (it has its own undo stack) can be undone here.
-  if (!undoing_ && sender() != topology_)
-    undo_->push(new ProjectEdit([this](const Project& p) { apply_from_undo(p); }, project_, edited, label));
-  // A cluster chosen elsewhere (a generator, a sample) replaces the one in the editor once it is
-  // resolved; the editor's own edits are already there.
-  if (sender() != topology_ &&
-      (edited.cluster != project_.cluster || edited.cluster_inline.has_value() != project_.cluster_inline.has_value()))
-    editor_needs_cluster_ = true;
-  project_ = edited;
-  if (sender() != workload_) workload_->setProject(project_);
-  sync_pipeline_controls();
+void MainWindow::on_document_changed(ProjectDocument::Change change) {
+  sync_project_controls();
+  if (change == ProjectDocument::Change::reset) return;  // setProject goes on
   autosave_pending_ = true;
-  update_modified();
-  evaluator_->request(project_);
+  if (change == ProjectDocument::Change::serving_target) {
+    evaluator_->setServingTarget(serving_target());
+    return;
+  }
+  // A cluster chosen elsewhere (a generator, an import, their undo) replaces the one in the
+  // editor: at once when it is drawn (inline), once it is resolved otherwise.
+  if (change == ProjectDocument::Change::cluster) {
+    editor_needs_cluster_ = true;
+    if (project().cluster_inline) load_editor_cluster(*project().cluster_inline, project());
+  }
+  evaluator_->request(project());
+}
+
+void MainWindow::load_editor_cluster(const Cluster& cluster, const Project& project) {
+  editor_needs_cluster_ = false;
+  loading_cluster_ = true;
+  topology_->setCluster(cluster);
+  loading_cluster_ = false;
+  if (const auto state = project.view.find("topology"); state != project.view.end() && state->is_object())
+    topology_->setViewState(*state);
+}
+
+void MainWindow::sync_project_controls() {
+  const Project& p = project();
+  const QSignalBlocker b1(pipeline_schedule_), b2(pipeline_vpp_), b3(pipeline_mbs_), b4(compare_schedule_),
+      b5(ttft_target_), b6(itl_target_);
+  const QString schedule = p.pipeline_schedule
+                               ? QString::fromStdString(std::string(pipeline_schedule_name(*p.pipeline_schedule)))
+                               : QString();
+  pipeline_schedule_->setCurrentIndex(std::max(0, pipeline_schedule_->findData(schedule)));
+  pipeline_vpp_->setValue(static_cast<int>(p.layout.vpp));
+  pipeline_mbs_->setValue(static_cast<int>(p.layout.micro_batch));
+  const auto compare = p.view.find("compare_schedule");
+  compare_schedule_->setCurrentIndex(
+      std::max(0, compare_schedule_->findData(compare != p.view.end() && compare->is_string()
+                                                  ? QString::fromStdString(compare->get<std::string>())
+                                                  : QString())));
+  const auto target = p.view.find("serving_target");
+  const bool has = target != p.view.end() && target->is_object();
+  // Interactive defaults: first token within 2 s, 50 ms between tokens (20 tokens/s per user).
+  ttft_target_->setValue(has ? target->value("ttft_ms", 2000) : 2000);
+  itl_target_->setValue(has ? target->value("itl_ms", 50) : 50);
 }
 
 void MainWindow::show_inline_error(const QString& message) {
@@ -576,7 +545,7 @@ QString MainWindow::inlineError() const {
 }
 
 nlohmann::json MainWindow::viewState() const {
-  nlohmann::json state = project_.view;
+  nlohmann::json state = project().view;
   state["topology"] = topology_->viewState();
   state["docks"] = saveState().toBase64().toStdString();
   for (const auto& [name, dock] : docks_)

@@ -14,6 +14,7 @@
 #include "core/memory.hpp"
 #include "core/project.hpp"
 #include "core/search/search.hpp"
+#include "ui/document/project_document.hpp"
 #include "ui/evaluator.hpp"
 #include "ui/recovery.hpp"
 
@@ -67,7 +68,8 @@ class MainWindow final : public QMainWindow {
   [[nodiscard]] QStringList viewNames() const;
   [[nodiscard]] QWidget* view(const QString& name) const;
 
-  [[nodiscard]] const Project& project() const { return project_; }
+  [[nodiscard]] const Project& project() const { return document_->project(); }
+  [[nodiscard]] ProjectDocument* document() const { return document_; }
   // Replaces the project (as File → Open does) and re-evaluates.
   void setProject(const Project& project);
   // Loads a project file; on error the message is shown inline and the current project is kept.
@@ -76,9 +78,9 @@ class MainWindow final : public QMainWindow {
   // inline. A successful one marks the project clean and removes the recovery file.
   bool saveProject(const QString& path);
 
-  // Unsaved changes: an edit on either undo stack (the project's, the topology editor's) since the
-  // last save or open, a changed serving target, or a project restored from a recovery file. An
-  // undo back to the saved state clears it. The title shows it ([*]).
+  // Unsaved changes: a step on the project's undo stack (workload, layout, topology, serving
+  // target, calibration, ...) since the last save or open, or a project restored from a recovery
+  // file. An undo back to the saved state clears it. The title shows it ([*]).
   [[nodiscard]] bool isModified() const;
   // Before New, Open, Open Recent, a dropped project, Quit and close: "Save changes to X?" (Save /
   // Discard / Cancel) when modified. True when the caller may go on (saved, discarded or clean).
@@ -128,8 +130,8 @@ class MainWindow final : public QMainWindow {
   // compute (gemm_efficiency_hint), and applies it to the project (undoable, saved). Returns the
   // summary, empty on error (shown inline).
   QString calibrateGemmFromTrace();
-  // Project edits (workload, layout, schedule, calibration, imports); the topology editor has its own.
-  [[nodiscard]] QUndoStack* undoStack() const { return undo_; }
+  // Every project edit (workload, layout, schedule, topology, calibration, imports), one history.
+  [[nodiscard]] QUndoStack* undoStack() const { return document_->undoStack(); }
   // Pins the layouts ranked `a` and `b` (1 = best) and compares them; false when the search has
   // not ranked that many.
   bool pinRanks(int a, int b);
@@ -163,10 +165,11 @@ class MainWindow final : public QMainWindow {
   void create_menus();
   void rebuild_recent_menu();
   QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
-  void edit(const Project& edited);
-  // An edit whose undo entry is named `label` ("calibration").
-  void edit_as(const Project& edited, const QString& label);
-  void apply_from_undo(const Project& project);
+  // After every command (and its undo, redo) and a new project: the views and the evaluation follow.
+  void on_document_changed(ProjectDocument::Change change);
+  void load_editor_cluster(const Cluster& cluster, const Project& project);
+  // The pipeline and serving views' controls show the project's values.
+  void sync_project_controls();
   void show_evaluation(std::shared_ptr<const Evaluation> evaluation);
   void show_search(std::shared_ptr<const SearchEvaluation> search);
   void show_inline_error(const QString& message);
@@ -175,22 +178,18 @@ class MainWindow final : public QMainWindow {
 
   void apply_ranked(const RankedLayout& ranked);
   void update_compare();
-  void sync_pipeline_controls();
   void update_serving_chart();
   void update_profile_prediction();
   [[nodiscard]] ServingTarget serving_target() const;
   [[nodiscard]] QString explain_html(const Evaluation& evaluation) const;
 
-  Project project_;
+  ProjectDocument* document_ = nullptr;
   Options options_;
-  QUndoStack* undo_ = nullptr;
   std::vector<NcclComparisonRow> nccl_comparison_;
-  bool undoing_ = false;  // an undo/redo is applying a project: not a new edit
   QString path_;
   RecoveryStore recovery_;
   QTimer* autosave_timer_ = nullptr;
   bool autosave_pending_ = false;   // edited since the last autosave
-  bool view_modified_ = false;      // a project setting outside the undo stacks (the serving target)
   bool recovered_unsaved_ = false;  // restored from a recovery file and not saved since
   Evaluator* evaluator_ = nullptr;
   std::shared_ptr<const Evaluation> evaluation_;

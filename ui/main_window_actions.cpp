@@ -57,6 +57,7 @@
 #include "core/topology/generators.hpp"
 #include "ui/app_settings.hpp"
 #include "ui/comm_table_model.hpp"
+#include "ui/document/project_commands.hpp"
 #include "ui/formatting.hpp"
 #include "ui/layout_compare.hpp"
 #include "ui/memory_chart.hpp"
@@ -107,7 +108,7 @@ void MainWindow::create_menus() {
       auto cluster =
           doc ? cluster_from_json(*doc, file_name.toStdString()) : Result<Cluster>(tl::unexpected(doc.error()));
       if (!cluster) return show_inline_error(QString::fromStdString(cluster.error().to_string()));
-      Project edited = project_;
+      Project edited = project();
       edited.cluster_inline = std::move(*cluster);
       edited.cluster.clear();
       edited.name = edited.model.name + " on " + edited.cluster_inline->name;
@@ -124,7 +125,7 @@ void MainWindow::create_menus() {
     if (!ok || spec.isEmpty() || !maybeSave()) return;
     auto cluster = resolve_cluster(spec.toStdString());
     if (!cluster) return show_inline_error(QString::fromStdString(cluster.error().to_string()));
-    Project edited = project_;
+    Project edited = project();
     edited.cluster = spec.toStdString();
     edited.cluster_inline.reset();
     edited.gpu_count = cluster->num_gpus();
@@ -181,7 +182,7 @@ void MainWindow::create_menus() {
     for (const GpuSpec& gpu : gpu_catalogue()) gpus << QString::fromStdString(gpu.id);
     const QString gpu = QInputDialog::getItem(
         this, tr("GPU model"), tr("Catalogue GPU of every GPU in the file:"), gpus,
-        std::max(0, static_cast<int>(gpus.indexOf(QString::fromStdString(project_.gpu.id)))), false, &ok);
+        std::max(0, static_cast<int>(gpus.indexOf(QString::fromStdString(project().gpu.id)))), false, &ok);
     if (ok) importNodeTopology(path, nodes, gpu);
   });
   QMenu* export_menu = file->addMenu(tr("&Export"));
@@ -216,16 +217,13 @@ void MainWindow::create_menus() {
   connect(quit, &QAction::triggered, this, &QMainWindow::close);
 
   QMenu* edit_menu = menuBar()->addMenu(tr("&Edit"));
-  QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+  // One history: the topology editor's toolbar undoes and redoes the same steps.
+  QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
-  QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+  QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
   redo->setShortcut(QKeySequence::Redo);
   edit_menu->addAction(undo);
   edit_menu->addAction(redo);
-  edit_menu->addSeparator();
-  // The topology editor's own stack (also on its toolbar).
-  edit_menu->addAction(topology_->undoStack()->createUndoAction(this, tr("Undo topology edit")));
-  edit_menu->addAction(topology_->undoStack()->createRedoAction(this, tr("Redo topology edit")));
   edit_menu->addSeparator();
   QAction* autosave = edit_menu->addAction(tr("&Autosave interval…"));
   connect(autosave, &QAction::triggered, this, [this] {
@@ -295,9 +293,9 @@ bool MainWindow::openProject(const QString& path) {
 }
 
 bool MainWindow::saveProject(const QString& path) {
-  project_.view = viewState();
+  document_->setViewState(viewState());
   QString error;
-  if (!write_file_atomically(path, QByteArray::fromStdString(project_to_json(project_).dump(2) + "\n"), error)) {
+  if (!write_file_atomically(path, QByteArray::fromStdString(project_to_json(project()).dump(2) + "\n"), error)) {
     show_inline_error(tr("Not saved — %1. The file on disk is unchanged.").arg(error));
     return false;
   }
@@ -319,17 +317,17 @@ bool MainWindow::importNodeTopology(const QString& path, int nodes, const QStrin
     return false;
   }
   show_inline_error({});
-  Project edited = project_;
-  edited.cluster_inline = std::move(imported->cluster);
-  edited.cluster.clear();
-  edited.gpu_count = edited.cluster_inline->num_gpus();
-  if (auto found = find_gpu(options.gpu_model)) edited.gpu = *found;
+  ClusterPart::Value cluster;
+  cluster.gpu_count = imported->cluster.num_gpus();
+  cluster.cluster_inline = std::move(imported->cluster);
+  cluster.gpu = project().gpu;
+  if (auto found = find_gpu(options.gpu_model)) cluster.gpu = *found;
   QStringList warnings;
   for (const ImportWarning& warning : imported->warnings)
     warnings << QString::fromStdString(warning.location + ": " + warning.message);
   status_->setText(warnings.isEmpty() ? tr("Imported %1").arg(path)
                                       : tr("Imported %1 — %2").arg(path, warnings.join(QStringLiteral("; "))));
-  edit(edited);
+  document_->push(new ReplaceCluster(document_, std::move(cluster), tr("Import %1").arg(QFileInfo(path).fileName())));
   showView(QStringLiteral("topology"));
   return true;
 }
@@ -338,27 +336,27 @@ QString MainWindow::calibrateGemmFromTrace() {
   const auto& comparison = profile_->comparison();
   const TraceCompareRow* compute = comparison ? comparison->row("compute") : nullptr;
   if (compute == nullptr || !(compute->measured > 0) || !evaluation_ || !evaluation_->cluster ||
-      project_.mode != Mode::training) {
+      project().mode != Mode::training) {
     show_inline_error(tr("Import a profiler trace of this training layout first (File → Import profiler trace)."));
     return {};
   }
-  auto options = project_estimate_options(project_);
+  auto options = project_estimate_options(project());
   if (!options) {
     show_inline_error(QString::fromStdString(options.error().to_string()));
     return {};
   }
   const Router router(*evaluation_->cluster);
-  auto hint = gemm_efficiency_hint(compute->measured, project_.model, project_.training, project_.layout,
+  auto hint = gemm_efficiency_hint(compute->measured, project().model, project().training, project().layout,
                                    *evaluation_->cluster, router, *options);
   if (!hint) {
     show_inline_error(QString::fromStdString(hint.error().to_string()));
     return {};
   }
   show_inline_error({});
-  Project edited = project_;
+  KeyValues efficiency_keys = project().efficiency_keys;
   const std::string value = hint->efficiency_key.substr(hint->efficiency_key.find('=') + 1);
-  std::erase_if(edited.efficiency_keys, [](const auto& entry) { return entry.first == "gemm"; });
-  edited.efficiency_keys.emplace_back("gemm", value);
+  std::erase_if(efficiency_keys, [](const auto& entry) { return entry.first == "gemm"; });
+  efficiency_keys.emplace_back("gemm", value);
   QString summary = tr("GEMM efficiency %1 → %2: predicted compute %3 % → %4 % from the measured %5.")
                         .arg(hint->before, 0, 'f', 3)
                         .arg(hint->after, 0, 'f', 3)
@@ -368,7 +366,8 @@ QString MainWindow::calibrateGemmFromTrace() {
   if (hint->at_limit)
     summary +=
         tr(" The fit hit its limit: GEMMs alone cannot explain the difference (is this the layout the trace ran?).");
-  edit_as(edited, tr("GEMM calibration"));
+  document_->push(new ApplyCalibration(document_, project().comm_keys, std::move(efficiency_keys),
+                                       tr("Calibrate the GEMM efficiency from the trace")));
   status_->setText(summary);
   return summary;
 }
@@ -438,7 +437,7 @@ QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
         cluster.gpus.begin(), cluster.gpus.begin() + static_cast<std::ptrdiff_t>(std::min(ranks, cluster.gpus.size())));
     runs.emplace_back(std::move(*log), std::move(gpus));
   }
-  auto start = comm_constants_from_keys(project_.comm_keys);
+  auto start = comm_constants_from_keys(project().comm_keys);
   if (!start) {
     show_inline_error(QString::fromStdString(start.error().to_string()));
     return {};
@@ -462,14 +461,14 @@ QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
                                   (*after)[i].predicted_time_s, (*after)[i].measured_busbw,
                                   (*after)[i].predicted_busbw});
   }
-  Project edited = project_;
+  KeyValues comm_keys = project().comm_keys;
   for (const auto& [key, value] : result->comm_keys) {
-    const auto same = std::find_if(edited.comm_keys.begin(), edited.comm_keys.end(),
-                                   [&key](const auto& entry) { return entry.first == key; });
-    if (same != edited.comm_keys.end())
+    const auto same =
+        std::find_if(comm_keys.begin(), comm_keys.end(), [&key](const auto& entry) { return entry.first == key; });
+    if (same != comm_keys.end())
       same->second = value;
     else
-      edited.comm_keys.emplace_back(key, value);
+      comm_keys.emplace_back(key, value);
   }
   QStringList changes;
   for (const std::string& change : result->changes) changes << QString::fromStdString(change);
@@ -478,7 +477,8 @@ QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
                               .arg(100 * result->error_before, 0, 'f', 1)
                               .arg(100 * result->error_after, 0, 'f', 1)
                               .arg(changes.join(QLatin1Char('\n')));
-  edit_as(edited, tr("calibration"));
+  document_->push(new ApplyCalibration(document_, std::move(comm_keys), project().efficiency_keys,
+                                       tr("Calibrate from nccl-tests logs")));
   status_->setText(summary.section(QLatin1Char('\n'), 0, 0));
   return summary;
 }

@@ -16,7 +16,6 @@
 #include <QUrl>
 
 #include "ui/main_window.hpp"
-#include "ui/topology_editor.hpp"
 
 namespace meshscope::ui {
 
@@ -34,7 +33,7 @@ QString dropped_project(const QMimeData* mime) {
 }  // namespace
 
 bool MainWindow::isModified() const {
-  return recovered_unsaved_ || view_modified_ || !undo_->isClean() || !topology_->undoStack()->isClean();
+  return recovered_unsaved_ || !document_->undoStack()->isClean();
 }
 
 void MainWindow::update_modified() {
@@ -42,16 +41,15 @@ void MainWindow::update_modified() {
 }
 
 void MainWindow::mark_saved() {
-  undo_->setClean();
-  topology_->undoStack()->setClean();
-  view_modified_ = recovered_unsaved_ = autosave_pending_ = false;
+  document_->undoStack()->setClean();
+  recovered_unsaved_ = autosave_pending_ = false;
   recovery_.remove();
   update_modified();
 }
 
 bool MainWindow::maybeSave() {
   if (!isModified()) return true;
-  const QString name = path_.isEmpty() ? QString::fromStdString(project_.name) : QFileInfo(path_).fileName();
+  const QString name = path_.isEmpty() ? QString::fromStdString(project().name) : QFileInfo(path_).fileName();
   QMessageBox box(QMessageBox::Warning, tr("meshscope"), tr("Save changes to %1?").arg(name),
                   QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
   box.setObjectName(QStringLiteral("save_changes_prompt"));
@@ -75,7 +73,7 @@ bool MainWindow::maybeSave() {
 
 bool MainWindow::autosaveNow() {
   if (!recovery_.enabled() || !isModified()) return true;
-  Project snapshot = project_;
+  Project snapshot = project();
   snapshot.view = viewState();
   QString error;
   if (!recovery_.write(snapshot, path_, error)) {

@@ -51,6 +51,7 @@
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "ui/comm_table_model.hpp"
+#include "ui/document/project_commands.hpp"
 #include "ui/formatting.hpp"
 #include "ui/layout_compare.hpp"
 #include "ui/main_window_text.hpp"
@@ -59,7 +60,6 @@
 #include "ui/padded_item_delegate.hpp"
 #include "ui/pipeline_chart.hpp"
 #include "ui/profile_view.hpp"
-#include "ui/project_edit.hpp"
 #include "ui/ranked_layouts_model.hpp"
 #include "ui/ranked_layouts_panel.hpp"
 #include "ui/serving_chart.hpp"
@@ -208,14 +208,9 @@ void MainWindow::show_search(std::shared_ptr<const SearchEvaluation> search) {
 }
 
 void MainWindow::apply_ranked(const RankedLayout& ranked) {
-  Project edited = project_;
-  edited.layout = ranked.layout;
-  edited.training.recompute = ranked.recompute;
-  edited.training.zero_stage = ranked.zero_stage;
-  edited.pipeline_schedule = ranked.schedule;
-  edited.order = ranked.order;
-  workload_->setProject(edited);
-  edit(edited);
+  document_->push(new ApplyRankedLayout(
+      document_, {ranked.layout, ranked.recompute, ranked.zero_stage, ranked.schedule, ranked.order},
+      ranked_layout_text(ranked)));
 }
 
 void MainWindow::update_profile_prediction() {
@@ -258,21 +253,22 @@ void MainWindow::update_compare() {
   std::vector<CompareSide> sides;
   for (size_t i = 0; i < 2; ++i) {
     const RankedLayout& ranked = pinned_[i];
-    TrainingWorkload workload = project_.training;
+    const Project& project = this->project();
+    TrainingWorkload workload = project.training;
     workload.recompute = ranked.recompute;
     workload.zero_stage = ranked.zero_stage;
-    auto options = project_estimate_options(project_);
+    auto options = project_estimate_options(project);
     if (!options) return show_inline_error(QString::fromStdString(options.error().to_string()));
     options->schedule = ranked.schedule;
     options->order = ranked.order;
-    auto estimate = estimate_step(project_.model, workload, ranked.layout, *evaluation_->cluster, router, *options);
+    auto estimate = estimate_step(project.model, workload, ranked.layout, *evaluation_->cluster, router, *options);
     if (!estimate) {
       compare_->clear();
       return show_inline_error(QString::fromStdString(estimate.error().to_string()));
     }
     const GpuSpec gpu = cluster_gpu(*evaluation_->cluster);
     sides.push_back({ranked_layout_text(ranked), std::move(*estimate),
-                     training_memory(project_.model, workload, ranked.layout, gpu)});
+                     training_memory(project.model, workload, ranked.layout, gpu)});
   }
   compare_->setComparison(std::move(sides[0]), std::move(sides[1]));
   showView(QStringLiteral("compare"));

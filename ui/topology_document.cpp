@@ -308,10 +308,14 @@ std::vector<QPointF> auto_layout(const Cluster& c) {
 
 // ---- Document ----------------------------------------------------------------------------------
 
-TopologyDocument::TopologyDocument(QObject* parent) : QObject(parent) {}
+TopologyDocument::TopologyDocument(QObject* parent) : TopologyDocument(nullptr, parent) {}
+
+TopologyDocument::TopologyDocument(QUndoStack* shared_undo, QObject* parent)
+    : QObject(parent), undo_(shared_undo != nullptr ? shared_undo : &own_undo_) {}
 
 void TopologyDocument::setCluster(Cluster cluster, std::vector<QPointF> positions) {
-  undo_.clear();
+  // A shared history (the project's) goes on: its older steps are not this editor's to drop.
+  if (undo_ == &own_undo_) undo_->clear();
   cluster_ = std::move(cluster);
   positions_ = positions.size() == cluster_.devices.size() ? std::move(positions) : auto_layout(cluster_);
   reindex();
@@ -405,7 +409,7 @@ DeviceId TopologyDocument::addDevice(Device device, QPointF position) {
       e.node_names_after.push_back(node_name_for(e.node_names_after, -1, n));
   const QString text = QStringLiteral("Add %1").arg(QString::fromStdString(device.id));
   e.added_devices.push_back({cluster_.devices.size(), std::move(device), position});
-  undo_.push(new StructureCommand(this, std::move(e), text));
+  undo_->push(new StructureCommand(this, std::move(e), text));
   return DeviceId{static_cast<int32_t>(cluster_.devices.size() - 1)};
 }
 
@@ -426,7 +430,7 @@ LinkId TopologyDocument::addLink(Link link) {
   e.node_names_before = e.node_names_after = cluster_.node_names;
   const QString text = QStringLiteral("Add link %1").arg(QString::fromStdString(link.id));
   e.added_links.push_back({cluster_.links.size(), std::move(link)});
-  undo_.push(new StructureCommand(this, std::move(e), text));
+  undo_->push(new StructureCommand(this, std::move(e), text));
   return LinkId{static_cast<int32_t>(cluster_.links.size() - 1)};
 }
 
@@ -447,23 +451,23 @@ void TopologyDocument::deleteItems(const std::vector<DeviceId>& devices, const s
     text = QStringLiteral("Delete link %1").arg(QString::fromStdString(e.removed_links.front().link.id));
   else
     text = QStringLiteral("Delete %1 devices and %2 links").arg(e.removed_devices.size()).arg(e.removed_links.size());
-  undo_.push(new StructureCommand(this, std::move(e), text));
+  undo_->push(new StructureCommand(this, std::move(e), text));
 }
 
 void TopologyDocument::moveDevices(const std::vector<DeviceId>& devices, const std::vector<QPointF>& from,
                                    const std::vector<QPointF>& to) {
   if (devices.empty() || from == to) return;
-  undo_.push(new MoveCommand(this, devices, from, to));
+  undo_->push(new MoveCommand(this, devices, from, to));
 }
 
 void TopologyDocument::editDevice(DeviceId device, DeviceField field, const Device& edited) {
   if (!device.valid() || device.index() >= cluster_.devices.size()) return;
-  undo_.push(new DeviceEditCommand(this, device, field, cluster_.device(device), edited));
+  undo_->push(new DeviceEditCommand(this, device, field, cluster_.device(device), edited));
 }
 
 void TopologyDocument::editLink(LinkId link, LinkField field, const Link& edited) {
   if (!link.valid() || link.index() >= cluster_.links.size()) return;
-  undo_.push(new LinkEditCommand(this, link, field, cluster_.link(link), edited));
+  undo_->push(new LinkEditCommand(this, link, field, cluster_.link(link), edited));
 }
 
 ClusterFragment TopologyDocument::copy(const std::vector<DeviceId>& devices) const {
@@ -516,7 +520,7 @@ void TopologyDocument::paste(const ClusterFragment& f, QPointF offset) {
     e.added_links.push_back({cluster_.links.size() + e.added_links.size(), std::move(copy)});
   }
   const QString text = QStringLiteral("Paste %1 devices").arg(f.devices.size());
-  undo_.push(new StructureCommand(this, std::move(e), text));
+  undo_->push(new StructureCommand(this, std::move(e), text));
 }
 
 void TopologyDocument::replicateNode(int32_t node, int32_t copies) {
@@ -589,7 +593,7 @@ void TopologyDocument::replicateNode(int32_t node, int32_t copies) {
     }
   }
   const QString text = QStringLiteral("Replicate %1 × %2").arg(nodeTitle(node)).arg(copies);
-  undo_.push(new StructureCommand(this, std::move(e), text));
+  undo_->push(new StructureCommand(this, std::move(e), text));
 }
 
 void TopologyDocument::connectToFabric(const FabricOptions& options) {
@@ -622,7 +626,7 @@ void TopologyDocument::connectToFabric(const FabricOptions& options) {
   for (size_t i = kept_devices; i < after.devices.size(); ++i)
     e.added_devices.push_back({i, after.devices[i], laid[i] + shift});
   for (size_t i = kept_links; i < after.links.size(); ++i) e.added_links.push_back({i, after.links[i]});
-  undo_.push(new StructureCommand(this, std::move(e), QStringLiteral("Connect to fabric")));
+  undo_->push(new StructureCommand(this, std::move(e), QStringLiteral("Connect to fabric")));
 }
 
 }  // namespace meshscope::ui

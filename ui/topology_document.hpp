@@ -79,15 +79,18 @@ class TopologyDocument : public QObject {
 
  public:
   explicit TopologyDocument(QObject* parent = nullptr);
+  // Edits go on `shared_undo` (the project's history, ui/document/) instead of a stack of its own.
+  explicit TopologyDocument(QUndoStack* shared_undo, QObject* parent = nullptr);
 
-  // Replaces the cluster (clears the undo stack). `positions` by device index; empty: laid out.
+  // Replaces the cluster (clears the undo stack unless it is shared). `positions` by device index;
+  // empty: laid out.
   void setCluster(Cluster cluster, std::vector<QPointF> positions = {});
   // Indexed after every change (its derived fields are valid even when problems() is not empty,
   // as far as index_cluster can build them).
   [[nodiscard]] const Cluster& cluster() const { return cluster_; }
   [[nodiscard]] const std::vector<QPointF>& positions() const { return positions_; }
   [[nodiscard]] const std::vector<ClusterProblem>& problems() const { return problems_; }
-  [[nodiscard]] QUndoStack* undoStack() { return &undo_; }
+  [[nodiscard]] QUndoStack* undoStack() { return undo_; }
   // Nodes that have at least one device, ascending.
   [[nodiscard]] std::vector<int32_t> nodes() const;
   [[nodiscard]] QString nodeTitle(int32_t node) const;  // node_names[node], or "node <n>"
@@ -133,7 +136,8 @@ class TopologyDocument : public QObject {
   Cluster cluster_;
   std::vector<QPointF> positions_;
   std::vector<ClusterProblem> problems_;
-  QUndoStack undo_;
+  QUndoStack own_undo_;
+  QUndoStack* undo_;  // own_undo_ or a shared one
 };
 
 // A link id in the generators' style: "n3.gpu5" + "n3.nvsw" → "n3.gpu5-nvsw".

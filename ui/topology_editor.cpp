@@ -108,8 +108,10 @@ class PaletteButton : public QToolButton {
 
 // ---- Construction ------------------------------------------------------------------------------
 
-TopologyEditor::TopologyEditor(QWidget* parent)
-    : QWidget(parent), document_(new TopologyDocument(this)), scene_(new QGraphicsScene(this)) {
+TopologyEditor::TopologyEditor(QWidget* parent) : TopologyEditor(nullptr, parent) {}
+
+TopologyEditor::TopologyEditor(QUndoStack* shared_undo, QWidget* parent)
+    : QWidget(parent), document_(new TopologyDocument(shared_undo, this)), scene_(new QGraphicsScene(this)) {
   view_ = new TopologyView(scene_, this);
   view_->setLinkToolTip([this](int32_t link) { return linkToolTip(link); });
   buildToolbars();

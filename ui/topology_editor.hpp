@@ -18,7 +18,7 @@
 // a scale beside it, and outlines the process groups of that axis.
 //
 // Integration:
-//   editor->setCluster(cluster);                 // replaces the document, clears undo, fits
+//   editor->setCluster(cluster);                 // replaces the document, clears its own undo, fits
 //   connect(editor, &TopologyEditor::clusterChanged, ...);  // then read editor->cluster()
 //   editor->setCommPlan(plan, layout, placement);  // made from editor->cluster()
 #include <QWidget>
@@ -68,6 +68,8 @@ class TopologyEditor : public QWidget {
   };
 
   explicit TopologyEditor(QWidget* parent = nullptr);
+  // Edits go on `shared_undo` (the project's history), which setCluster does not clear.
+  explicit TopologyEditor(QUndoStack* shared_undo, QWidget* parent = nullptr);
   ~TopologyEditor() override;
 
   // ---- Document ----------------------------------------------------------------------------------

@@ -24,6 +24,8 @@
 #include "core/model_io.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
+#include "ui/document/project_commands.hpp"
+#include "ui/document/project_document.hpp"
 #include "ui/formatting.hpp"
 
 namespace meshscope::ui {
@@ -35,6 +37,13 @@ const QString kFitsColour = QStringLiteral("#2e7d32");
 
 QString qs(const std::string& text) {
   return QString::fromStdString(text);
+}
+
+// The value a form holds for `key` (as text, for the undo step's name).
+QString value_of_key(const KeyValues& keys, const QString& key) {
+  for (const auto& [name, value] : keys)
+    if (name == key.toStdString()) return qs(value);
+  return {};
 }
 
 bool is_integer(const std::string& text) {
@@ -212,7 +221,7 @@ bool KeyForm::setValue(const std::string& key, const QString& value) {
 
 // ---- WorkloadPanel -----------------------------------------------------------------------------
 
-WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
+WorkloadPanel::WorkloadPanel(ProjectDocument* document, QWidget* parent) : QWidget(parent), document_(document) {
   auto* outer = new QVBoxLayout(this);
 
   auto* model_box = new QGroupBox(tr("Model"), this);
@@ -376,35 +385,38 @@ WorkloadPanel::WorkloadPanel(QWidget* parent) : QWidget(parent) {
   conventions_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   outer->addWidget(conventions_);
   outer->addStretch(1);
-}
 
-void WorkloadPanel::setProject(const Project& project) {
-  project_ = project;
+  connect(document_, &ProjectDocument::changed, this, &WorkloadPanel::refresh);
   refresh();
 }
 
+const Project& WorkloadPanel::project() const {
+  return document_->project();
+}
+
 void WorkloadPanel::refresh() {
+  const Project& project = document_->project();
   const QSignalBlocker b1(model_combo_), b2(generator_combo_), b3(nodes_spin_), b4(mode_combo_), b5(schedule_combo_),
       b6(order_combo_);
-  const int preset = model_combo_->findData(qs(project_.model_ref));
+  const int preset = model_combo_->findData(qs(project.model_ref));
   model_combo_->setCurrentIndex(preset >= 0 ? preset : model_combo_->count() - 1);
-  const ParamCounts params = count_params(project_.model);
-  QString summary = tr("%1: %2 B parameters").arg(qs(project_.model.name)).arg(params.total_params() / 1e9, 0, 'f', 2);
-  if (project_.model.is_moe()) summary += tr(", %1 B active per token").arg(params.active_params() / 1e9, 0, 'f', 2);
+  const ParamCounts params = count_params(project.model);
+  QString summary = tr("%1: %2 B parameters").arg(qs(project.model.name)).arg(params.total_params() / 1e9, 0, 'f', 2);
+  if (project.model.is_moe()) summary += tr(", %1 B active per token").arg(params.active_params() / 1e9, 0, 'f', 2);
   model_summary_->setText(summary);
-  model_form_->setKeys(flatten(model_to_json(project_.model)));
+  model_form_->setKeys(flatten(model_to_json(project.model)));
 
   // "dgx-h100:nodes=8" → generator and nodes; an inline (edited) cluster is said so.
-  const std::string& spec = project_.cluster;
+  const std::string& spec = project.cluster;
   const auto colon = spec.find(':');
   const QString generator = qs(spec.substr(0, colon));
   const int generator_index = generator_combo_->findData(generator);
   if (generator_index >= 0) generator_combo_->setCurrentIndex(generator_index);
   if (const auto nodes = spec.find("nodes="); nodes != std::string::npos)
     nodes_spin_->setValue(std::atoi(spec.c_str() + nodes + 6));
-  if (project_.cluster_inline) {
+  if (project.cluster_inline) {
     cluster_note_->setText(tr("Using the cluster drawn in the topology editor (%1). Choosing a generator replaces it.")
-                               .arg(qs(project_.cluster_inline->name)));
+                               .arg(qs(project.cluster_inline->name)));
   } else if (generator_index < 0 && !spec.empty()) {
     cluster_note_->setText(tr("Cluster file: %1").arg(qs(spec)));
   } else {
@@ -412,20 +424,20 @@ void WorkloadPanel::refresh() {
   }
   cluster_note_->setVisible(!cluster_note_->text().isEmpty());
 
-  mode_combo_->setCurrentIndex(project_.mode == Mode::training ? 0 : 1);
-  training_box_->setVisible(project_.mode == Mode::training);
-  serving_box_->setVisible(project_.mode == Mode::serving);
-  training_form_->setKeys(training_to_keys(project_.training));
-  serving_form_->setKeys(serving_to_keys(project_.serving));
+  mode_combo_->setCurrentIndex(project.mode == Mode::training ? 0 : 1);
+  training_box_->setVisible(project.mode == Mode::training);
+  serving_box_->setVisible(project.mode == Mode::serving);
+  training_form_->setKeys(training_to_keys(project.training));
+  serving_form_->setKeys(serving_to_keys(project.serving));
   // Training: the mesh's degrees; serving: the deployment (tp × pp × attention-dp instances, EP, replicas).
-  layout_form_->setKeys(project_.mode == Mode::training ? layout_to_keys(project_.layout)
-                                                        : serving_layout_to_keys(project_.serving_layout));
+  layout_form_->setKeys(project.mode == Mode::training ? layout_to_keys(project.layout)
+                                                       : serving_layout_to_keys(project.serving_layout));
   const QString schedule =
-      project_.pipeline_schedule ? qs(std::string(pipeline_schedule_name(*project_.pipeline_schedule))) : QString();
+      project.pipeline_schedule ? qs(std::string(pipeline_schedule_name(*project.pipeline_schedule))) : QString();
   schedule_combo_->setCurrentIndex(std::max(0, schedule_combo_->findData(schedule)));
-  schedule_combo_->setEnabled(project_.mode == Mode::training);
-  order_combo_->setCurrentIndex(std::max(0, order_combo_->findData(qstring(axis_order_name(project_.order)))));
-  order_combo_->setEnabled(project_.mode == Mode::training);
+  schedule_combo_->setEnabled(project.mode == Mode::training);
+  order_combo_->setCurrentIndex(std::max(0, order_combo_->findData(qstring(axis_order_name(project.order)))));
+  order_combo_->setEnabled(project.mode == Mode::training);
 }
 
 void WorkloadPanel::setStatus(const std::vector<LayoutProblem>& problems, const QString& conventions,
@@ -453,42 +465,34 @@ QString WorkloadPanel::inputError() const {
   return input_error_->isHidden() ? QString() : input_error_->text();
 }
 
-void WorkloadPanel::apply(Project edited, const QString& error_key, const QString& error) {
-  if (!error.isEmpty()) {
-    // The project stays as it was; the field shows what the core said.
-    input_error_->setText(QStringLiteral("<span style=\"color:%1\"><b>%2</b>: %3</span>")
-                              .arg(kProblemColour, error_key.toHtmlEscaped(), error.toHtmlEscaped()));
-    input_error_->show();
-    return;
-  }
+void WorkloadPanel::refuse(const QString& key, const QString& error) {
+  // The project stays as it was; the field shows what the core said.
+  input_error_->setText(QStringLiteral("<span style=\"color:%1\"><b>%2</b>: %3</span>")
+                            .arg(kProblemColour, key.toHtmlEscaped(), error.toHtmlEscaped()));
+  input_error_->show();
+}
+
+void WorkloadPanel::push(QUndoCommand* command) {
   input_error_->hide();
   input_error_->clear();
-  project_ = std::move(edited);
-  refresh();
-  emit projectEdited(project_);
+  document_->push(command);  // the document's changed() refreshes the fields
 }
 
 void WorkloadPanel::on_model_preset(int index) {
   const QString name = model_combo_->itemData(index).toString();
   if (name.isEmpty()) return;  // "(custom)": nothing to load
   auto model = model_preset(name.toStdString());
-  Project edited = project_;
-  if (!model) return apply(edited, tr("model"), qs(model.error().to_string()));
-  edited.model = *model;
-  edited.model_ref = name.toStdString();
-  apply(std::move(edited), {}, {});
+  if (!model) return refuse(tr("model"), qs(model.error().to_string()));
+  push(new SetModel(document_, *model, name.toStdString()));
 }
 
 void WorkloadPanel::on_model_field(const QString& key) {
-  nlohmann::json doc = model_to_json(project_.model);
+  nlohmann::json doc = model_to_json(document_->project().model);
   for (const auto& [name, value] : model_form_->keys())
     if (name == key.toStdString()) set_dotted(doc, name, value);
   auto model = model_from_json(doc, "model");
-  Project edited = project_;
-  if (!model) return apply(edited, key, qs(model.error().to_string()));
-  edited.model = *model;
-  edited.model_ref.clear();
-  apply(std::move(edited), {}, {});
+  if (!model) return refuse(key, qs(model.error().to_string()));
+  push(new SetModel(document_, *model, {}, key));
 }
 
 bool WorkloadPanel::importHfConfig(const QString& path) {
@@ -498,36 +502,33 @@ bool WorkloadPanel::importHfConfig(const QString& path) {
     MS_TRY(doc, parse_json_text(text, file));
     return model_from_hf_config(doc, file);
   }();
-  Project edited = project_;
   if (!model) {
-    apply(edited, tr("config.json"), qs(model.error().to_string()));
+    refuse(tr("config.json"), qs(model.error().to_string()));
     return false;
   }
-  edited.model = *model;
-  edited.model_ref.clear();
-  apply(std::move(edited), {}, {});
+  push(new SetModel(document_, *model, {}));
   return true;
 }
 
 void WorkloadPanel::on_cluster() {
-  Project edited = project_;
+  ClusterPart::Value cluster = ClusterPart::get(document_->project());
   const QString generator = generator_combo_->currentData().toString();
-  edited.cluster = QStringLiteral("%1:nodes=%2").arg(generator).arg(nodes_spin_->value()).toStdString();
-  edited.cluster_inline.reset();
-  auto cluster = resolve_cluster(edited.cluster);
-  if (!cluster) return apply(edited, tr("cluster"), qs(cluster.error().to_string()));
-  edited.gpu_count = cluster->num_gpus();
-  apply(std::move(edited), {}, {});
+  cluster.cluster = QStringLiteral("%1:nodes=%2").arg(generator).arg(nodes_spin_->value()).toStdString();
+  cluster.cluster_inline.reset();
+  auto resolved = resolve_cluster(cluster.cluster);
+  if (!resolved) return refuse(tr("cluster"), qs(resolved.error().to_string()));
+  cluster.gpu_count = resolved->num_gpus();
+  const QString text = tr("Use the cluster %1").arg(qs(cluster.cluster));
+  push(new ReplaceCluster(document_, std::move(cluster), text));
 }
 
 void WorkloadPanel::on_mode(int index) {
-  Project edited = project_;
-  edited.mode = index == 0 ? Mode::training : Mode::serving;
-  apply(std::move(edited), {}, {});
+  push(new SetMode(document_, index == 0 ? Mode::training : Mode::serving));
 }
 
 void WorkloadPanel::on_training(const QString& key) {
   KeyValues keys = training_form_->keys();
+  const QString value = value_of_key(keys, key);
   if (key == QStringLiteral("convention")) {
     // A new convention sets the dtypes, optimizer and ZeRO stage: drop the values it decides.
     std::erase_if(keys, [](const auto& entry) {
@@ -536,45 +537,38 @@ void WorkloadPanel::on_training(const QString& key) {
     });
   }
   auto training = training_from_keys(keys);
-  Project edited = project_;
-  if (!training) return apply(edited, key, qs(training.error().to_string()));
-  edited.training = *training;
-  apply(std::move(edited), {}, {});
+  if (!training) return refuse(key, qs(training.error().to_string()));
+  push(new SetTrainingKey(document_, *training, key, value));
 }
 
 void WorkloadPanel::on_serving(const QString& key) {
-  auto serving = serving_from_keys(serving_form_->keys());
-  Project edited = project_;
-  if (!serving) return apply(edited, key, qs(serving.error().to_string()));
-  edited.serving = *serving;
-  apply(std::move(edited), {}, {});
+  const KeyValues keys = serving_form_->keys();
+  auto serving = serving_from_keys(keys);
+  if (!serving) return refuse(key, qs(serving.error().to_string()));
+  push(new SetServingKey(document_, *serving, key, value_of_key(keys, key)));
 }
 
 void WorkloadPanel::on_layout(const QString& key) {
-  Project edited = project_;
-  if (project_.mode == Mode::serving) {
-    auto serving = serving_layout_from_keys(layout_form_->keys());
-    if (!serving) return apply(edited, key, qs(serving.error().to_string()));
-    edited.serving_layout = *serving;
-    return apply(std::move(edited), {}, {});
+  const KeyValues keys = layout_form_->keys();
+  if (document_->project().mode == Mode::serving) {
+    auto serving = serving_layout_from_keys(keys);
+    if (!serving) return refuse(key, qs(serving.error().to_string()));
+    return push(new SetServingLayout(document_, *serving, key, value_of_key(keys, key)));
   }
-  auto layout = layout_from_keys(layout_form_->keys());
-  if (!layout) return apply(edited, key, qs(layout.error().to_string()));
-  edited.layout = *layout;
-  apply(std::move(edited), {}, {});
+  auto layout = layout_from_keys(keys);
+  if (!layout) return refuse(key, qs(layout.error().to_string()));
+  push(new SetLayout(document_, *layout, key, value_of_key(keys, key)));
 }
 
 void WorkloadPanel::on_order(int index) {
-  Project edited = project_;
-  if (!parse_axis_order(order_combo_->itemData(index).toString().toStdString(), edited.order)) return;
-  apply(std::move(edited), {}, {});
+  AxisOrder order = document_->project().order;
+  if (!parse_axis_order(order_combo_->itemData(index).toString().toStdString(), order)) return;
+  push(new SetAxisOrder(document_, order));
 }
 
 void WorkloadPanel::on_schedule(int index) {
-  Project edited = project_;
   const QString name = schedule_combo_->itemData(index).toString();
-  edited.pipeline_schedule = name.isEmpty() ? std::nullopt : parse_pipeline_schedule(name.toStdString());
-  apply(std::move(edited), {}, {});
+  push(new SetSchedule(document_, name.isEmpty() ? std::nullopt : parse_pipeline_schedule(name.toStdString())));
 }
 
 }  // namespace meshscope::ui

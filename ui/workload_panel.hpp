@@ -4,7 +4,7 @@
 // degree) and the pipeline schedule, with the layout's validity explained live beneath and the
 // conventions in use. Every field is the CLI's key (docs/cli.md) and is parsed by the same core
 // functions, so a value the core refuses is shown inline with the core's message and the project
-// is left as it was.
+// is left as it was. Every accepted edit is a command on the project document (ui/document/).
 #include <QWidget>
 
 #include <algorithm>
@@ -21,8 +21,11 @@ class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QSpinBox;
+class QUndoCommand;
 
 namespace meshscope::ui {
+
+class ProjectDocument;
 
 // A form of key = value rows: integers as spin boxes, booleans as check boxes, enumerations as
 // combo boxes, anything else as a line edit. Emits edited(key) after a user change.
@@ -67,11 +70,10 @@ class WorkloadPanel final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit WorkloadPanel(QWidget* parent = nullptr);
+  // Shows the document's project and pushes every edit to it as a command.
+  explicit WorkloadPanel(ProjectDocument* document, QWidget* parent = nullptr);
 
-  // Shows a project (no projectEdited signal).
-  void setProject(const Project& project);
-  [[nodiscard]] const Project& project() const { return project_; }
+  [[nodiscard]] const Project& project() const;
   // The live explanation beneath the layout: the problems of the current layout (empty: valid),
   // the conventions in use and the cluster's error, if any.
   void setStatus(const std::vector<LayoutProblem>& problems, const QString& conventions, const QString& cluster_error);
@@ -89,12 +91,11 @@ class WorkloadPanel final : public QWidget {
   // Loads a Hugging Face config.json as the model (errors inline, model unchanged).
   bool importHfConfig(const QString& path);
 
- signals:
-  void projectEdited(const meshscope::Project& project);
-
  private:
   void refresh();
-  void apply(Project edited, const QString& error_key, const QString& error);
+  // A value the core refused: shown inline, the project unchanged.
+  void refuse(const QString& key, const QString& error);
+  void push(QUndoCommand* command);
   void on_model_preset(int index);
   void on_model_field(const QString& key);
   void on_cluster();
@@ -105,7 +106,7 @@ class WorkloadPanel final : public QWidget {
   void on_schedule(int index);
   void on_order(int index);
 
-  Project project_;
+  ProjectDocument* document_;
   QComboBox* model_combo_ = nullptr;
   QLabel* model_summary_ = nullptr;
   QGroupBox* model_fields_box_ = nullptr;

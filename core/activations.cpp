@@ -28,7 +28,7 @@ void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
   const auto h = static_cast<double>(m.hidden_size);
   const auto heads = static_cast<double>(m.num_heads);
   out.push_back({"attention: norm input", e * h, TensorSplit::tp_replicated});
-  out.push_back({"attention: QKV projection input", e * h, TensorSplit::tp_replicated});
+  out.push_back({"attention: QKV projection input", e * h, TensorSplit::tp_replicated, false, true});
   double q_width = static_cast<double>(m.q_width());
   double k_width = static_cast<double>(m.kv_width());
   double v_width = static_cast<double>(m.kv_width());
@@ -39,13 +39,13 @@ void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
     if (a.q_lora_rank > 0) {
       out.push_back(
           {"attention: q latent (norm input)", e * static_cast<double>(a.q_lora_rank), TensorSplit::tp_replicated});
-      out.push_back(
-          {"attention: q up-projection input", e * static_cast<double>(a.q_lora_rank), TensorSplit::tp_replicated});
+      out.push_back({"attention: q up-projection input", e * static_cast<double>(a.q_lora_rank),
+                     TensorSplit::tp_replicated, false, true});
     }
     out.push_back({"attention: kv latent (norm input)", e * static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim),
                    TensorSplit::tp_replicated});
-    out.push_back(
-        {"attention: kv up-projection input", e * static_cast<double>(a.kv_lora_rank), TensorSplit::tp_replicated});
+    out.push_back({"attention: kv up-projection input", e * static_cast<double>(a.kv_lora_rank),
+                   TensorSplit::tp_replicated, false, true});
     k_width = heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
     v_width = heads * static_cast<double>(a.v_head_dim);
     context_width = v_width;
@@ -63,7 +63,7 @@ void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
       out.push_back({"attention: dropout output", e * heads * keys, TensorSplit::scores, true});
     }
   }
-  out.push_back({"attention: output projection input", e * context_width, TensorSplit::tp_split});
+  out.push_back({"attention: output projection input", e * context_width, TensorSplit::tp_split, false, true});
   if (c.dropout) out.push_back({"attention: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
 }
 
@@ -74,10 +74,10 @@ void mlp_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const Activa
   if (m.mlp == MlpKind::gated) {
     // SwiGLU: the fused gate/up output (2f) for the activation's backward, and the down input (f).
     out.push_back({prefix + "gate and up outputs", e * 2 * f, width_split});
-    out.push_back({prefix + "down projection input", e * f, width_split});
+    out.push_back({prefix + "down projection input", e * f, width_split, false, true});
   } else {
     out.push_back({prefix + "activation input", e * f, width_split});
-    out.push_back({prefix + "second linear input", e * f, width_split});
+    out.push_back({prefix + "second linear input", e * f, width_split, false, true});
   }
 }
 
@@ -85,7 +85,7 @@ void dense_mlp_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
   const double e = c.element_bytes;
   const auto h = static_cast<double>(m.hidden_size);
   out.push_back({"mlp: norm input", e * h, TensorSplit::tp_replicated});
-  out.push_back({"mlp: first linear input", e * h, TensorSplit::tp_replicated});
+  out.push_back({"mlp: first linear input", e * h, TensorSplit::tp_replicated, false, true});
   mlp_tensors(out, m, c, m.ffn_hidden_size, "mlp: ", TensorSplit::tp_split);
   if (c.dropout) out.push_back({"mlp: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
 }
@@ -100,14 +100,14 @@ void moe_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const Activa
                  TensorSplit::tp_replicated});
   // Routed tokens: each token reaches top_k experts; with balanced routing a rank processes as
   // many token-expert pairs as it sends, gathered over the expert-TP group (Megatron-Core MoE).
-  out.push_back({"moe: dispatched expert inputs", e * k * h, TensorSplit::expert_routed});
+  out.push_back({"moe: dispatched expert inputs", e * k * h, TensorSplit::expert_routed, false, true});
   const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(c.etp);
   if (m.mlp == MlpKind::gated) {
     out.push_back({"moe: expert gate and up outputs", e * k * 2 * f_local, TensorSplit::expert_routed});
-    out.push_back({"moe: expert down projection input", e * k * f_local, TensorSplit::expert_routed});
+    out.push_back({"moe: expert down projection input", e * k * f_local, TensorSplit::expert_routed, false, true});
   } else {
     out.push_back({"moe: expert activation input", e * k * f_local, TensorSplit::expert_routed});
-    out.push_back({"moe: expert second linear input", e * k * f_local, TensorSplit::expert_routed});
+    out.push_back({"moe: expert second linear input", e * k * f_local, TensorSplit::expert_routed, false, true});
   }
   out.push_back({"moe: expert outputs before combine", e * k * h, TensorSplit::expert_routed});
   if (m.moe.num_shared_experts > 0)
@@ -129,7 +129,22 @@ std::vector<SavedTensor> layer_saved_tensors(const ModelSpec& m, int64_t layer, 
   return tensors;
 }
 
+namespace {
+double unscaled_tensor_bytes(const SavedTensor& t, const ActivationConfig& c);
+}  // namespace
+
 double tensor_bytes_on_rank(const SavedTensor& t, const ActivationConfig& c) {
+  // Quantized GEMM inputs: Transformer Engine keeps the FP8 copy it multiplied with for the
+  // weight gradient (module/linear.py _Linear.forward: inputmat quantized with columnwise usage
+  // and saved; layernorm_linear.py the same for ln_out) instead of the 16-bit input.
+  const double scale = t.gemm_input && c.gemm_input_bytes > 0 ? c.gemm_input_bytes / c.element_bytes : 1.0;
+  // Routed tokens padded to the experts' capacity (Megatron-Core --moe-pad-expert-input-to-capacity).
+  const double routed = t.split == TensorSplit::expert_routed ? c.routed_token_factor : 1.0;
+  return scale * routed * unscaled_tensor_bytes(t, c);
+}
+
+namespace {
+double unscaled_tensor_bytes(const SavedTensor& t, const ActivationConfig& c) {
   const double tokens = static_cast<double>(c.seq_len) * static_cast<double>(c.micro_batch) / static_cast<double>(c.cp);
   const auto tp = static_cast<double>(c.tp);
   const double sp_divisor = c.sp ? tp : 1.0;
@@ -145,6 +160,7 @@ double tensor_bytes_on_rank(const SavedTensor& t, const ActivationConfig& c) {
   }
   return 0.0;
 }
+}  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, int64_t layer, const ActivationConfig& c, RecomputeMode mode) {
   if (mode == RecomputeMode::full) {

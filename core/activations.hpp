@@ -27,6 +27,7 @@ struct SavedTensor {
   double bytes_per_token = 0;  // for one token of the rank's sequence shard, before the TP split
   TensorSplit split = TensorSplit::tp_split;
   bool recomputed_by_selective = false;  // dropped by selective recompute (Korthikanti §4.3)
+  bool gemm_input = false;               // the input of a GEMM, kept for its weight gradient
 };
 
 struct ActivationConfig {
@@ -37,6 +38,13 @@ struct ActivationConfig {
   bool flash_attention = true;  // no score tensors; the softmax log-sum-exp (fp32) instead
   int64_t tp = 1, cp = 1, etp = 1;
   bool sp = false;
+  // Bytes per element of the saved GEMM inputs when the GEMMs run quantized (Transformer Engine
+  // FP8: 1); 0: element_bytes, as every other tensor.
+  double gemm_input_bytes = 0;
+  // Routed tensors relative to top_k copies of the tokens: the capacity factor when experts' inputs
+  // are padded to capacity (Megatron-Core --moe-expert-capacity-factor with
+  // --moe-pad-expert-input-to-capacity); 1 for dropless routing with balanced experts.
+  double routed_token_factor = 1;
 
   [[nodiscard]] static ActivationConfig from(const TrainingWorkload& w, const ModelSpec& m, const Layout& l);
 };

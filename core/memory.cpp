@@ -181,7 +181,11 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
   MemoryBudget budget;
   budget.capacity_bytes = gpu.memory_bytes;
   budget.usable_bytes = gpu.memory_bytes;
-  const ActivationConfig act = ActivationConfig::from(w, m, l);
+  ActivationConfig act = ActivationConfig::from(w, m, l);
+  // Megatron with Transformer Engine FP8: the GEMM inputs are saved in FP8 (activations.cpp).
+  const bool te_fp8 = fw == MemoryFramework::megatron && w.compute_dtype == DType::fp8;
+  if (te_fp8) act.gemm_input_bytes = 1.0;
+  if (framework.moe_capacity_factor > 0) act.routed_token_factor = framework.moe_capacity_factor;
   const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
   const int64_t dense_shard = l.shard_group() * l.cp;
   const int64_t expert_shard = std::max<int64_t>(l.expert_dp() * l.shard_group() / std::max<int64_t>(l.dp, 1), 1);
@@ -228,9 +232,29 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
     auto states = [&](double ModelStateBytes::*field) {
       return sp.dense * (dense_bytes.*field) + sp.experts * (expert_bytes.*field);
     };
-    rank.items.push_back({MemoryCategory::parameters, states(&ModelStateBytes::parameters),
-                          fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense,
-                              dense_bytes.parameters, sp.experts, expert_bytes.parameters)});
+    {
+      double parameters = states(&ModelStateBytes::parameters);
+      std::string formula = fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense,
+                                dense_bytes.parameters, sp.experts, expert_bytes.parameters);
+      if (te_fp8) {
+        // Transformer Engine caches each GEMM weight's FP8 copy for the step's micro-batches, in
+        // both usages, rowwise and columnwise (the transpose for the data gradient): 2 B per
+        // GEMM weight (module/base.py get_weight_workspace, cache_name "weight" whenever
+        // is_first_microbatch is given, as Megatron-Core's TELinear does unless
+        // disable_parameter_transpose_cache). Norms, router, embedding and head stay 16-bit.
+        double gemm_weights = 0;
+        for (const auto& [first, count] :
+             std::vector<std::pair<int64_t, int64_t>>{{sp.first_layer, sp.layers}, {mirror.first_layer, mirror.layers}})
+          for (int64_t i = 0; i < count; ++i) {
+            const LayerParams lp = layer_params(m, first + i);
+            gemm_weights += (lp.attention + lp.mlp + lp.shared_experts) / static_cast<double>(l.tp) +
+                            lp.routed_experts / static_cast<double>(l.ep * l.etp);
+          }
+        parameters += 2.0 * gemm_weights;
+        formula += fmt(" + %.3g GEMM weights × 2 B FP8 workspaces (data and transpose)", gemm_weights);
+      }
+      rank.items.push_back({MemoryCategory::parameters, parameters, formula});
+    }
     rank.items.push_back({MemoryCategory::gradients, states(&ModelStateBytes::gradients),
                           fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense,
                               dense_bytes.gradients, sp.experts, expert_bytes.gradients)});
@@ -401,6 +425,12 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
     }
     // The same total as training_communication_bytes(), which the layout search uses.
     communication = training_communication_bytes(m, w, l);
+    if (framework.moe_capacity_factor > 0 && m.is_moe() && l.ep > 1) {
+      const double a2a =
+          2.0 * tokens / sp_divisor * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden_size) * e;
+      communication += (framework.moe_capacity_factor - 1.0) * a2a;
+      comm_formula += fmt(" × %.3g capacity factor", framework.moe_capacity_factor);
+    }
     rank.items.push_back({MemoryCategory::communication, communication, comm_formula});
     rank.items.push_back(
         {MemoryCategory::runtime, w.runtime.runtime_bytes, "CUDA context and library workspaces (assumption)"});

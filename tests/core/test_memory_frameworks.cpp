@@ -268,3 +268,43 @@ TEST_CASE("memory frameworks: Megatron-LM TP4 PP2 on 8×MI300X against its logge
     CHECK(std::abs(peak_error) < 0.02);
   }
 }
+
+TEST_CASE("memory frameworks: Transformer Engine FP8 caches 2 B per GEMM weight and saves GEMM inputs in FP8") {
+  const ModelSpec m = *model_preset("llama3-8b");
+  TrainingWorkload w;
+  w.seq_len = 8192;
+  w.global_batch = 64;
+  w.recompute = RecomputeMode::none;
+  Layout l;
+  l.dp = 8;
+  FrameworkMemory megatron;
+  megatron.framework = MemoryFramework::megatron;
+  const GpuSpec gpu = *find_gpu("h100-sxm");
+  const RankMemory bf16 = training_memory(m, w, l, gpu, megatron).ranks.front();
+  w.compute_dtype = DType::fp8;
+  const RankMemory fp8 = training_memory(m, w, l, gpu, megatron).ranks.front();
+  double gemm_weights = 0;
+  for (int64_t i = 0; i < m.num_layers; ++i) gemm_weights += layer_params(m, i).attention + layer_params(m, i).mlp;
+  CHECK_THAT(fp8.bytes(MemoryCategory::parameters) - bf16.bytes(MemoryCategory::parameters),
+             WithinRel(2.0 * gemm_weights, 1e-12));
+  // Per layer the four GEMM inputs (QKV and MLP inputs: h each; the output projection's: q width;
+  // the down projection's: f) drop from 2 B to 1 B per element.
+  const double saved_per_layer = 8192.0 * (4096 + 4096 + 4096 + 14336);
+  CHECK_THAT(bf16.bytes(MemoryCategory::activations) - fp8.bytes(MemoryCategory::activations),
+             WithinRel(32 * saved_per_layer, 1e-9));
+  // The generic budget knows neither.
+  const RankMemory generic = training_memory(m, w, l, gpu).ranks.front();
+  CHECK(generic.bytes(MemoryCategory::parameters) == bf16.bytes(MemoryCategory::parameters));
+}
+
+TEST_CASE("memory frameworks: experts' inputs padded to capacity grow the routed activations by the factor") {
+  const ModelSpec m = *model_preset("mixtral-8x7b");
+  ActivationConfig c;
+  c.seq_len = 4096;
+  double routed = 0, other = 0;
+  for (const auto& t : layer_saved_tensors(m, 0, c))
+    (t.split == TensorSplit::expert_routed ? routed : other) += tensor_bytes_on_rank(t, c);
+  REQUIRE(routed > 0);
+  c.routed_token_factor = 1.25;
+  CHECK_THAT(layer_activation_bytes(m, 0, c, RecomputeMode::none), WithinRel(other + 1.25 * routed, 1e-12));
+}

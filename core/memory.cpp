@@ -174,6 +174,119 @@ MemoryFramework resolved_framework(const FrameworkMemory& f, const TrainingWorkl
   return w.zero_stage >= 3 ? MemoryFramework::fsdp2 : MemoryFramework::megatron;
 }
 
+StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const Layout& l,
+                           const FrameworkMemory& framework, const StageParams& sp, double largest_recompute,
+                           bool first, bool last) {
+  const MemoryFramework fw = resolved_framework(framework, w);
+  const bool fsdp2 = fw == MemoryFramework::fsdp2 && w.zero_stage >= 3;
+  const double e = dtype_bytes(w.activation_dtype);
+  const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
+  const int64_t dense_shard = l.shard_group() * l.cp;
+  const auto tp = static_cast<double>(l.tp);
+  // Temporary buffers, at the two moments that can be the peak: the loss's backward (the logits
+  // gradient) and a block's backward (its recompute, and under FSDP its gradients). Only the
+  // larger one is live at once; FSDP's unsharded parameters are held through both.
+  const double gather_bytes = dtype_bytes(w.activation_dtype);  // FSDP2 MixedPrecisionPolicy.param_dtype
+  const double vocab_tokens = tokens * static_cast<double>(m.vocab_size) / static_cast<double>(l.tp);
+  double loss = 0;
+  std::string loss_formula;
+  if (last && w.output_layer_activations) {
+    if (fw == MemoryFramework::fsdp2) {
+      // torchtitan's loss is F.cross_entropy(pred.flatten(0, 1).float(), labels) (torchtitan
+      // components/loss.py cross_entropy_loss): log_softmax's fp32 output is the saved logits
+      // above; its backward holds nll_loss's fp32 gradient and log_softmax's fp32 input gradient
+      // at once (aten log_softmax_backward_data(grad_output, output) -> grad_input).
+      loss = 2.0 * (w.fp32_logits ? 4.0 : e) * vocab_tokens;
+      loss_formula = fmt("%.3g B loss backward (2 fp32 logits gradients, torchtitan cross_entropy)", loss);
+    } else {
+      // Megatron-Core vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py) saves the
+      // fp32 softmax and turns it into the gradient in place; the cast back to 16 bit
+      // (logits.float() in compute_language_model_loss) allocates the 16-bit logits gradient.
+      loss = e * vocab_tokens;
+      loss_formula = fmt("%.3g B 16-bit logits gradient (vocab_parallel_cross_entropy in place)", loss);
+    }
+  }
+  double block_backward = largest_recompute;
+  std::string block_formula = fmt("%.3g B recompute", largest_recompute);
+  double held = 0;
+  std::string held_formula;
+  double all_gather_pool = 0;
+  if (fsdp2) {
+    // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard), as torchtitan applies it
+    // (torchtitan models/llama3/infra/parallelize.py apply_fsdp: one FSDP group per block, the
+    // root group holds embedding, final norm and head).
+    const double block = sp.largest_layer;
+    // The root group: embedding (first stage), final norm and head (last stage), as stage_params.
+    const double vocab_table = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / tp;
+    double root = 0;
+    if (first) root += vocab_table + (embedding_params(m) - vocab_table * tp);
+    if (last) root += final_norm_params(m) + ((!m.tied_embeddings || l.pp > 1) ? vocab_table : 0.0);
+    // fully_shard: "the root FSDP state has its value specially set to False" (reshard_after_
+    // forward), so the root's unsharded parameters live from its forward to its post-backward.
+    int64_t kept_blocks = 0;
+    for (int64_t i = 0; i < sp.layers; ++i)
+      if (!reshards_after_forward(w.reshard_after_forward, l.pp > 1, sp.first_layer + i == m.num_layers - 1))
+        ++kept_blocks;
+    held = (root + static_cast<double>(kept_blocks) * block) * gather_bytes;
+    held_formula = fmt(" + %.3g B unsharded root + %.0f blocks not resharded after forward", held,
+                       static_cast<double>(kept_blocks));
+    // A block's backward (FSDPParamGroup.pre_backward/post_backward, foreach_reduce): the block
+    // re-gathered if it was resharded, its unsharded gradients (param dtype), and the
+    // reduce-scatter input in reduce_dtype (torchtitan: fp32) on the current stream, held in
+    // comm_ctx.reduce_scatter_state until the next block's post_backward frees it.
+    const bool last_resharded = reshards_after_forward(w.reshard_after_forward, l.pp > 1, true);
+    const double regathered = last_resharded ? block * gather_bytes : 0.0;
+    const double grads = block * gather_bytes;
+    const double reduce_scatter_input = block * dtype_bytes(w.grad_dtype);
+    block_backward += regathered + grads + reduce_scatter_input;
+    block_formula +=
+        fmt(" + %.3g B unsharded block gradients + %.3g B reduce-scatter input", grads, reduce_scatter_input);
+    // The all-gather outputs are allocated on all_gather_copy_in_stream (foreach_all_gather), a
+    // pool of their own: the caching allocator reuses a block only on the stream it was
+    // allocated on. Its peak: a group's output is freed only at the next group's
+    // wait_for_unshard (comm_ctx.all_gather_state, forward), so the first two groups' outputs
+    // (root and first block) and the shard copy-in (1/n) are live at once.
+    const auto n = static_cast<double>(std::max<int64_t>(dense_shard, 1));
+    all_gather_pool = (std::max(root, block) + block + block / n) * gather_bytes;
+  } else if (w.zero_stage >= 3) {
+    // Megatron-Core's FSDP and DeepSpeed ZeRO-3 are not modelled buffer by buffer: a gathered
+    // layer in the parameter and gradient dtypes, prefetched one ahead.
+    const double gathered = sp.largest_layer * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
+    held = gathered;
+    held_formula = fmt(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
+  }
+  double temporary = held + std::max(loss, block_backward);
+  std::string temp_formula =
+      (loss >= block_backward && loss > 0 ? loss_formula : block_formula) + held_formula +
+      fmt(" (the larger of loss backward %.3g B and block backward %.3g B)", loss, block_backward);
+  if (fw == MemoryFramework::generic) {
+    // The framework-neutral budget: a recomputed layer, the fp32 logits gradient and ZeRO-3's
+    // gathered layer, all counted at once.
+    temporary = largest_recompute;
+    temp_formula = fmt("%.3g B recompute", largest_recompute);
+    if (last && w.output_layer_activations) {
+      const double logits_grad = 4.0 * vocab_tokens;
+      temporary += logits_grad;
+      temp_formula += fmt(" + %.3g B fp32 logits gradient", logits_grad);
+    }
+    if (w.zero_stage >= 3) {
+      const double gathered = sp.largest_layer * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
+      temporary += gathered;
+      temp_formula += fmt(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
+    }
+  }
+  StageBuffers out;
+  out.temporary = temporary;
+  out.formula = temp_formula;
+  out.all_gather_pool = all_gather_pool;
+  // torchtitan's loss frees the 16-bit logits and their fp32 copy after the forward (train.py
+  // `del pred`), a hole of (2 + 4) B per logit; in the backward the first fp32 gradient fits it
+  // (best fit among the stream's free blocks, CUDACachingAllocator get_free_block), the second
+  // does not and extends the segment, so the hole's 16-bit remainder stays reserved, unused.
+  out.loss_hole = fw == MemoryFramework::fsdp2 && loss > 0 && w.fp32_logits ? e * vocab_tokens : 0.0;
+  return out;
+}
+
 MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, const Layout& l, const GpuSpec& gpu,
                              const FrameworkMemory& framework) {
   const MemoryFramework fw = resolved_framework(framework, w);
@@ -309,103 +422,12 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
                           fmt("(%.3g B per micro-batch in %.0f layers + %.3g B embedding/output) × %.3g in flight",
                               per_micro_batch, static_cast<double>(sp.layers + mirror.layers), extra, in_flight)});
 
-    // Temporary buffers, at the two moments that can be the peak: the loss's backward (the logits
-    // gradient) and a block's backward (its recompute, and under FSDP its gradients). Only the
-    // larger one is live at once; FSDP's unsharded parameters are held through both.
-    const double gather_bytes = dtype_bytes(w.activation_dtype);  // FSDP2 MixedPrecisionPolicy.param_dtype
-    const double vocab_tokens = tokens * static_cast<double>(m.vocab_size) / static_cast<double>(l.tp);
-    double loss = 0;
-    std::string loss_formula;
-    if (last && w.output_layer_activations) {
-      if (fw == MemoryFramework::fsdp2) {
-        // torchtitan's loss is F.cross_entropy(pred.flatten(0, 1).float(), labels) (torchtitan
-        // components/loss.py cross_entropy_loss): log_softmax's fp32 output is the saved logits
-        // above; its backward holds nll_loss's fp32 gradient and log_softmax's fp32 input gradient
-        // at once (aten log_softmax_backward_data(grad_output, output) -> grad_input).
-        loss = 2.0 * (w.fp32_logits ? 4.0 : e) * vocab_tokens;
-        loss_formula = fmt("%.3g B loss backward (2 fp32 logits gradients, torchtitan cross_entropy)", loss);
-      } else {
-        // Megatron-Core vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py) saves the
-        // fp32 softmax and turns it into the gradient in place; the cast back to 16 bit
-        // (logits.float() in compute_language_model_loss) allocates the 16-bit logits gradient.
-        loss = e * vocab_tokens;
-        loss_formula = fmt("%.3g B 16-bit logits gradient (vocab_parallel_cross_entropy in place)", loss);
-      }
-    }
-    double block_backward = largest_recompute;
-    std::string block_formula = fmt("%.3g B recompute", largest_recompute);
-    double held = 0;
-    std::string held_formula;
-    double all_gather_pool = 0;
-    if (fsdp2) {
-      // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard), as torchtitan applies it
-      // (torchtitan models/llama3/infra/parallelize.py apply_fsdp: one FSDP group per block, the
-      // root group holds embedding, final norm and head).
-      const double block = sp.largest_layer;
-      const double root = sp.total() - [&] {  // embedding, final norm and head of this stage
-        double blocks = 0;
-        for (int64_t i = 0; i < sp.layers; ++i) {
-          const LayerParams lp = layer_params(m, sp.first_layer + i);
-          blocks += (lp.attention + lp.mlp + lp.shared_experts) / static_cast<double>(l.tp) + lp.norms + lp.router +
-                    lp.routed_experts / static_cast<double>(l.ep * l.etp);
-        }
-        return blocks;
-      }();
-      // fully_shard: "the root FSDP state has its value specially set to False" (reshard_after_
-      // forward), so the root's unsharded parameters live from its forward to its post-backward.
-      int64_t kept_blocks = 0;
-      for (int64_t i = 0; i < sp.layers; ++i)
-        if (!reshards_after_forward(w.reshard_after_forward, l.pp > 1, sp.first_layer + i == m.num_layers - 1))
-          ++kept_blocks;
-      held = (root + static_cast<double>(kept_blocks) * block) * gather_bytes;
-      held_formula = fmt(" + %.3g B unsharded root + %.0f blocks not resharded after forward", held,
-                         static_cast<double>(kept_blocks));
-      // A block's backward (FSDPParamGroup.pre_backward/post_backward, foreach_reduce): the block
-      // re-gathered if it was resharded, its unsharded gradients (param dtype), and the
-      // reduce-scatter input in reduce_dtype (torchtitan: fp32) on the current stream, held in
-      // comm_ctx.reduce_scatter_state until the next block's post_backward frees it.
-      const bool last_resharded = reshards_after_forward(w.reshard_after_forward, l.pp > 1, true);
-      const double regathered = last_resharded ? block * gather_bytes : 0.0;
-      const double grads = block * gather_bytes;
-      const double reduce_scatter_input = block * dtype_bytes(w.grad_dtype);
-      block_backward += regathered + grads + reduce_scatter_input;
-      block_formula +=
-          fmt(" + %.3g B unsharded block gradients + %.3g B reduce-scatter input", grads, reduce_scatter_input);
-      // The all-gather outputs are allocated on all_gather_copy_in_stream (foreach_all_gather), a
-      // pool of their own: the caching allocator reuses a block only on the stream it was
-      // allocated on. Its peak: a group's output is freed only at the next group's
-      // wait_for_unshard (comm_ctx.all_gather_state, forward), so the first two groups' outputs
-      // (root and first block) and the shard copy-in (1/n) are live at once.
-      const auto n = static_cast<double>(std::max<int64_t>(dense_shard, 1));
-      all_gather_pool = (std::max(root, block) + block + block / n) * gather_bytes;
-    } else if (w.zero_stage >= 3) {
-      // Megatron-Core's FSDP and DeepSpeed ZeRO-3 are not modelled buffer by buffer: a gathered
-      // layer in the parameter and gradient dtypes, prefetched one ahead.
-      const double gathered = sp.largest_layer * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
-      held = gathered;
-      held_formula = fmt(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
-    }
-    double temporary = held + std::max(loss, block_backward);
-    std::string temp_formula =
-        (loss >= block_backward && loss > 0 ? loss_formula : block_formula) + held_formula +
-        fmt(" (the larger of loss backward %.3g B and block backward %.3g B)", loss, block_backward);
-    if (fw == MemoryFramework::generic) {
-      // The framework-neutral budget: a recomputed layer, the fp32 logits gradient and ZeRO-3's
-      // gathered layer, all counted at once.
-      temporary = largest_recompute;
-      temp_formula = fmt("%.3g B recompute", largest_recompute);
-      if (last && w.output_layer_activations) {
-        const double logits_grad = 4.0 * vocab_tokens;
-        temporary += logits_grad;
-        temp_formula += fmt(" + %.3g B fp32 logits gradient", logits_grad);
-      }
-      if (w.zero_stage >= 3) {
-        const double gathered = sp.largest_layer * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
-        temporary += gathered;
-        temp_formula += fmt(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
-      }
-    }
-    rank.items.push_back({MemoryCategory::temporary, temporary, temp_formula});
+    const bool first = stage == 0 || (dualpipe && stage == l.pp - 1);
+    const StageBuffers buffers = stage_buffers(m, w, l, framework, sp, largest_recompute, first, last);
+    const double temporary = buffers.temporary;
+    const double all_gather_pool = buffers.all_gather_pool;
+    const double loss_hole = buffers.loss_hole;
+    rank.items.push_back({MemoryCategory::temporary, temporary, buffers.formula});
 
     // Communication buffers.
     const int64_t comms = communicators(l, true);
@@ -436,11 +458,6 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
         {MemoryCategory::runtime, w.runtime.runtime_bytes, "CUDA context and library workspaces (assumption)"});
     const double dynamic = rank.bytes(MemoryCategory::activations) + temporary + communication;
     const double fragmentation = dynamic * w.runtime.allocator_fraction;  // an assumption (workload.hpp)
-    // torchtitan's loss frees the 16-bit logits and their fp32 copy after the forward (train.py
-    // `del pred`), a hole of (2 + 4) B per logit; in the backward the first fp32 gradient fits it
-    // (best fit among the stream's free blocks, CUDACachingAllocator get_free_block), the second
-    // does not and extends the segment, so the hole's 16-bit remainder stays reserved, unused.
-    const double loss_hole = fw == MemoryFramework::fsdp2 && loss > 0 && w.fp32_logits ? e * vocab_tokens : 0.0;
     std::string allocator_formula =
         fmt("%.3g × (activations + temporary + communication)", w.runtime.allocator_fraction);
     if (all_gather_pool > 0) allocator_formula += fmt(" + %.3g B all-gather stream pool", all_gather_pool);

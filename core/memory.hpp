@@ -113,6 +113,21 @@ struct FrameworkMemory {
 };
 [[nodiscard]] MemoryFramework resolved_framework(const FrameworkMemory& framework, const TrainingWorkload& workload);
 
+// The framework's buffers of one pipeline rank beyond its model states and saved activations:
+// training_memory's `temporary` item and the derived part of its `allocator_headroom`, for callers
+// that size the states and activations themselves (the layout search's fast model). `stage` as
+// stage_params gives it; `largest_recompute`: the bytes one layer's recompute materialises;
+// `first`/`last`: the rank holds the embedding / the final norm and head.
+struct StageBuffers {
+  double temporary = 0;        // held through the peak + the larger of the loss's and a block's backward
+  double all_gather_pool = 0;  // FSDP2: all_gather_copy_in_stream's pool
+  double loss_hole = 0;        // torchtitan's loss: the 16-bit remainder of the logits' hole
+  std::string formula;
+};
+[[nodiscard]] StageBuffers stage_buffers(const ModelSpec& model, const TrainingWorkload& workload, const Layout& layout,
+                                         const FrameworkMemory& framework, const StageParams& stage,
+                                         double largest_recompute, bool first, bool last);
+
 [[nodiscard]] MemoryBudget training_memory(const ModelSpec& model, const TrainingWorkload& workload,
                                            const Layout& layout, const GpuSpec& gpu,
                                            const FrameworkMemory& framework = {});

@@ -308,3 +308,23 @@ TEST_CASE("memory frameworks: experts' inputs padded to capacity grow the routed
   c.routed_token_factor = 1.25;
   CHECK_THAT(layer_activation_bytes(m, 0, c, RecomputeMode::none), WithinRel(other + 1.25 * routed, 1e-12));
 }
+
+TEST_CASE("memory frameworks: stage_buffers gives training_memory's temporaries to callers with their own states") {
+  const TorchtitanRun r = torchtitan_llama3_8b();
+  for (const MemoryFramework framework :
+       {MemoryFramework::generic, MemoryFramework::fsdp2, MemoryFramework::megatron}) {
+    FrameworkMemory f = torchtitan_memory(false);
+    f.framework = framework;
+    const RankMemory rank = training_memory(r.model, r.workload, r.layout, r.gpu, f).ranks.front();
+    const ActivationConfig c = ActivationConfig::from(r.workload, r.model, r.layout);
+    const double recompute =
+        layer_activation_bytes(r.model, 0, c, RecomputeMode::none) - torchtitan_op_sac_layer_bytes(r.model, 0, c).bytes;
+    const StageBuffers b =
+        stage_buffers(r.model, r.workload, r.layout, f, stage_params(r.model, r.layout, 0), recompute, true, true);
+    CHECK_THAT(b.temporary, WithinRel(rank.bytes(MemoryCategory::temporary), 1e-12));
+    const double activations_etc = rank.bytes(MemoryCategory::activations) + rank.bytes(MemoryCategory::temporary) +
+                                   rank.bytes(MemoryCategory::communication);
+    CHECK_THAT(activations_etc * r.workload.runtime.allocator_fraction + b.all_gather_pool + b.loss_hole,
+               WithinRel(rank.bytes(MemoryCategory::allocator), 1e-12));
+  }
+}

@@ -1,8 +1,10 @@
 #pragma once
-// The main window: the composition root. A project (model, cluster, workload, layout) is edited in
-// the workload panel and the topology editor; every edit goes to the Evaluator, which re-computes
-// in the background, and every view shows the latest evaluation. Views are docks whose
-// arrangement is saved with the window (QSettings) and in the project's view state.
+// The main window: the composition root. The project (model, cluster, workload, layout) and its
+// one undo history are the ProjectDocument's (ui/document/); the workload panel, the topology
+// editor and the pipeline and serving views push commands to it. After every change the project
+// goes to the Evaluator, which re-computes in the background, and every view shows the latest
+// evaluation. Views are docks whose arrangement is saved with the window (QSettings) and in the
+// project's view state.
 #include <QMainWindow>
 
 #include <map>
@@ -18,30 +20,25 @@
 #include "ui/evaluator.hpp"
 #include "ui/recovery.hpp"
 
-class QAction;
-class QComboBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
-class QSortFilterProxyModel;
 class QPushButton;
-class QSpinBox;
-class QTableView;
 class QTextBrowser;
 class QTimer;
 class QUndoStack;
 
 namespace meshscope::ui {
 
-class CommTableModel;
+class CommunicationPanel;
 class LayoutCompareWidget;
-class MemoryChart;
-class MemoryTableModel;
-class PipelineChart;
+class MemoryPanel;
+class PipelinePanel;
 class ProfileView;
 class RankedLayoutsPanel;
-class ServingCurveChart;
+class ServingPanel;
+class SummaryStrip;
 class TopologyEditor;
 class WorkloadPanel;
 
@@ -168,8 +165,6 @@ class MainWindow final : public QMainWindow {
   // After every command (and its undo, redo) and a new project: the views and the evaluation follow.
   void on_document_changed(ProjectDocument::Change change);
   void load_editor_cluster(const Cluster& cluster, const Project& project);
-  // The pipeline and serving views' controls show the project's values.
-  void sync_project_controls();
   void show_evaluation(std::shared_ptr<const Evaluation> evaluation);
   void show_search(std::shared_ptr<const SearchEvaluation> search);
   void show_inline_error(const QString& message);
@@ -178,7 +173,6 @@ class MainWindow final : public QMainWindow {
 
   void apply_ranked(const RankedLayout& ranked);
   void update_compare();
-  void update_serving_chart();
   void update_profile_prediction();
   [[nodiscard]] ServingTarget serving_target() const;
   [[nodiscard]] QString explain_html(const Evaluation& evaluation) const;
@@ -201,43 +195,22 @@ class MainWindow final : public QMainWindow {
   bool arranged_ = false;             // the default dock sizes were applied on the first show
   bool restored_state_ = false;       // a saved arrangement was restored instead
 
-  QLabel* header_ = nullptr;
-  QLabel* summary_ = nullptr;
-  QLabel* error_banner_ = nullptr;
+  SummaryStrip* summary_ = nullptr;
   std::map<QString, QDockWidget*> docks_;
   WorkloadPanel* workload_ = nullptr;
   TopologyEditor* topology_ = nullptr;
-  MemoryTableModel* memory_model_ = nullptr;
-  QTableView* memory_view_ = nullptr;
-  MemoryChart* memory_chart_ = nullptr;
-  PipelineChart* pipeline_chart_ = nullptr;
-  PipelineChart* compare_chart_ = nullptr;
-  QLabel* pipeline_caption_ = nullptr;
-  QLabel* compare_caption_ = nullptr;
-  QComboBox* compare_schedule_ = nullptr;
-  QComboBox* pipeline_schedule_ = nullptr;
-  QSpinBox* pipeline_vpp_ = nullptr;
-  QSpinBox* pipeline_mbs_ = nullptr;
-  CommTableModel* comm_model_ = nullptr;
-  QSortFilterProxyModel* comm_proxy_ = nullptr;
-  QLabel* comm_exposed_ = nullptr;
-  QComboBox* comm_axis_ = nullptr;
+  MemoryPanel* memory_ = nullptr;
+  PipelinePanel* pipeline_ = nullptr;
+  CommunicationPanel* communication_ = nullptr;
+  ServingPanel* serving_ = nullptr;
   RankedLayoutsPanel* ranked_ = nullptr;
   LayoutCompareWidget* compare_ = nullptr;
   QTextBrowser* explain_ = nullptr;
-  ServingCurveChart* serving_chart_ = nullptr;
-  QSpinBox* ttft_target_ = nullptr;
-  QSpinBox* itl_target_ = nullptr;
   ProfileView* profile_ = nullptr;
   QProgressBar* search_progress_ = nullptr;
   QPushButton* cancel_search_ = nullptr;
   QLabel* status_ = nullptr;
   QMenu* recent_menu_ = nullptr;
 };
-
-// The header text (rich text) for a project whose budget was computed.
-[[nodiscard]] QString budget_header_html(const Project& project, const MemoryBudget& budget);
-// The header text (rich text) listing why a project's layout is invalid.
-[[nodiscard]] QString problems_header_html(const Project& project, const std::vector<LayoutProblem>& problems);
 
 }  // namespace meshscope::ui

@@ -1,5 +1,5 @@
 #pragma once
-// Text helpers the main window's source files share (main_window*.cpp); not part of its API.
+// Text helpers the main window and its views share (main_window*.cpp, the panels); not an API.
 #include <QObject>
 #include <QString>
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -330,4 +331,48 @@ TEST_CASE("memory frameworks: stage_buffers gives training_memory's temporaries 
     CHECK_THAT(activations_etc * r.workload.runtime.allocator_fraction + b.all_gather_pool + b.loss_hole,
                WithinRel(rank.bytes(MemoryCategory::allocator), 1e-12));
   }
+}
+
+// torchtitan's own H100 benchmark (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md
+// Tables 1 and 3, "Memory(GiB)" = max_reserved, max over GPUs), the rows without torch.compile, as
+// tests/data/validation/training_throughput.csv records them (its README gives the provenance):
+// Llama 3.1 8B, FSDP over 8 and 128 GPUs, local batch 2, sequence 8192, selective AC (the row: op,
+// llama3_8b.toml's default; the page does not say which).
+TEST_CASE("memory frameworks: torchtitan's H100 benchmark rows without torch.compile, max reserved") {
+  std::ifstream in(std::string(MESHSCOPE_SOURCE_DIR) + "/tests/data/validation/training_throughput.csv",
+                   std::ios::binary);
+  REQUIRE(in);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const auto records = test::parse_csv_records(buffer.str());
+  int checked = 0;
+  for (size_t r = 1; r < records.size(); ++r) {
+    test::CsvRow row;
+    for (size_t c = 0; c < records[0].size(); ++c) row[records[0][c]] = records[r][c];
+    if (row.at("id") != "tt_h100_t1_fsdp" && row.at("id") != "tt_h100_t3_fsdp") continue;
+    INFO(row.at("id"));
+    REQUIRE(row.at("recompute") == "selective_op");
+    REQUIRE(row.at("optimizations").empty());  // no torch.compile, no float8
+    REQUIRE(row.at("memory_metric").find("max_reserved") != std::string::npos);
+    TorchtitanRun run = torchtitan_llama3_8b();
+    run.model = *model_preset(row.at("model"));
+    run.workload.seq_len = std::stoll(row.at("seq_len"));
+    run.workload.global_batch = std::stoll(row.at("global_batch"));
+    run.layout.dp = std::stoll(row.at("dp"));
+    run.layout.micro_batch = std::stoll(row.at("micro_batch"));
+    REQUIRE(std::stoll(row.at("num_gpus")) == run.layout.dp);
+    const RankMemory rank =
+        training_memory(run.model, run.workload, run.layout, *find_gpu("h100-sxm"), torchtitan_memory(false))
+            .ranks.front();
+    const double published = std::stod(row.at("memory_gib"));
+    const double error = rank.peak_reserved_bytes / kGiB / published - 1;
+    std::printf(
+        "[fidelity] memory %s (torchtitan benchmarks/llama3_h100_202412_torchtitan.md): FSDP %lld, local batch "
+        "%lld: max reserved predicted %.1f GiB, published %.1f, error %+.1f %%\n",
+        row.at("id").c_str(), static_cast<long long>(run.layout.dp), static_cast<long long>(run.layout.micro_batch),
+        rank.peak_reserved_bytes / kGiB, published, 100 * error);
+    CHECK(std::abs(error) < 0.05);
+    ++checked;
+  }
+  CHECK(checked == 2);
 }

@@ -59,9 +59,18 @@ namespace {
 // covers the Linear/LayerNormLinear/LayerNormMLP modules of each transformer layer; attention
 // (DotProductAttention without fp8_dpa), the MoE router and the output layer (LM head, outside the
 // autocast in Megatron-LM's GPTModel) stay in BF16 (TE docs, "Using FP8 with Transformer Engine";
-// Megatron-LM megatron/core/models/gpt/gpt_model.py).
+// Megatron-LM megatron/core/models/gpt/gpt_model.py). The same holds for NVFP4 (TE's
+// NVFP4BlockScaling recipe: the linear layers' forward, input- and weight-gradient GEMMs in FP4;
+// attention and the LM head in BF16).
 bool fp8_linears(const TrainingWorkload& w) {
-  return w.compute_dtype == DType::fp8;
+  return w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4;
+}
+
+// Bytes per element of a low-precision GEMM operand with its block scales: FP8 with per-tensor
+// scales 1; NVFP4 half a byte and one E4M3 scale per 16 elements (NVIDIA, "Pretraining Large
+// Language Models with NVFP4", 2025, §2: 16-element blocks).
+double low_precision_operand_bytes(DType type) {
+  return type == DType::fp4 ? 0.5 + 1.0 / 16.0 : dtype_bytes(type);
 }
 
 struct Rates {
@@ -71,9 +80,10 @@ struct Rates {
   double bf16_gemm_rate;   // GEMMs that stay in BF16 under FP8
   double hbm_bytes_per_s;  // datasheet HBM bandwidth (a memory-bound GEMM's roll-off)
   double memory_bytes_per_s;
+  double low_operand_bytes;  // bytes per element of a low-precision operand (FP8 1, NVFP4 0.5625)
   const GemmRateModel& model;
   const ComputeEfficiency& e;
-  // One M×N×K GEMM; `low_precision`: an FP8 GEMM under an FP8 recipe (1-byte operands).
+  // One M×N×K GEMM; `low_precision`: a GEMM of the FP8/FP4 recipe's dtype.
   [[nodiscard]] double gemm_s(double m, double n, double k, bool low_precision = false) const {
     const double rate = low_precision ? gemm_rate : bf16_gemm_rate;
     if (model.compute_units <= 0) {
@@ -82,7 +92,7 @@ struct Rates {
       const double flops = 2 * m * n * k;
       return flops > 0 ? flops / (rate * flops / (flops + e.gemm_half_flops)) : 0.0;
     }
-    return gemm_time_s(model, rate, hbm_bytes_per_s, {1, m, n, k, low_precision ? 1.0 : 2.0});
+    return gemm_time_s(model, rate, hbm_bytes_per_s, {1, m, n, k, low_precision ? low_operand_bytes : 2.0});
   }
   [[nodiscard]] double memory_s(double bytes) const { return bytes / memory_bytes_per_s; }
 };
@@ -96,6 +106,7 @@ Rates rates(const ComputeContext& c) {
           gemm_share_of_peak(c.gpu, high, c.efficiency) * compute_peak_flops(c.gpu, high),
           c.gpu.memory_bandwidth_bytes_per_s,
           c.gpu.memory_bandwidth_bytes_per_s * c.efficiency.memory,
+          low_precision_operand_bytes(dtype),
           c.gpu.gemm,
           c.efficiency};
 }
@@ -220,9 +231,12 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
       // and transposed for the weight gradient (read 2 bytes, write 1 + 1: cast_transpose in
       // transformer_engine/common/transpose/cast_transpose.cu), the weight likewise; backward, the
       // output gradient (read 2, write 1 + 1). The amax of each cast is computed inside the same
-      // kernel (delayed scaling), so it adds no traffic.
-      fp8_cast_bytes += g.count * 4 * (g.m * g.k + g.k * g.n);
-      fp8_cast_backward_bytes += g.count * 4 * g.m * g.n;
+      // kernel (delayed scaling), so it adds no traffic. NVFP4 writes half a byte and its block
+      // scales per element into each copy (the weight gradient's operands through a 16-point
+      // Hadamard transform fused into the cast: memory-bound all the same).
+      const double cast = 2 + 2 * r.low_operand_bytes;
+      fp8_cast_bytes += g.count * cast * (g.m * g.k + g.k * g.n);
+      fp8_cast_backward_bytes += g.count * cast * g.m * g.n;
     }
   }
   if (moe_layer) {
@@ -308,8 +322,9 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   set_host_time(ops.back(), {7, 0, 9, 0}, c.efficiency, graphs && !moe_layer);
   // The casts are kernels of the GEMM modules' calls: their host time is counted with the GEMMs.
   if (fp8)
-    ops.push_back({"fp8: casts, transposes and amax around the FP8 GEMMs", 0.0, fp8_cast_bytes,
-                   r.memory_s(fp8_cast_bytes), r.memory_s(fp8_cast_backward_bytes), 0.0, false});
+    ops.push_back({std::string(w.compute_dtype == DType::fp4 ? "fp4" : "fp8") +
+                       ": casts, transposes and amax around the low-precision GEMMs",
+                   0.0, fp8_cast_bytes, r.memory_s(fp8_cast_bytes), r.memory_s(fp8_cast_backward_bytes), 0.0, false});
   return ops;
 }
 

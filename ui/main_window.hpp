@@ -18,6 +18,7 @@
 #include "core/search/search.hpp"
 #include "ui/document/project_document.hpp"
 #include "ui/evaluator.hpp"
+#include "ui/nccl_comparison_dialog.hpp"
 #include "ui/recovery.hpp"
 
 class QDockWidget;
@@ -114,12 +115,7 @@ class MainWindow final : public QMainWindow {
   QString calibrateFromNcclTests(const QStringList& logs);
   // The last calibration's rows, measured against predicted before and after the fit (every
   // out-of-place row of every log, in log order).
-  struct NcclComparisonRow {
-    QString collective;
-    double bytes = 0;
-    double measured_time_s = 0, before_time_s = 0, after_time_s = 0;
-    double measured_busbw = 0, after_busbw = 0;
-  };
+  using NcclComparisonRow = ui::NcclComparisonRow;
   [[nodiscard]] const std::vector<NcclComparisonRow>& lastNcclComparison() const { return nccl_comparison_; }
   // Shows the last calibration's summary and rows in a window (Edit → Calibrate does it).
   void showNcclComparison(const QString& summary);
@@ -175,7 +171,6 @@ class MainWindow final : public QMainWindow {
   void update_compare();
   void update_profile_prediction();
   [[nodiscard]] ServingTarget serving_target() const;
-  [[nodiscard]] QString explain_html(const Evaluation& evaluation) const;
 
   ProjectDocument* document_ = nullptr;
   Options options_;

@@ -3,47 +3,24 @@
 #include "ui/main_window.hpp"
 
 #include <QAction>
-#include <QApplication>
-#include <QCloseEvent>
-#include <QComboBox>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QInputDialog>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPainter>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QRegularExpression>
-#include <QSaveFile>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSettings>
-#include <QShowEvent>
-#include <QSignalBlocker>
-#include <QSortFilterProxyModel>
-#include <QSpinBox>
-#include <QStatusBar>
 #include <QSvgGenerator>
-#include <QTableView>
-#include <QTableWidget>
-#include <QTextBrowser>
-#include <QUndoCommand>
 #include <QUndoStack>
-#include <QVBoxLayout>
 
 #include <algorithm>
-#include <functional>
 #include <utility>
 
 #include "core/calibration/calibrate.hpp"
@@ -56,21 +33,10 @@
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "ui/app_settings.hpp"
-#include "ui/comm_table_model.hpp"
 #include "ui/document/project_commands.hpp"
 #include "ui/formatting.hpp"
-#include "ui/layout_compare.hpp"
-#include "ui/memory_chart.hpp"
-#include "ui/memory_table_model.hpp"
-#include "ui/padded_item_delegate.hpp"
-#include "ui/pipeline_chart.hpp"
 #include "ui/profile_view.hpp"
-#include "ui/ranked_layouts_model.hpp"
-#include "ui/ranked_layouts_panel.hpp"
 #include "ui/recovery.hpp"
-#include "ui/serving_chart.hpp"
-#include "ui/topology_editor.hpp"
-#include "ui/workload_panel.hpp"
 
 namespace meshscope::ui {
 
@@ -373,48 +339,7 @@ QString MainWindow::calibrateGemmFromTrace() {
 }
 
 void MainWindow::showNcclComparison(const QString& summary) {
-  // The fit's summary, then every row: measured against predicted before and after.
-  auto* dialog = new QDialog(this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setWindowTitle(tr("Calibration applied"));
-  auto* layout = new QVBoxLayout(dialog);
-  auto* text = new QLabel(summary.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")), dialog);
-  text->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(text);
-  auto* table = new QTableWidget(static_cast<int>(nccl_comparison_.size()), 8, dialog);
-  table->setObjectName(QStringLiteral("nccl_comparison"));
-  table->setHorizontalHeaderLabels({tr("Collective"), tr("Size"), tr("Measured"), tr("Predicted before"),
-                                    tr("Predicted after"), tr("Measured busbw"), tr("Predicted busbw"),
-                                    tr("Error after")});
-  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->verticalHeader()->hide();
-  for (int row = 0; row < table->rowCount(); ++row) {
-    const NcclComparisonRow& r = nccl_comparison_[static_cast<size_t>(row)];
-    const double error = r.after_time_s / r.measured_time_s - 1;
-    const QString cells[] = {
-        r.collective,
-        binary_bytes_text(r.bytes),
-        duration_text(r.measured_time_s),
-        duration_text(r.before_time_s),
-        duration_text(r.after_time_s),
-        QStringLiteral("%1 GB/s").arg(r.measured_busbw / 1e9, 0, 'f', 1),
-        QStringLiteral("%1 GB/s").arg(r.after_busbw / 1e9, 0, 'f', 1),
-        QStringLiteral("%1%2 %").arg(error >= 0 ? QStringLiteral("+") : QString()).arg(100 * error, 0, 'f', 1)};
-    for (int column = 0; column < 8; ++column) {
-      auto* item = new QTableWidgetItem(cells[column]);
-      if (column > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      table->setItem(row, column, item);
-    }
-  }
-  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->resizeColumnsToContents();
-  layout->addWidget(table);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
-  layout->addWidget(buttons);
-  dialog->resize(900, 600);
-  dialog->show();
+  show_nccl_comparison(this, summary, nccl_comparison_);
 }
 
 QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {

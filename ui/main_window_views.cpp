@@ -10,6 +10,7 @@
 
 #include "ui/communication_panel.hpp"
 #include "ui/document/project_commands.hpp"
+#include "ui/explain_text.hpp"
 #include "ui/layout_compare.hpp"
 #include "ui/main_window_text.hpp"
 #include "ui/memory_panel.hpp"

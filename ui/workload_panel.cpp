@@ -519,7 +519,7 @@ void WorkloadPanel::on_cluster() {
   if (!resolved) return refuse(tr("cluster"), qs(resolved.error().to_string()));
   cluster.gpu_count = resolved->num_gpus();
   const QString text = tr("Use the cluster %1").arg(qs(cluster.cluster));
-  push(new ReplaceCluster(document_, std::move(cluster), text));
+  push(new ReplaceCluster(document_, std::move(cluster), text, QStringLiteral("generator")));
 }
 
 void WorkloadPanel::on_mode(int index) {

@@ -72,7 +72,8 @@ ApplyCalibration::ApplyCalibration(ProjectDocument* document, KeyValues comm_key
                                    const QString& text)
     : SetPartCommand(document, {std::move(comm_keys), std::move(efficiency_keys)}, text) {}
 
-ReplaceCluster::ReplaceCluster(ProjectDocument* document, ClusterPart::Value cluster, const QString& text)
-    : SetPartCommand(document, std::move(cluster), text) {}
+ReplaceCluster::ReplaceCluster(ProjectDocument* document, ClusterPart::Value cluster, const QString& text,
+                               QString merge_key)
+    : SetPartCommand(document, std::move(cluster), text, std::move(merge_key)) {}
 
 }  // namespace meshscope::ui

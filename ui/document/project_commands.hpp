@@ -21,6 +21,7 @@ enum ProjectCommandId : int {
   kSetLayoutId,
   kSetServingLayoutId,
   kSetServingTargetId,
+  kReplaceClusterId,
 };
 
 // One part of the project, read and written as a value.
@@ -236,10 +237,12 @@ class ApplyCalibration final : public SetPartCommand<CalibrationPart> {
   ApplyCalibration(ProjectDocument* document, KeyValues comm_keys, KeyValues efficiency_keys, const QString& text);
 };
 
-// Another cluster: a generator string (`gpu_count` its GPUs) or an imported one (inline, with its GPU model).
+// Another cluster: a generator string (`gpu_count` its GPUs) or an imported one (inline, with its
+// GPU model). `merge_key` "generator": the node count's spin box stepped is one step.
 class ReplaceCluster final : public SetPartCommand<ClusterPart> {
  public:
-  ReplaceCluster(ProjectDocument* document, ClusterPart::Value cluster, const QString& text);
+  ReplaceCluster(ProjectDocument* document, ClusterPart::Value cluster, const QString& text, QString merge_key = {});
+  [[nodiscard]] int id() const override { return kReplaceClusterId; }
 };
 
 }  // namespace meshscope::ui

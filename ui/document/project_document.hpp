@@ -28,6 +28,7 @@ class ProjectDocument final : public QObject {
     drawn_cluster,   // the cluster was edited in the topology editor, which already shows it
     serving_target,  // only the serving target (the search re-ranks; nothing is re-estimated)
   };
+  Q_ENUM(Change)
 
   explicit ProjectDocument(Project project, QObject* parent = nullptr);
 

@@ -91,6 +91,7 @@ class TopologyDocument : public QObject {
   [[nodiscard]] const std::vector<QPointF>& positions() const { return positions_; }
   [[nodiscard]] const std::vector<ClusterProblem>& problems() const { return problems_; }
   [[nodiscard]] QUndoStack* undoStack() { return undo_; }
+  [[nodiscard]] bool sharesUndoStack() const { return undo_ != &own_undo_; }
   // Nodes that have at least one device, ascending.
   [[nodiscard]] std::vector<int32_t> nodes() const;
   [[nodiscard]] QString nodeTitle(int32_t node) const;  // node_names[node], or "node <n>"

@@ -223,9 +223,13 @@ void TopologyEditor::buildToolbars() {
   action_bar_ = new QToolBar(QStringLiteral("Edit"), this);
   QUndoStack* undo = document_->undoStack();
   QAction* undo_action = undo->createUndoAction(this, QStringLiteral("Undo"));
-  undo_action->setShortcut(QKeySequence::Undo);
   QAction* redo_action = undo->createRedoAction(this, QStringLiteral("Redo"));
-  redo_action->setShortcut(QKeySequence::Redo);
+  // On a shared (the project's) stack the window's Edit menu has the keys; the same keys here too
+  // would make both ambiguous, and neither would run.
+  if (!document_->sharesUndoStack()) {
+    undo_action->setShortcut(QKeySequence::Undo);
+    redo_action->setShortcut(QKeySequence::Redo);
+  }
   auto add = [this](const QString& text, QKeySequence key, auto slot) {
     auto* action = new QAction(text, this);
     action->setShortcut(key);

@@ -2,7 +2,9 @@
 // stack, undone newest first and redone in order, each with a name a user can read.
 #include <catch2/catch.hpp>
 
+#include <QApplication>
 #include <QSpinBox>
+#include <QTest>
 #include <QUndoStack>
 
 #include "core/project.hpp"
@@ -10,6 +12,7 @@
 #include "ui/main_window.hpp"
 #include "ui/topology_document.hpp"
 #include "ui/topology_editor.hpp"
+#include "ui/topology_items.hpp"
 #include "ui/workload_panel.hpp"
 
 using namespace meshscope;
@@ -147,4 +150,28 @@ TEST_CASE("project undo: a drawn cluster replaced by a generator comes back on u
   window.waitForEvaluation();
   CHECK(window.project().cluster != generator);
   CHECK(editor->cluster().devices.size() > devices);
+}
+
+TEST_CASE("project undo: Ctrl+Z in the topology editor undoes the project's last step") {
+  ui::MainWindow window(default_or_fail());
+  window.show();
+  window.activateWindow();
+  REQUIRE(QTest::qWaitForWindowActive(&window));
+  window.waitForEvaluation();
+  REQUIRE(window.showView(QStringLiteral("topology")));
+  const int64_t micro_batch = window.project().layout.micro_batch;
+  REQUIRE(window.workloadPanel()->layoutForm()->setValue("micro_batch", QString::number(micro_batch + 1)));
+  window.waitForEvaluation();
+  auto* editor = window.findChild<ui::TopologyEditor*>(QStringLiteral("topology_editor"));
+  REQUIRE(editor != nullptr);
+  QWidget* canvas = editor->view();
+  canvas->setFocus();
+  QApplication::processEvents();
+  // One history, one Undo key: the editor's toolbar and Edit → Undo do not fight over it.
+  QTest::keyClick(canvas, Qt::Key_Z, Qt::ControlModifier);
+  window.waitForEvaluation();
+  CHECK(window.project().layout.micro_batch == micro_batch);
+  QTest::keySequence(canvas, QKeySequence::Redo);
+  window.waitForEvaluation();
+  CHECK(window.project().layout.micro_batch == micro_batch + 1);
 }

@@ -168,6 +168,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t layer, const Activatio
     return tensor_bytes_on_rank(
         {"layer input", c.element_bytes * static_cast<double>(m.hidden_size), TensorSplit::tp_replicated}, c);
   }
+  if (mode == RecomputeMode::op) return torchtitan_op_sac_layer_bytes(m, layer, c).bytes;
   double bytes = 0;
   for (const auto& t : layer_saved_tensors(m, layer, c)) {
     if (mode == RecomputeMode::selective && t.recomputed_by_selective) continue;

@@ -27,6 +27,23 @@ double attention_projection_flops(const ModelSpec& m) {
   return gemm(h, m.q_width()) + 2.0 * gemm(h, m.kv_width()) + gemm(m.q_width(), h);
 }
 
+}  // namespace
+
+double op_sac_recomputed_flops(const ModelSpec& m, int64_t layer) {
+  // torchtitan/distributed/activation_checkpoint.py, _custom_policy: a per-block counter of
+  // aten.mm calls; the outputs of the even-numbered ones are not saved. A Llama block calls wq,
+  // wk, wv, wo, then w1, w3, w2 (gated) or w1, w2 (plain): wk, wo and w3 (gated) or w2 (plain)
+  // run again in backward. MLA and the experts of an MoE block (grouped matmuls, not aten.mm) are
+  // not counted.
+  if (m.mla.enabled()) return 0;
+  const int64_t h = m.hidden_size;
+  double flops = gemm(h, m.kv_width()) + gemm(m.q_width(), h);
+  if (!m.is_moe_layer(layer)) flops += gemm(h, m.ffn_hidden_size);
+  return flops;
+}
+
+namespace {
+
 // Per token, per layer: QK^T over ctx keys and attention·V, 2 FLOPs per multiply-add.
 double attention_score_flops(const ModelSpec& m, double context) {
   double qk_dim = static_cast<double>(m.head_dim);
@@ -68,6 +85,10 @@ FlopsPerToken flops_per_token(const ModelSpec& m, int64_t seq_len, bool causal, 
       break;
     case RecomputeMode::layers:
       f.recompute = recompute_fraction * (f.forward_gemm + f.forward_attention);
+      break;
+    case RecomputeMode::op:
+      // torchtitan's op-level SAC recomputes every second matmul of a block (op_sac_recomputed_flops).
+      for (int64_t layer = 0; layer < m.num_layers; ++layer) f.recompute += op_sac_recomputed_flops(m, layer);
       break;
   }
   return f;

@@ -5,7 +5,8 @@
 //   attention       : QK^T and attention·V, 2·ctx·heads·d each; ctx = s (full) or s/2 (causal)
 //   model FLOPs     : 3 × forward (backward = 2 × forward)
 //   hardware FLOPs  : model FLOPs + recomputed forward (full: all layers, not the head, as in
-//                     SC21's 96Bslh² form; selective: the attention scores again, Korthikanti Eq. 8)
+//                     SC21's 96Bslh² form; selective: the attention scores again, Korthikanti Eq. 8;
+//                     op: torchtitan's every-second matmul, op_sac_recomputed_flops)
 #include <cstdint>
 
 #include "core/model.hpp"
@@ -28,6 +29,10 @@ struct FlopsPerToken {
 //   korthikanti  Korthikanti et al. Eq. 8, 72BLsh²(1 + s/3h + V/12hL): the s/6h term doubled,
 //                i.e. three times the attention forward; reproduces their Table 5 HFU/MFU ratios.
 enum class SelectiveRecomputeFlops { physical, korthikanti };
+
+// Forward FLOPs per token of the matmuls torchtitan's op-level SAC (RecomputeMode::op) runs again
+// in the backward of one layer: every second aten.mm of the block (wk, wo, and w3 or w2).
+[[nodiscard]] double op_sac_recomputed_flops(const ModelSpec& model, int64_t layer);
 
 // recompute_fraction: share of layers fully recomputed (RecomputeMode::layers).
 [[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, int64_t seq_len, bool causal,

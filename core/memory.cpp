@@ -394,7 +394,8 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
         if (is_recomputed_fully(w, i)) {
           per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
           largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
-        } else if (framework.torchtitan_op_sac && w.recompute == RecomputeMode::selective) {
+        } else if ((framework.torchtitan_op_sac && w.recompute == RecomputeMode::selective) ||
+                   w.recompute == RecomputeMode::op) {
           const double saved = torchtitan_op_sac_layer_bytes(m, layer, act).bytes;
           per_micro_batch += saved;
           largest_recompute =

@@ -157,6 +157,8 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
         w.recompute = RecomputeMode::selective;
       } else if (value == "full") {
         w.recompute = RecomputeMode::full;
+      } else if (value == "op") {
+        w.recompute = RecomputeMode::op;
       } else {
         MS_TRY(v, to_int(option, key, value, 0));
         w.recompute = RecomputeMode::layers;

@@ -49,6 +49,8 @@ std::string_view recompute_name(RecomputeMode mode) {
       return "full";
     case RecomputeMode::layers:
       return "layers";
+    case RecomputeMode::op:
+      return "op";
   }
   return "?";
 }

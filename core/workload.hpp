@@ -10,7 +10,10 @@
 namespace meshscope {
 
 enum class Optimizer { adam, sgd_momentum };
-enum class RecomputeMode { none, selective, full, layers };
+// selective: Korthikanti et al.'s (the attention core); op: torchtitan's op-level selective AC
+// (activation_checkpoint mode "selective", selective_ac_option "op": every second matmul and the
+// element-wise ops recomputed, torchtitan/distributed/activation_checkpoint.py).
+enum class RecomputeMode { none, selective, full, layers, op };
 // The pipeline schedule a training run uses (for the activations it holds and, in estimate, its
 // timing); the simulator's names and sources are in core/schedule/schedule.hpp.
 enum class Schedule { gpipe, one_f_one_b, interleaved, zb_h1, zb_h2, dualpipe };

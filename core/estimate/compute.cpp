@@ -330,7 +330,8 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
 
 WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fully) {
   WorkTime t;
-  double selective = 0, host_forward = 0, host_backward = 0;
+  double selective = 0, host_forward = 0, host_backward = 0, op_sac = 0;
+  const ModelSpec& m = c.model;
   for (const OperationCost& op : layer_operations(c, layer)) {
     t.forward_s += op.forward_s;
     t.backward_input_s += op.backward_input_s;
@@ -339,6 +340,18 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
     host_forward += op.host_forward_s;
     host_backward += op.host_backward_s;
     if (op.recomputed_by_selective) selective += op.forward_s;
+    // torchtitan's op-level SAC (flops.hpp op_sac_recomputed_flops): wk of the fused QKV GEMM (its
+    // share of the output width), wo, w3 of the fused gate-and-up GEMM (half) or a plain MLP's
+    // second linear, and every element-wise op (their outputs are not saved); the SDPA output and
+    // the other matmuls are saved. MLA layers and the experts of MoE layers as saved.
+    if (!m.mla.enabled()) {
+      const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+      if (op.name == "attention: QKV projection") op_sac += op.forward_s * kv / (q + 2 * kv);
+      if (op.name == "attention: output projection") op_sac += op.forward_s;
+    }
+    if (op.name == "mlp: gate and up projections") op_sac += 0.5 * op.forward_s;
+    if (op.name == "mlp: second linear") op_sac += op.forward_s;
+    if (op.name.rfind("element-wise", 0) == 0 || op.name.rfind("moe: routing", 0) == 0) op_sac += op.forward_s;
   }
   // A pass over the layer takes the longer of its GPU work and the host's dispatch of it: the
   // host runs ahead of the GPU only until a synchronisation, and a dropless MoE layer has one in
@@ -355,6 +368,8 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
     t.recompute_s = t.forward_s;
   } else if (c.workload.recompute == RecomputeMode::selective) {
     t.recompute_s = selective;
+  } else if (c.workload.recompute == RecomputeMode::op) {
+    t.recompute_s = op_sac;
   }
   return t;
 }

@@ -457,7 +457,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     double temporary = 0;
     if (full)
       temporary += std::max(dense_full, moe_act.second);
-    else if (w.recompute == RecomputeMode::selective)
+    else if (w.recompute == RecomputeMode::selective || w.recompute == RecomputeMode::op)
       temporary += std::max(dense_full - dense_act, moe_act.second - moe_act.first);
     if (last && w.output_layer_activations)
       temporary += tokens * 4.0 * static_cast<double>(m.vocab_size) / static_cast<double>(l.tp);

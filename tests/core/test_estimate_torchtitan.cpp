@@ -95,7 +95,7 @@ TEST_CASE("estimate: torchtitan's Llama 3 8B preset on 8×H200 within 10 % of it
   w.seq_len = log.seq_len;
   w.global_batch = log.global_batch;
   w.zero_stage = 3;
-  w.recompute = RecomputeMode::selective;
+  w.recompute = RecomputeMode::op;  // llama3_8b.toml: selective_ac_option "op"
   Layout l;
   l.dp = log.dp_shard;
   l.micro_batch = log.local_batch;
@@ -108,9 +108,10 @@ TEST_CASE("estimate: torchtitan's Llama 3 8B preset on 8×H200 within 10 % of it
       "[fidelity] torchtitan Llama 3 8B FSDP8 8xH200 seq 8192 selective AC: predicted %6.0f, logged %6.0f "
       "tokens/s per GPU, error %+5.1f %% (step %.3f s; MFU %.1f %%)\n",
       est->tokens_per_s_per_gpu, measured, 100 * error, est->step_time_s, 100 * est->mfu);
-  // Before the measured GEMM rates: 11,441 (+62 %). The target: a whole-step model that is right
-  // lands within 10 % of such a run. Tagged [!mayfail] until the op-level SAC and eager kernels
-  // above are modelled; the guard below keeps what the measured GEMM rates gained.
-  CHECK(error < 0.55);
+  // Before the measured GEMM rates: 11,441 (+62 %); with them +52 %; with torchtitan's op-level
+  // SAC (recompute=op) +44 %. The target: a whole-step model that is right lands within 10 % of
+  // such a run. Tagged [!mayfail] until eager PyTorch's unfused kernels (RMSNorm, RoPE in fp32)
+  // are modelled; the guard below keeps what was gained.
+  CHECK(error < 0.48);
   CHECK(std::abs(error) < 0.10);
 }

@@ -6,10 +6,9 @@
 // error, the memory error where the source gives one), then the median and the maximum. These rows
 // check the model; nothing in the core is fitted to them.
 //
-// A row whose configuration meshscope cannot express (torch.compile, torchtitan's op-level
-// selective checkpointing, a GPU or host the catalogue lacks, a model without its dimensions, a
-// layout the core rejects) is printed as skipped, with the reason. What a source does not state
-// is chosen here, once per source, and written next to the choice.
+// A row whose configuration meshscope cannot express (torch.compile, a GPU or host the catalogue lacks, a model without
+// its dimensions, a layout the core rejects) is printed as skipped, with the reason. What a source does not state is
+// chosen here, once per source, and written next to the choice.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -101,12 +100,12 @@ struct Skip {
   std::string reason;
 };
 
+std::string generator_of(const test::CsvRow& row);
+
 std::optional<Skip> unsupported(const test::CsvRow& row) {
   const std::string& opt = row.at("optimizations");
   if (!has(row, "value")) return Skip{"the published row is malformed (see notes)"};
   if (contains(opt, "torch.compile")) return Skip{"torch.compile (kernel fusion) is not modeled"};
-  if (row.at("recompute") == "selective_op")
-    return Skip{"torchtitan's op-level selective AC (every second matmul recomputed) is not expressible"};
   if (family_of(row) == Family::opt)
     return Skip{"the paper gives neither the TP degree nor how its TFLOP/s are counted"};
   const std::string& model = row.at("model");
@@ -116,6 +115,7 @@ std::optional<Skip> unsupported(const test::CsvRow& row) {
   if (gpu.empty()) return Skip{"the GPU model is not in the log"};
   if (gpu == "GB300" || gpu == "B300") return Skip{gpu + " is not in the GPU catalogue"};
   if (starts_with(gpu, "V100")) return Skip{"no generator for Jean Zay's 4-GPU V100 NVLink nodes"};
+  if (generator_of(row).empty()) return Skip{gpu + " is not in the GPU catalogue"};
   return std::nullopt;
 }
 
@@ -171,6 +171,7 @@ RecomputeMode recompute_of(const test::CsvRow& row) {
   if (r == "full") return RecomputeMode::full;
   if (r == "selective") return RecomputeMode::selective;
   if (r == "selective_layer") return RecomputeMode::layers;
+  if (r == "selective_op") return RecomputeMode::op;  // torchtitan's op-level SAC
   if (r == "none") return RecomputeMode::none;
   // Not stated. Megatron-Bridge's table, MegaScale's baseline: none (Megatron-LM's default);
   // MT-NLG and BLOOM (2021-22, no FlashAttention, 80 GB): full, as Megatron-LM ran then.
@@ -367,15 +368,16 @@ TEST_CASE("validation set: every published training row predicted, with its erro
                 memory_errors.size(), 100 * median(memory_errors),
                 100 * *std::max_element(memory_errors.begin(), memory_errors.end()));
   // Regression guards, not the goal: the issue's target is a median of 10 % and a maximum of 20 %
-  // on step time, and 10 % on peak memory. With the core of 2026-12-01 16:10 the 39 expressible
-  // rows give a median of 12.1 % and a maximum of 66 % (Qwen3-30B-A3B's small experts, NVFP4,
-  // MI300X; docs/estimate.md §5); the bounds sit above that so that a change which makes the
-  // model worse fails here.
-  CHECK(step_errors.size() >= 39);  // no row may fall out silently
-  CHECK(step_median <= 0.20);
-  CHECK(step_max <= 0.75);
-  REQUIRE(memory_errors.size() == 1);
-  CHECK(memory_errors.front() <= 0.10);
+  // on step time, and 10 % on peak memory. With the core of 2026-12-01 18:40 (host dispatch,
+  // grouped experts, NVFP4's BF16 attention, torchtitan's op-level SAC) the 45 expressible rows
+  // give a median of 12.1 % and a maximum of 52 % (Qwen3-30B-A3B at micro-batch 1–2, MI300X;
+  // docs/estimate.md §5); the bounds sit above that so that a change which makes the model worse
+  // fails here.
+  CHECK(step_errors.size() >= 45);  // no row may fall out silently
+  CHECK(step_median <= 0.15);
+  CHECK(step_max <= 0.60);
+  REQUIRE(memory_errors.size() == 2);  // the two logs
+  CHECK(*std::max_element(memory_errors.begin(), memory_errors.end()) <= 0.15);
 }
 
 // The log prints the model's size; the dimensions recorded for it must reproduce it.

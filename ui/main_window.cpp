@@ -230,11 +230,16 @@ void MainWindow::on_document_changed(ProjectDocument::Change change) {
     evaluator_->setServingTarget(serving_target());
     return;
   }
-  // A cluster chosen elsewhere (a generator, an import, their undo) replaces the one in the
-  // editor: at once when it is drawn (inline), once it is resolved otherwise.
+  // A cluster chosen elsewhere (a generator, an import, their undo or redo) replaces the one in
+  // the editor at once: the topology steps next to this one in the history were made on it.
   if (change == ProjectDocument::Change::cluster) {
-    editor_needs_cluster_ = true;
-    if (project().cluster_inline) load_editor_cluster(*project().cluster_inline, project());
+    if (project().cluster_inline) {
+      load_editor_cluster(*project().cluster_inline, project());
+    } else if (Result<Cluster> cluster = project_cluster(project())) {
+      load_editor_cluster(*cluster, project());
+    } else {
+      editor_needs_cluster_ = true;  // the evaluation says why it does not resolve
+    }
   }
   evaluator_->request(project());
 }

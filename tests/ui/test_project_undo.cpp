@@ -175,3 +175,36 @@ TEST_CASE("project undo: Ctrl+Z in the topology editor undoes the project's last
   window.waitForEvaluation();
   CHECK(window.project().layout.micro_batch == micro_batch + 1);
 }
+
+TEST_CASE("project undo: redoing a generator change then a topology edit at once edits the generated cluster") {
+  ui::MainWindow window(default_or_fail());
+  window.waitForEvaluation();
+  auto* editor = window.findChild<ui::TopologyEditor*>(QStringLiteral("topology_editor"));
+  REQUIRE(editor != nullptr);
+  const size_t devices = editor->cluster().devices.size();
+  auto* nodes = window.workloadPanel()->findChild<QSpinBox*>(QStringLiteral("nodes"));
+  REQUIRE(nodes != nullptr);
+  nodes->setValue(nodes->value() + 1);
+  window.waitForEvaluation();
+  const size_t grown = editor->cluster().devices.size();
+  REQUIRE(grown > devices);
+  Link edited = editor->cluster().links.front();
+  edited.latency_s = 3 * edited.latency_s + 1e-6;
+  editor->document()->editLink(LinkId{0}, ui::LinkField::latency, edited);
+  window.waitForEvaluation();
+
+  // Back to the start and forward again as fast as keys repeat: no evaluation in between.
+  QUndoStack* undo = window.undoStack();
+  undo->undo();
+  undo->undo();
+  CHECK(editor->cluster().devices.size() == devices);
+  undo->redo();
+  CHECK(editor->cluster().devices.size() == grown);  // the generator's cluster, before it is evaluated
+  undo->redo();
+  CHECK(editor->cluster().devices.size() == grown);
+  CHECK(editor->cluster().links.front().latency_s == edited.latency_s);
+  window.waitForEvaluation();
+  REQUIRE(window.project().cluster_inline);
+  CHECK(window.project().cluster_inline->devices.size() == grown);
+  CHECK(first_link_latency(window.project()) == edited.latency_s);
+}

@@ -387,3 +387,19 @@ TEST_CASE("memory frameworks: torchtitan's H100 benchmark rows against their pub
   }
   CHECK(checked == 6);
 }
+
+TEST_CASE("memory frameworks: recompute=op is torchtitan's op-level SAC in every framework form") {
+  TorchtitanRun r = torchtitan_llama3_8b();
+  const RankMemory flagged =
+      training_memory(r.model, r.workload, r.layout, r.gpu, torchtitan_memory(false)).ranks.front();
+  r.workload.recompute = RecomputeMode::op;
+  FrameworkMemory f = torchtitan_memory(false);
+  f.torchtitan_op_sac = false;
+  const RankMemory op = training_memory(r.model, r.workload, r.layout, r.gpu, f).ranks.front();
+  CHECK_THAT(op.peak_reserved_bytes, WithinRel(flagged.peak_reserved_bytes, 1e-12));
+  CHECK_THAT(op.bytes(MemoryCategory::activations), WithinRel(flagged.bytes(MemoryCategory::activations), 1e-12));
+  // `automatic` picks FSDP2 for ZeRO-3: the same budget.
+  f.framework = MemoryFramework::automatic;
+  CHECK_THAT(training_memory(r.model, r.workload, r.layout, r.gpu, f).ranks.front().peak_reserved_bytes,
+             WithinRel(flagged.peak_reserved_bytes, 1e-12));
+}

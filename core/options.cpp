@@ -192,6 +192,10 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
     } else if (key == "overlap_param_gather") {
       MS_TRY(v, to_bool(option, key, value));
       w.overlap_param_gather = v;
+    } else if (key == "kernels") {
+      if (value != "fused" && value != "eager")
+        return bad_value(option, key, value, "fused (Transformer Engine, torch.compile) or eager (PyTorch composites)");
+      w.eager_kernels = value == "eager";
     } else if (key == "cuda_graphs") {
       MS_TRY(v, to_bool(option, key, value));
       w.cuda_graphs = v;
@@ -220,12 +224,13 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
     } else {
       MS_TRY(handled, apply_runtime(w.runtime, option, key, value));
       if (!handled)
-        return unknown_key(option, key,
-                           "seq, global_batch, precision, convention, param_dtype, grad_dtype, master, optimizer, "
-                           "optimizer_dtype, activation_dtype, zero, recompute, flash, dropout, output_activations, "
-                           "fp32_logits, causal, schedule, cp_comm, tp_comm_overlap, overlap_grad_reduce, "
-                           "overlap_param_gather, fsdp_prefetch, reshard_after_forward, cuda_graphs, runtime_gib, "
-                           "nccl_buffer_mib, nccl_channels, allocator_fraction");
+        return unknown_key(
+            option, key,
+            "seq, global_batch, precision, convention, param_dtype, grad_dtype, master, optimizer, "
+            "optimizer_dtype, activation_dtype, zero, recompute, flash, dropout, output_activations, "
+            "fp32_logits, causal, schedule, cp_comm, tp_comm_overlap, overlap_grad_reduce, "
+            "overlap_param_gather, fsdp_prefetch, reshard_after_forward, cuda_graphs, kernels, runtime_gib, "
+            "nccl_buffer_mib, nccl_channels, allocator_fraction");
     }
   }
   // Megatron-LM refuses --overlap-param-gather without --overlap-grad-reduce
@@ -331,6 +336,7 @@ KeyValues training_to_keys(const TrainingWorkload& w) {
                     {"fsdp_prefetch", w.fsdp_prefetch ? "true" : "false"},
                     {"reshard_after_forward", std::string(reshard_after_forward_name(w.reshard_after_forward))},
                     {"cuda_graphs", w.cuda_graphs ? "true" : "false"},
+                    {"kernels", w.eager_kernels ? "eager" : "fused"},
                     {"runtime_gib", fmt_double(w.runtime.runtime_bytes / kGiB)},
                     {"allocator_fraction", fmt_double(w.runtime.allocator_fraction)}};
   if (w.dropout) keys.emplace_back("dropout", *w.dropout ? "true" : "false");

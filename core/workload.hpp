@@ -71,6 +71,9 @@ struct TrainingWorkload {
   // CUDA graphs (Megatron-LM --cuda-graph-impl / --external-cuda-graph, torch.compile's
   // reduce-overhead): the captured kernels replay without host dispatch (docs/estimate.md).
   bool cuda_graphs = false;
+  // Element-wise kernels: fused (Megatron-LM/Transformer Engine's fused norms, RoPE and
+  // activations, or torch.compile) or eager PyTorch composites (torchtitan without compile).
+  bool eager_kernels = false;
   std::string convention = "megatron-distopt";  // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 

@@ -303,8 +303,32 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   const double rope =
       m.position == PositionKind::rotary ? 2.0 * static_cast<double>(m.q_width() + m.kv_width()) / tp * e : 0.0;
   const bool gated = m.mlp == MlpKind::gated;
-  const double per_token = (2 * 2 * h + 2 * 3 * h) * e / sp_div + (gated ? 3.0 : 2.0) * ffn_e + rope;
-  const double per_token_backward = (2 * 3 * h + 2 * 3 * h) * e / sp_div + (gated ? 5.0 : 3.0) * ffn_e + rope;
+  double per_token = (2 * 2 * h + 2 * 3 * h) * e / sp_div + (gated ? 3.0 : 2.0) * ffn_e + rope;
+  double per_token_backward = (2 * 3 * h + 2 * 3 * h) * e / sp_div + (gated ? 5.0 : 3.0) * ffn_e + rope;
+  if (w.eager_kernels) {
+    // Eager PyTorch (kernels=eager: torchtitan without torch.compile) runs composites where the
+    // counts above assume fused kernels. RMSNorm (aten/src/ATen/native/layer_norm.cpp,
+    // rms_norm_symint): upcast to fp32 (read e, write 4), pow (4, 4), mean (read 4), multiply by
+    // the rsqrt (4, 4), type_as (4, e), times the weight (e, e): 28 + 4e bytes per element
+    // against the fused 2e; its autograd (tools/autograd/derivatives.yaml) through the same ops:
+    // the weight product (6e), type_as (e + 4), the rsqrt product (8 + 16 with its row sums), pow
+    // (12), the two input-gradient paths summed (12), the upcast (4 + e): 56 + 8e against 3e.
+    // RoPE (torchtitan apply_rotary_emb: float(), view_as_complex, a complex multiply,
+    // view_as_real, type_as): 16 + 2e per element each way against 2e. SwiGLU's backward
+    // (silu's, then the product's two gradients): 9 tensors against 5. LayerNorm is one native
+    // kernel eagerly too.
+    const double f32 = 4;
+    if (m.norm == NormKind::rmsnorm) {
+      per_token += 2 * (28 + 4 * e - 2 * e) * h / sp_div;
+      per_token_backward += 2 * (56 + 8 * e - 3 * e) * h / sp_div;
+    }
+    if (m.position == PositionKind::rotary) {
+      const double rotated = static_cast<double>(m.q_width() + m.kv_width()) / tp;
+      per_token += (4 * f32 + 2 * e - 2 * e) * rotated;
+      per_token_backward += (4 * f32 + 2 * e - 2 * e) * rotated;
+    }
+    if (gated) per_token_backward += 4 * ffn_e;
+  }
   const double elementwise_forward = r.memory_s(per_token * tokens);
   const double elementwise_backward = r.memory_s(per_token_backward * tokens);
   // The attention core is what selective recompute repeats (with its score traffic).
@@ -318,8 +342,10 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
                  elementwise_backward, 0.0, false});
   // Two norms, two residual adds, the activation, RoPE on Q and on K; as many backward, with the
-  // residual branch's gradient accumulations.
-  set_host_time(ops.back(), {7, 0, 9, 0}, c.efficiency, graphs && !moe_layer);
+  // residual branch's gradient accumulations. Eager composites: six ops per RMSNorm (ten
+  // backward), five per rotation (three backward), silu and the product.
+  set_host_time(ops.back(), w.eager_kernels ? Dispatch{26, 0, 31, 0} : Dispatch{7, 0, 9, 0}, c.efficiency,
+                graphs && !moe_layer);
   // The casts are kernels of the GEMM modules' calls: their host time is counted with the GEMMs.
   if (fp8)
     ops.push_back({std::string(w.compute_dtype == DType::fp4 ? "fp4" : "fp8") +

@@ -202,3 +202,31 @@ TEST_CASE("moe: token permutation moves the routed rows through both permutation
   const auto& local = operation(layer_operations(s.context(), layer), "moe: token permutation and unpermutation");
   CHECK_THAT(local.bytes, WithinRel(3 * rows + 4096.0 * 2048 * 2, 1e-12));
 }
+
+TEST_CASE("eager kernels: PyTorch's RMSNorm and torchtitan's RoPE composites move more bytes than fused kernels") {
+  // Llama 3 8B, one rank, sequence 8192: per token, the two RMSNorms of a block move 28 + 4e bytes
+  // per element eagerly against 2e fused (aten rms_norm_symint's upcast, pow, mean, products and
+  // casts), the rotation of q and k 16 + 2e against 2e (float(), complex product, type_as).
+  Setup s{*model_preset("llama3-8b"), {}, {}, *find_gpu("h100-sxm"), {}};
+  s.workload.seq_len = 8192;
+  const std::string name = "element-wise: norms, residuals, activation, RoPE";
+  const double fused = operation(layer_operations(s.context(), 0), name).bytes;
+  s.workload.eager_kernels = true;
+  const auto eager_ops = layer_operations(s.context(), 0);
+  const double eager = operation(eager_ops, name).bytes;
+  const double e = 2, h = 4096, rotated = 4096 + 1024;
+  CHECK_THAT(eager - fused, WithinRel(8192 * (2 * (28 + 4 * e - 2 * e) * h + 16 * rotated), 1e-12));
+  CHECK(operation(eager_ops, name).host_forward_s >
+        operation(layer_operations(s.context(), 0), name).host_forward_s * 0.99);  // at least as many ops
+  auto keys = split_key_values("kernels=eager", "--train");
+  REQUIRE(keys);
+  auto w = training_from_keys(*keys);
+  REQUIRE(w);
+  CHECK(w->eager_kernels);
+  auto again = training_from_keys(training_to_keys(*w));
+  REQUIRE(again);
+  CHECK(again->eager_kernels);
+  auto bad = split_key_values("kernels=compiled", "--train");
+  REQUIRE(bad);
+  CHECK_FALSE(training_from_keys(*bad));
+}

@@ -401,6 +401,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
              gemm_share_of_peak(gpu, w.compute_dtype, options.efficiency)) +
           format(", memory-bound kernels at %.2f of HBM bandwidth", options.efficiency.memory),
       "optimizer step memory-bound over the rank's sharded master weights and moments",
+      w.eager_kernels ? "element-wise kernels as eager PyTorch composites (kernels=eager: RMSNorm's upcast, pow, mean "
+                        "and products, RoPE in fp32 complex numbers)"
+                      : "element-wise kernels fused (kernels=fused: Transformer Engine's or torch.compile's)",
       w.cuda_graphs
           ? format("host dispatch: CUDA graphs replay the dense layers and the MoE layers' attention; routing, token "
                    "dispatch and experts issued eagerly (%.0f µs per framework op",

@@ -1,0 +1,12 @@
+#pragma once
+// meshscope's public API: the importers — PyTorch profiler (Kineto) traces, nccl-tests logs, node
+// topologies (nvidia-smi topo -m, rocm-smi --showtopo, hwloc XML, NCCL topology XML); docs/import*.md.
+#include "core/importers/comm_kernel_rules.hpp"
+#include "core/importers/hwloc_xml.hpp"
+#include "core/importers/kineto.hpp"
+#include "core/importers/nccl_tests.hpp"
+#include "core/importers/nccl_topo_xml.hpp"
+#include "core/importers/node_import.hpp"
+#include "core/importers/node_topology.hpp"
+#include "core/importers/nvidia_smi_topo.hpp"
+#include "core/importers/rocm_smi_topo.hpp"

@@ -90,6 +90,11 @@ double streaming_multiprocessors(const GpuSpec& gpu) {
   return gpu.streaming_multiprocessors;  // the catalogue's "sms", with its source (resources/gpus.json)
 }
 
+double nccl_sm_slowdown_s(double hidden_s, int64_t channels, double sms) {
+  if (sms <= 0 || hidden_s <= 0 || channels <= 0) return 0.0;
+  return hidden_s * std::min(1.0, static_cast<double>(channels) / sms);
+}
+
 double bucketed_exposed_s(double total_s, double edge_bucket_s, double window_s) {
   return std::min(total_s, std::max(edge_bucket_s, total_s - window_s));
 }

@@ -86,4 +86,10 @@ struct FsdpBlock {
 };
 [[nodiscard]] double fsdp_exposed_s(const FsdpBlock& block, double blocks_per_step, bool prefetch);
 
+// Collectives hidden under compute still run: NCCL launches one thread block per channel (src/
+// enqueue.cc: the kernel's grid is the plan's channel count), each resident on an SM for the whole
+// collective, and the compute they overlap runs on the remaining SMs. The compute time lost:
+// hidden × min(channels, SMs) / SMs; 0 where the SM count is unknown.
+[[nodiscard]] double nccl_sm_slowdown_s(double hidden_s, int64_t channels, double sms);
+
 }  // namespace meshscope

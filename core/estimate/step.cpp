@@ -277,6 +277,12 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     block.backward_compute_s = (costs.front().backward_input_s + costs.front().backward_weight_s) / layers_on_stage;
     dp_exposed = std::min(grad_total + gather_total, fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
   }
+  // The data-parallel collectives hidden under compute take SMs from it (nccl_sm_slowdown_s), with
+  // the runtime's channel count (nccl_channels, 16: the "16 coll channels" NCCL prints in the
+  // shared OLMoE log).
+  const double dp_sm_s =
+      nccl_sm_slowdown_s(std::max(0.0, grad_total + gather_total - dp_exposed), w.runtime.nccl_channels, sms);
+  dp_exposed += dp_sm_s;
   const double optimizer = optimizer_step_s(context, first_stage.total(), l.shard_group() * l.cp);
 
   est.step_time_s = schedule.makespan_s + dp_exposed + optimizer;
@@ -382,9 +388,12 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                                         "(overlap_param_gather off)";
     else if (w.overlap_param_gather)
       dp_assumption += "; overlap_param_gather not applied: no distributed optimizer (zero=0) gathers parameters";
-    if (w.overlap_grad_reduce || w.overlap_param_gather)
-      dp_assumption += "; the SMs of NCCL's kernels under the overlapped compute are not charged";
   }
+  if (dp_sm_s > 0)
+    dp_assumption += format("; the hidden DP collectives' NCCL kernels take %.0f SMs",
+                            std::min(static_cast<double>(w.runtime.nccl_channels), sms)) +
+                     format(" of %.0f from the compute they overlap", sms) +
+                     format(" (%.3f s, in the DP time)", dp_sm_s);
   if (!has_dp && (w.overlap_grad_reduce || w.overlap_param_gather))
     dp_assumption += ": overlap_grad_reduce/overlap_param_gather have nothing to overlap";
   est.assumptions = {

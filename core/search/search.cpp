@@ -395,8 +395,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       block.forward_compute_s = first_forward / static_cast<double>(per_stage);
       block.backward_compute_s = first_backward / static_cast<double>(per_stage);
       const double blocks = mb * static_cast<double>(per_stage);
-      dp_exposed = std::min(blocks * ((1 + block.backward_gathers) * block.all_gather_s + block.reduce_scatter_s),
-                            fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
+      const double total = blocks * ((1 + block.backward_gathers) * block.all_gather_s + block.reduce_scatter_s);
+      dp_exposed = std::min(total, fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
+      dp_exposed += nccl_sm_slowdown_s(total - dp_exposed, w.runtime.nccl_channels, ev.sms());  // as estimate_step
     } else {
       // Megatron's buckets (as estimate_step): the gradient reduction under the last backward
       // with overlap_grad_reduce, the distributed optimizer's gather under the first forward with
@@ -411,6 +412,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       dp_exposed = (w.overlap_grad_reduce ? bucketed_exposed_s(buckets * rs, rs, first_backward) : buckets * rs) +
                    (w.overlap_param_gather && w.zero_stage > 0 ? bucketed_exposed_s(buckets * ag, ag, first_forward)
                                                                : buckets * ag);
+      dp_exposed += nccl_sm_slowdown_s(buckets * (rs + ag) - dp_exposed, w.runtime.nccl_channels, ev.sms());
     }
   }
   const ComputeContext context{m, w, l, ev.gpu(), efficiency};

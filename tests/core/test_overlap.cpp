@@ -170,8 +170,16 @@ TEST_CASE("overlap: Megatron's DP buckets — the last gradient bucket and the f
   const PlannedCollective& ag = dp_collective(*none, CollectiveOp::all_gather);
   REQUIRE(rs.count_per_step > 2);  // several buckets: 8B / 8 TP ranks over 40M-parameter buckets
   CHECK_THAT(none->breakdown.dp_exposed_s, WithinRel(rs.time_per_step_s() + ag.time_per_step_s(), 1e-9));
-  CHECK_THAT(grads->breakdown.dp_exposed_s, WithinRel(rs.time_s + ag.time_per_step_s(), 1e-9));
-  CHECK_THAT(both->breakdown.dp_exposed_s, WithinRel(rs.time_s + ag.time_s, 1e-9));
+  // What is hidden still takes NCCL's 16 channels' SMs of H100 SXM's 132 from the compute under it
+  // (one thread block per channel, src/enqueue.cc).
+  const double sm_share = 16.0 / 132.0;
+  CHECK_THAT(grads->breakdown.dp_exposed_s,
+             WithinRel(rs.time_s + ag.time_per_step_s() + (rs.time_per_step_s() - rs.time_s) * sm_share, 1e-9));
+  CHECK_THAT(both->breakdown.dp_exposed_s,
+             WithinRel(rs.time_s + ag.time_s +
+                           (rs.time_per_step_s() - rs.time_s + ag.time_per_step_s() - ag.time_s) * sm_share,
+                       1e-9));
+  CHECK(states(*both, "NCCL kernels take 16 SMs of 132"));
   CHECK(states(*grads, "the last bucket is exposed"));
   CHECK(states(*both, "the first bucket is exposed"));
   // Without the distributed optimizer (zero=0) there is no parameter gather to overlap: said so.

@@ -169,9 +169,24 @@ double training_communication_bytes(const ModelSpec& m, const TrainingWorkload& 
 }
 
 MemoryFramework resolved_framework(const FrameworkMemory& f, const TrainingWorkload& w) {
-  if (f.framework != MemoryFramework::automatic) return f.framework;
+  const MemoryFramework chosen = f.framework.value_or(w.memory_framework);
+  if (chosen != MemoryFramework::automatic) return chosen;
   // FSDP2 as torchtitan applies it is the ZeRO-3 the rest of the core assumes (overlap.hpp).
   return w.zero_stage >= 3 ? MemoryFramework::fsdp2 : MemoryFramework::megatron;
+}
+
+bool te_fp8_memory(const FrameworkMemory& framework, const TrainingWorkload& w) {
+  return resolved_framework(framework, w) == MemoryFramework::megatron && w.compute_dtype == DType::fp8;
+}
+
+double rank_gemm_weights(const ModelSpec& m, const Layout& l, int64_t first, int64_t count) {
+  double gemm_weights = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const LayerParams lp = layer_params(m, first + i);
+    gemm_weights += (lp.attention + lp.mlp + lp.shared_experts) / static_cast<double>(l.tp) +
+                    lp.routed_experts / static_cast<double>(l.ep * l.etp);
+  }
+  return gemm_weights;
 }
 
 StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const Layout& l,
@@ -296,7 +311,7 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
   budget.usable_bytes = gpu.memory_bytes;
   ActivationConfig act = ActivationConfig::from(w, m, l);
   // Megatron with Transformer Engine FP8: the GEMM inputs are saved in FP8 (activations.cpp).
-  const bool te_fp8 = fw == MemoryFramework::megatron && w.compute_dtype == DType::fp8;
+  const bool te_fp8 = te_fp8_memory(framework, w);
   if (te_fp8) act.gemm_input_bytes = 1.0;
   if (framework.moe_capacity_factor > 0) act.routed_token_factor = framework.moe_capacity_factor;
   const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
@@ -355,14 +370,8 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
         // GEMM weight (module/base.py get_weight_workspace, cache_name "weight" whenever
         // is_first_microbatch is given, as Megatron-Core's TELinear does unless
         // disable_parameter_transpose_cache). Norms, router, embedding and head stay 16-bit.
-        double gemm_weights = 0;
-        for (const auto& [first, count] :
-             std::vector<std::pair<int64_t, int64_t>>{{sp.first_layer, sp.layers}, {mirror.first_layer, mirror.layers}})
-          for (int64_t i = 0; i < count; ++i) {
-            const LayerParams lp = layer_params(m, first + i);
-            gemm_weights += (lp.attention + lp.mlp + lp.shared_experts) / static_cast<double>(l.tp) +
-                            lp.routed_experts / static_cast<double>(l.ep * l.etp);
-          }
+        const double gemm_weights = rank_gemm_weights(m, l, sp.first_layer, sp.layers) +
+                                    rank_gemm_weights(m, l, mirror.first_layer, mirror.layers);
         parameters += 2.0 * gemm_weights;
         formula += fmt(" + %.3g GEMM weights × 2 B FP8 workspaces (data and transpose)", gemm_weights);
       }

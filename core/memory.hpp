@@ -1,6 +1,7 @@
 #pragma once
 // Memory budgets: what every distinct rank holds, by category, for training and for serving.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,17 +86,9 @@ struct ModelStateBytes {
 [[nodiscard]] double training_communication_bytes(const ModelSpec& model, const TrainingWorkload& workload,
                                                   const Layout& layout);
 
-// Which framework's allocations the budget follows beyond the model states and the saved
-// activations: the loss kernel, FSDP's unsharded buffers, the optimizer's temporaries.
-enum class MemoryFramework {
-  generic,    // framework-neutral: Korthikanti's inventory, a 4-byte logits gradient, ZeRO-3's gathered
-              // layer, summed; the layout search's fast model mirrors this one
-  automatic,  // PyTorch FSDP2 as torchtitan applies it for ZeRO stage 3, Megatron-LM otherwise
-  megatron,   // Megatron-LM / Megatron-Core (DDP or the distributed optimizer)
-  fsdp2,      // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard) as torchtitan applies it
-};
+// Which framework's allocations the budget follows (MemoryFramework, workload.hpp).
 struct FrameworkMemory {
-  MemoryFramework framework = MemoryFramework::generic;
+  std::optional<MemoryFramework> framework;  // unset: the workload's memory_framework
   // RecomputeMode::selective means torchtitan's op-level SAC (activations.hpp), not Korthikanti's.
   bool torchtitan_op_sac = false;
   // Megatron --log-params-norm: calc_params_l2_norm (megatron/training/utils.py) appends
@@ -112,6 +105,12 @@ struct FrameworkMemory {
   double moe_capacity_factor = 0;
 };
 [[nodiscard]] MemoryFramework resolved_framework(const FrameworkMemory& framework, const TrainingWorkload& workload);
+// Megatron-LM with Transformer Engine FP8 (the framework form's FP8 weight caches and FP8-saved
+// GEMM inputs, training_memory); the layout search's fast model asks the same.
+[[nodiscard]] bool te_fp8_memory(const FrameworkMemory& framework, const TrainingWorkload& workload);
+// The bytes of the GEMM weights of layers [first, first + count) on one rank (TP/EP/ETP split):
+// what Transformer Engine caches 2 B of per weight under FP8.
+[[nodiscard]] double rank_gemm_weights(const ModelSpec& model, const Layout& layout, int64_t first, int64_t count);
 
 // The framework's buffers of one pipeline rank beyond its model states and saved activations:
 // training_memory's `temporary` item and the derived part of its `allocator_headroom`, for callers

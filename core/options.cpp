@@ -192,6 +192,15 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
     } else if (key == "overlap_param_gather") {
       MS_TRY(v, to_bool(option, key, value));
       w.overlap_param_gather = v;
+    } else if (key == "memory_framework") {
+      bool known = false;
+      for (const MemoryFramework f :
+           {MemoryFramework::generic, MemoryFramework::automatic, MemoryFramework::megatron, MemoryFramework::fsdp2})
+        if (value == memory_framework_name(f)) {
+          w.memory_framework = f;
+          known = true;
+        }
+      if (!known) return bad_value(option, key, value, "auto, megatron, fsdp2 or generic");
     } else if (key == "kernels") {
       if (value != "fused" && value != "eager")
         return bad_value(option, key, value, "fused (Transformer Engine, torch.compile) or eager (PyTorch composites)");
@@ -229,7 +238,8 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
             "seq, global_batch, precision, convention, param_dtype, grad_dtype, master, optimizer, "
             "optimizer_dtype, activation_dtype, zero, recompute, flash, dropout, output_activations, "
             "fp32_logits, causal, schedule, cp_comm, tp_comm_overlap, overlap_grad_reduce, "
-            "overlap_param_gather, fsdp_prefetch, reshard_after_forward, cuda_graphs, kernels, runtime_gib, "
+            "overlap_param_gather, fsdp_prefetch, reshard_after_forward, cuda_graphs, kernels, memory_framework, "
+            "runtime_gib, "
             "nccl_buffer_mib, nccl_channels, allocator_fraction");
     }
   }
@@ -337,6 +347,7 @@ KeyValues training_to_keys(const TrainingWorkload& w) {
                     {"reshard_after_forward", std::string(reshard_after_forward_name(w.reshard_after_forward))},
                     {"cuda_graphs", w.cuda_graphs ? "true" : "false"},
                     {"kernels", w.eager_kernels ? "eager" : "fused"},
+                    {"memory_framework", std::string(memory_framework_name(w.memory_framework))},
                     {"runtime_gib", fmt_double(w.runtime.runtime_bytes / kGiB)},
                     {"allocator_fraction", fmt_double(w.runtime.allocator_fraction)}};
   if (w.dropout) keys.emplace_back("dropout", *w.dropout ? "true" : "false");

@@ -95,6 +95,8 @@ json estimate_report(const StepEstimate& e) {
                 {"dp_exposed_s", b.dp_exposed_s},
                 {"optimizer_s", b.optimizer_s}}},
               {"peak_memory_bytes", e.peak_memory_bytes},
+              {"peak_allocated_bytes", e.peak_allocated_bytes},
+              {"peak_reserved_bytes", e.peak_reserved_bytes},
               {"fits_in_memory", e.fits_in_memory},
               {"assumptions", e.assumptions}};
   json operations = json::array();

@@ -55,6 +55,20 @@ std::string_view recompute_name(RecomputeMode mode) {
   return "?";
 }
 
+std::string_view memory_framework_name(MemoryFramework framework) {
+  switch (framework) {
+    case MemoryFramework::generic:
+      return "generic";
+    case MemoryFramework::automatic:
+      return "auto";
+    case MemoryFramework::megatron:
+      return "megatron";
+    case MemoryFramework::fsdp2:
+      return "fsdp2";
+  }
+  return "?";
+}
+
 std::string_view schedule_name(Schedule schedule) {
   switch (schedule) {
     case Schedule::gpipe:

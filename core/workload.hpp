@@ -24,6 +24,18 @@ enum class Schedule { gpipe, one_f_one_b, interleaved, zb_h1, zb_h2, dualpipe };
 // is on ("to avoid per-microbatch all-gathers"); "always" and "never" as they say.
 enum class ReshardAfterForward { torchtitan_default, always, never };
 
+// Which framework's allocations the memory budget follows beyond the model states and the saved
+// activations: the loss kernel, FSDP's unsharded buffers, the optimizer's temporaries
+// (core/memory.hpp, docs/estimate.md §6).
+enum class MemoryFramework {
+  generic,    // framework-neutral: Korthikanti's inventory, a 4-byte logits gradient, ZeRO-3's gathered
+              // layer, summed
+  automatic,  // PyTorch FSDP2 as torchtitan applies it for ZeRO stage 3, Megatron-LM otherwise
+  megatron,   // Megatron-LM / Megatron-Core (DDP or the distributed optimizer)
+  fsdp2,      // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard) as torchtitan applies it
+};
+[[nodiscard]] std::string_view memory_framework_name(MemoryFramework framework);
+
 // Assumptions about the runtime that no formula gives; every one is overridable.
 struct RuntimeAssumptions {
   // CUDA context, cuBLAS/cuDNN workspaces and kernel images per process. An assumption (not a
@@ -74,7 +86,8 @@ struct TrainingWorkload {
   // Element-wise kernels: fused (Megatron-LM/Transformer Engine's fused norms, RoPE and
   // activations, or torch.compile) or eager PyTorch composites (torchtitan without compile).
   bool eager_kernels = false;
-  std::string convention = "megatron-distopt";  // the preset that set the dtypes above
+  MemoryFramework memory_framework = MemoryFramework::automatic;  // memory_framework=
+  std::string convention = "megatron-distopt";                    // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 
   // Optimizer state elements per parameter: Adam m and v; SGD momentum.

@@ -338,6 +338,10 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   scheduled.schedule = training_schedule_of(schedule_kind);
   const MemoryBudget memory = training_memory(m, scheduled, l, gpu);
   est.peak_memory_bytes = memory.peak_total_bytes();
+  for (const RankMemory& rank : memory.ranks) {
+    est.peak_allocated_bytes = std::max(est.peak_allocated_bytes, rank.peak_allocated_bytes);
+    est.peak_reserved_bytes = std::max(est.peak_reserved_bytes, rank.peak_reserved_bytes);
+  }
   est.fits_in_memory = memory.fits();
 
   {

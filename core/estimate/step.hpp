@@ -46,7 +46,11 @@ struct StepEstimate {
   double bubble_fraction = 0;
   int64_t micro_batches = 0;
   StepBreakdown breakdown;
-  double peak_memory_bytes = 0;
+  double peak_memory_bytes = 0;  // the budget's busiest rank: every category (NCCL, CUDA context included)
+  // What PyTorch would report on the busiest rank (torch.cuda.max_memory_allocated and
+  // max_memory_reserved; the memory budget's framework form, core/memory.hpp): 0 in the generic form.
+  double peak_allocated_bytes = 0;
+  double peak_reserved_bytes = 0;
   bool fits_in_memory = true;
   std::vector<std::string> assumptions;
   // Per micro-batch on one rank: the operations of one layer of the busiest stage, then the

@@ -126,10 +126,13 @@ class Evaluator {
 
   // Activation bytes of one layer and one micro-batch (and the full-layer bytes recompute needs).
   std::pair<double, double> activation(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
-    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch, l.etp, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+    const bool te_fp8 = te_fp8_memory({}, w);  // training_memory: GEMM inputs saved in FP8
+    const uint64_t key =
+        key_of({l.tp, l.cp, l.micro_batch, l.etp, l.sp, static_cast<int64_t>(w.recompute), moe_layer, te_fp8 ? 1 : 0});
     auto it = activation_cache_.find(key);
     if (it != activation_cache_.end()) return it->second;
-    const ActivationConfig config = ActivationConfig::from(w, m_, l);
+    ActivationConfig config = ActivationConfig::from(w, m_, l);
+    if (te_fp8) config.gemm_input_bytes = 1.0;
     int64_t index = 0;
     while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
     index = std::min(index, m_.num_layers - 1);
@@ -432,7 +435,14 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                                        ? Schedule::gpipe
                                        : training_schedule_of(c.schedule);
   // Per end stage (first, last): model states, activations of one micro-batch, temporary buffers.
-  double end_states[2] = {0, 0}, end_activation[2] = {0, 0}, end_temporary[2] = {0, 0};
+  double end_states[2] = {0, 0}, end_activation[2] = {0, 0};
+  const bool te_fp8 = te_fp8_memory({}, w);
+  // The recompute's largest materialisation of one layer (training_memory's largest_recompute).
+  double largest_recompute = 0;
+  if (full)
+    largest_recompute = std::max(dense_full, moe_act.second);
+  else if (w.recompute == RecomputeMode::selective || w.recompute == RecomputeMode::op)
+    largest_recompute = std::max(dense_full - dense_act, moe_act.second - moe_act.first);
   const double communication = training_communication_bytes(m, w, l);
   double peak = 0;
   for (const int64_t s : {int64_t{0}, l.pp - 1}) {
@@ -446,7 +456,8 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     if (s == 0) dense_p += vocab_table + (embedding_params(m) - vocab_table * static_cast<double>(l.tp));
     if (s == l.pp - 1) dense_p += final_norm_params(m) + ((!m.tied_embeddings || l.pp > 1) ? vocab_table : 0.0);
     const double expert_p = ev.experts(from, to) / static_cast<double>(l.ep * l.etp);
-    const double states = dense_p * dense_bytes.total() + expert_p * expert_bytes.total();
+    double states = dense_p * dense_bytes.total() + expert_p * expert_bytes.total();
+    if (te_fp8) states += 2.0 * rank_gemm_weights(m, l, from, stage_layers);  // TE's FP8 weight caches
     const double in_flight = in_flight_micro_batches(memory_schedule, s, l.pp, l.vpp, static_cast<int64_t>(mb));
     double per_micro_batch = dense_count * dense_act + moe_count * moe_act.first;
     if (s == 0) per_micro_batch += embedding_act;
@@ -456,21 +467,12 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     const size_t end = s == 0 ? 0 : 1;
     end_states[end] = states;
     end_activation[end] = per_micro_batch;
-    double temporary = 0;
-    if (full)
-      temporary += std::max(dense_full, moe_act.second);
-    else if (w.recompute == RecomputeMode::selective || w.recompute == RecomputeMode::op)
-      temporary += std::max(dense_full - dense_act, moe_act.second - moe_act.first);
-    if (last && w.output_layer_activations)
-      temporary += tokens * 4.0 * static_cast<double>(m.vocab_size) / static_cast<double>(l.tp);
-    if (w.zero_stage >= 3) {
-      const double largest = ev.split(from, from + 1) / static_cast<double>(l.tp) + ev.replicated(from, from + 1) +
-                             ev.experts(from, from + 1) / static_cast<double>(l.ep * l.etp);
-      temporary += largest * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
-    }
-    end_temporary[end] = temporary;
+    // The framework's buffers (temporaries, side-stream pools) as training_memory's stage_buffers.
+    const StageBuffers buffers = stage_buffers(m, w, l, {}, stage_params(m, l, s), largest_recompute, s == 0, last);
+    const double temporary = buffers.temporary;
     const double total = states + activations + temporary + communication + w.runtime.runtime_bytes +
-                         (activations + temporary + communication) * w.runtime.allocator_fraction;
+                         (activations + temporary + communication) * w.runtime.allocator_fraction +
+                         buffers.all_gather_pool + buffers.loss_hole;
     peak = std::max(peak, total);
   }
   if (dualpipe) {
@@ -478,9 +480,16 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     // and the last stage's temporaries (the logits gradient) beside the first's.
     const double in_flight = in_flight_micro_batches(memory_schedule, 0, l.pp, l.vpp, static_cast<int64_t>(mb));
     const double activations = 0.5 * (end_activation[0] + end_activation[1]) * in_flight;
-    const double temporary = std::max(end_temporary[0], end_temporary[1]);
+    StageParams both = stage_params(m, l, 0);
+    const StageParams mirror = stage_params(m, l, l.pp - 1);
+    both.dense += mirror.dense;
+    both.experts += mirror.experts;
+    both.largest_layer = std::max(both.largest_layer, mirror.largest_layer);
+    const StageBuffers buffers = stage_buffers(m, w, l, {}, both, largest_recompute, true, true);
+    const double temporary = buffers.temporary;
     peak = end_states[0] + end_states[1] + activations + temporary + communication + w.runtime.runtime_bytes +
-           (activations + temporary + communication) * w.runtime.allocator_fraction;
+           (activations + temporary + communication) * w.runtime.allocator_fraction + buffers.all_gather_pool +
+           buffers.loss_hole;
   }
   Score result;
   result.step_time_s = makespan + dp_exposed + optimizer;

@@ -163,7 +163,8 @@ TEST_CASE("memory frameworks: FSDP2 holds the root and the blocks reshard_after_
   CHECK_THAT(kept_default - kept_none, WithinRel(block * 2.0, 1e-9));
   // The generic budget does not know FSDP2's root: its temporaries are below torchtitan's.
   r.workload.reshard_after_forward = ReshardAfterForward::torchtitan_default;
-  const RankMemory generic = training_memory(r.model, r.workload, r.layout, r.gpu).ranks.front();
+  const RankMemory generic =
+      training_memory(r.model, r.workload, r.layout, r.gpu, FrameworkMemory{MemoryFramework::generic}).ranks.front();
   CHECK(generic.bytes(MemoryCategory::temporary) < kept_default);
 }
 
@@ -211,7 +212,8 @@ TEST_CASE("memory frameworks: torchtitan Llama 3 8B FSDP8 on 8×H200 against its
   const RankMemory steady =
       training_memory(r.model, r.workload, r.layout, r.gpu, torchtitan_memory(false)).ranks.front();
   const RankMemory first = training_memory(r.model, r.workload, r.layout, r.gpu, torchtitan_memory(true)).ranks.front();
-  const RankMemory generic = training_memory(r.model, r.workload, r.layout, r.gpu).ranks.front();
+  const RankMemory generic =
+      training_memory(r.model, r.workload, r.layout, r.gpu, FrameworkMemory{MemoryFramework::generic}).ranks.front();
   const double steady_error = steady.peak_reserved_bytes / kGiB / steady_gib - 1;
   const double first_error = first.peak_reserved_bytes / kGiB / step1_gib - 1;
   std::printf(
@@ -297,7 +299,7 @@ TEST_CASE("memory frameworks: Transformer Engine FP8 caches 2 B per GEMM weight 
   CHECK_THAT(bf16.bytes(MemoryCategory::activations) - fp8.bytes(MemoryCategory::activations),
              WithinRel(32 * saved_per_layer, 1e-9));
   // The generic budget knows neither.
-  const RankMemory generic = training_memory(m, w, l, gpu).ranks.front();
+  const RankMemory generic = training_memory(m, w, l, gpu, FrameworkMemory{MemoryFramework::generic}).ranks.front();
   CHECK(generic.bytes(MemoryCategory::parameters) == bf16.bytes(MemoryCategory::parameters));
 }
 

@@ -328,15 +328,15 @@ TEST_CASE("validation set: every published training row predicted, with its erro
     step_errors.push_back(std::abs(error));
     errors_by_source[id.substr(0, id.find('_'))].push_back(error);
     std::string memory;
-    if (has(row, "memory_gib")) {
-      // PyTorch's max reserved excludes the CUDA context and library workspaces: the core's runtime
-      // category is taken out of the peak before comparing.
-      TrainingWorkload without_runtime = s.workload;
-      without_runtime.runtime.runtime_bytes = 0;
-      auto m = estimate_step(s.model, without_runtime, s.layout, *cluster, router, s.options);
-      REQUIRE(m);
+    // torch.compile fuses the loss (no fp32 logits materialised) and reorders what selective AC
+    // saves: not modelled for memory (docs/estimate.md §6), so those rows' memory is not compared.
+    const bool compiled = contains(row.at("optimizations"), "torch.compile");
+    if (has(row, "memory_gib") && compiled) memory = "; memory not compared (torch.compile's memory is not modelled)";
+    if (has(row, "memory_gib") && !compiled) {
+      // Every published memory figure is PyTorch's max reserved (torchtitan's `memory:`, the
+      // MI300X log's "max reserved"): the budget's framework form predicts it (docs/estimate.md §6).
       const double published_gib = std::stod(row.at("memory_gib"));
-      const double predicted_gib = m->peak_memory_bytes / (1024.0 * 1024 * 1024);
+      const double predicted_gib = e->peak_reserved_bytes / (1024.0 * 1024 * 1024);
       const double memory_error = predicted_gib / published_gib - 1;
       memory_errors.push_back(std::abs(memory_error));
       char text[128];
@@ -380,8 +380,8 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   CHECK(step_errors.size() >= 47);  // no row may fall out silently
   CHECK(step_median <= 0.15);
   CHECK(step_max <= 0.60);
-  REQUIRE(memory_errors.size() == 4);  // the two logs and torchtitan's two H200 rows
-  CHECK(*std::max_element(memory_errors.begin(), memory_errors.end()) <= 0.20);
+  REQUIRE(memory_errors.size() == 2);  // the two logs (torchtitan's compiled H200 rows are not compared)
+  CHECK(*std::max_element(memory_errors.begin(), memory_errors.end()) <= 0.10);
 }
 
 // The log prints the model's size; the dimensions recorded for it must reproduce it.

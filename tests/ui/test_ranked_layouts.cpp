@@ -273,8 +273,12 @@ TEST_CASE("ranked layouts: the panel filters, selects through the proxy and pins
     REQUIRE(view->model() == &valid);
     view->setCurrentIndex(valid.index(0, RankedLayoutsModel::kLayout));
     REQUIRE(activated.size() == 1);
-    // Descending step time: the first row is the slowest of the 20, the last ranked.
-    CHECK(same_layout(activated.back(), s.result->layouts.back()));
+    // Descending step time: the first row is the slowest of the 20, the last ranked — or one tied
+    // with it (CP 2 × micro-batch 2 and CP 1 × micro-batch 1 can take the same time; the proxy's
+    // order among equal keys is not the rank order).
+    CHECK(activated.back().step_time_s == s.result->layouts.back().step_time_s);
+    CHECK(std::any_of(s.result->layouts.begin(), s.result->layouts.end(),
+                      [&](const RankedLayout& r) { return same_layout(activated.back(), r); }));
     REQUIRE(panel.selectRank(3));
     REQUIRE(activated.size() == 2);
     CHECK(same_layout(activated.back(), s.result->layouts[2]));

@@ -300,7 +300,9 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, QWidget* parent) : QWidg
   training_form_->setChoices("master", {"fp32", "none"});
   training_form_->setChoices("optimizer", {"adam", "sgd"});
   training_form_->setChoices("zero", {"0", "1", "2", "3"});
-  training_form_->setChoices("recompute", {"none", "selective", "full"});
+  training_form_->setChoices("recompute", {"none", "selective", "full", "op"});
+  training_form_->setChoices("kernels", {"fused", "eager"});
+  training_form_->setChoices("memory_framework", {"auto", "megatron", "fsdp2", "generic"});
   training_form_->setChoices("schedule", {"1f1b", "gpipe", "interleaved", "zb-h1", "zb-h2", "dualpipe"});
   training_form_->setChoices("cp_comm", {"p2p", "a2a"});
   training_form_->setChoices("reshard_after_forward", {"default", "always", "never"});
@@ -321,6 +323,15 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, QWidget* parent) : QWidg
   training_form_->setHelp("reshard_after_forward",
                           tr("FSDP (zero=3): re-gather parameters for the backward; torchtitan's default: every block "
                              "but the last, none with PP"));
+  training_form_->setHelp("recompute", tr("selective: the attention core (Megatron); op: torchtitan's op-level SAC "
+                                          "(every second matmul and the element-wise ops); n: the first n layers of "
+                                          "each chunk in full"));
+  training_form_->setHelp("cuda_graphs", tr("CUDA graphs replay the captured kernels without host dispatch (dense "
+                                            "layers; a dropless MoE layer's attention only)"));
+  training_form_->setHelp("kernels", tr("Element-wise kernels: fused (Transformer Engine, torch.compile) or eager "
+                                        "PyTorch composites (torchtitan without compile)"));
+  training_form_->setHelp("memory_framework", tr("Whose allocations the memory budget follows: auto (FSDP2 for "
+                                                 "zero=3, Megatron-LM otherwise), megatron, fsdp2 or generic"));
   (new QVBoxLayout(training_box_))->addWidget(training_form_);
   connect(training_form_, &KeyForm::edited, this, &WorkloadPanel::on_training);
   outer->addWidget(training_box_);

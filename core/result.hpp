@@ -34,7 +34,9 @@ inline tl::unexpected<Error> make_error(ErrorCode code, std::string message, std
 }  // namespace meshscope
 
 // Unwraps a Result into `var`, or returns its error from the enclosing function.
+// NOLINTBEGIN(bugprone-macro-parentheses): `var` names the variable the macro declares; it cannot be parenthesised.
 #define MS_TRY(var, expr)                                         \
   auto var##_result = (expr);                                     \
   if (!var##_result) return tl::unexpected(var##_result.error()); \
   auto var = std::move(*var##_result)
+// NOLINTEND(bugprone-macro-parentheses)

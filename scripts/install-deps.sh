@@ -10,6 +10,7 @@ PKGS=(
   libgl-dev libglx-dev libvulkan-dev
   nlohmann-json3-dev libeigen3-dev catch2 libexpected-dev zlib1g-dev libpugixml-dev
   libbenchmark-dev xvfb xauth fonts-dejavu-core clang-14 libclang-rt-14-dev
+  clang-format-14 clang-tidy-14
 )
 missing=()
 for p in "${PKGS[@]}"; do

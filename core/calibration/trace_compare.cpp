@@ -386,7 +386,7 @@ Result<TraceComparison> compare_trace(const KinetoRunAnalysis& run, const StepEs
     out.collectives.push_back(std::move(c));
   }
   if (b.bubble_s == 0 && idle.mean() > 0)
-    out.notes.push_back(
+    out.notes.emplace_back(
         "the model predicts no idle time outside the pipeline bubble: data loading, launch gaps and host "
         "synchronisation show up as measured idle only");
   return out;

@@ -761,7 +761,7 @@ KinetoRunAnalysis analyze_kineto_run(const std::vector<KinetoTrace>& traces, con
       if (common.count(s.name)) names.insert(s.name);
     common = std::move(names);
   }
-  if (common.empty()) run.warnings.push_back("the ranks share no ProfilerStep: skew compares each rank's own steps");
+  if (common.empty()) run.warnings.emplace_back("the ranks share no ProfilerStep: skew compares each rank's own steps");
   double fastest = std::numeric_limits<double>::infinity();
   double slowest = -std::numeric_limits<double>::infinity();
   for (const auto* r : with_steps) {

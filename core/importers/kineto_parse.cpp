@@ -27,6 +27,7 @@ constexpr std::ptrdiff_t kMaxMetadataBytes = std::ptrdiff_t{16} << 20;
 
 // ---- Small JSON subtrees (distributedInfo, deviceProperties) -----------------------------------------------------
 
+// NOLINTNEXTLINE(bugprone-exception-escape): reported on the implicit members, which only run json's noexcept ones.
 class SubtreeBuilder {
  public:
   void start(json container) {
@@ -65,6 +66,7 @@ class SubtreeBuilder {
 
 // nlohmann::json's SAX interface over the bytes of a subtree the cursor has already checked. Integers above INT64_MAX
 // become doubles, as the importer has always read them.
+// NOLINTNEXTLINE(bugprone-exception-escape): as SubtreeBuilder (its member).
 class SubtreeSax {
  public:
   bool null() { return put(nullptr); }

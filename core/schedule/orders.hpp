@@ -37,7 +37,7 @@ class OrderWriter {
   void add(WorkKind kind, int64_t micro_batch, int64_t chunk, int64_t virtual_stage, bool waits_for_next = false) {
     assert(size_ < order_.events.size());
     if (waits_for_next) order_.waits_for_next[size_] = 1;
-    ScheduleEvent& event = order_.events.data()[size_++];
+    ScheduleEvent& event = order_.events[size_++];
     event.stage = rank_;
     event.kind = kind;
     event.micro_batch = micro_batch;

@@ -271,6 +271,7 @@ std::optional<CollectiveModel> prepare_axis(const Cluster& cluster, const Router
   if (groups == nullptr || groups->groups.empty()) return std::nullopt;
   auto gpus_of = [&](const std::vector<int32_t>& ranks) {
     std::vector<DeviceId> gpus;
+    gpus.reserve(ranks.size());
     for (const int32_t r : ranks) gpus.push_back(cluster.gpus[static_cast<size_t>(first_gpu + r)]);
     return gpus;
   };
@@ -823,7 +824,7 @@ Result<ServingEstimate> estimate_serving(const ModelSpec& m, const ServingWorklo
       "balanced expert routing; an expert's weights are read once per iteration if any token picks it",
   };
   if (traffic.prompt_spread > 0 || traffic.output_spread > 0)
-    est.assumptions.push_back("length distributions: uniform; throughput uses the means, prefill attention E[s²]");
+    est.assumptions.emplace_back("length distributions: uniform; throughput uses the means, prefill attention E[s²]");
   if (est.overloaded)
     est.assumptions.push_back(format("overloaded: %.3g requests/s exceed the capacity; TTFT grows without bound",
                                      traffic.arrival_rate_per_s));

@@ -498,9 +498,11 @@ Cluster build(const Generator& generator, const Options& options, std::string sp
     nic_kind = h.nic_kind;
     nic_gbps = options.nic_gbps > 0 ? options.nic_gbps : h.nic_gbps;
     const std::string gpu_model = options.gpu.empty() ? std::string(h.gpu_model) : options.gpu;
-    const size_t per_node = static_cast<size_t>(h.gpus + h.sockets + h.pcie_switches + h.nics + 1);
+    const size_t per_node = static_cast<size_t>(h.gpus) + static_cast<size_t>(h.sockets) +
+                            static_cast<size_t>(h.pcie_switches) + static_cast<size_t>(h.nics) + 1;
     c.devices.reserve(static_cast<size_t>(nodes) * per_node + 64);
-    c.links.reserve(static_cast<size_t>(nodes) * (per_node + static_cast<size_t>(h.gpus * h.gpus)) + 64);
+    c.links.reserve(
+        static_cast<size_t>(nodes) * (per_node + static_cast<size_t>(h.gpus) * static_cast<size_t>(h.gpus)) + 64);
     for (int32_t n = 0; n < nodes; ++n) build_host(b, h, n, gpu_model);
     c.name = std::string(h.title) + ", " + plural(nodes, "node") + " (" + gpu_model + ")";
   } else {

@@ -139,6 +139,7 @@ Result<Placement> place_layout(const Layout& l, const Cluster& cluster, const Ro
             {MeshAxis::pp, l.pp}};
   }
   std::vector<int64_t> sizes;
+  sizes.reserve(dims.size());
   for (const auto& [axis, size] : dims) sizes.push_back(size);
   for (size_t d = 0; d < dims.size(); ++d) {
     if (dims[d].second <= 1) continue;

@@ -38,10 +38,11 @@ std::string search_key(const Project& project) {
   copy.view = nlohmann::json::object();
   copy.pipeline_schedule.reset();
   copy.name.clear();
-  // The search chooses recompute, ZeRO stage and schedule itself.
+  // The search chooses recompute, ZeRO stage, schedule and TP overlap itself (SearchSpace).
   copy.training.recompute = RecomputeMode::selective;
   copy.training.zero_stage = 1;
   copy.training.schedule = Schedule::one_f_one_b;
+  copy.training.tp_comm_overlap = false;
   return project_to_json(copy).dump();
 }
 

@@ -93,7 +93,8 @@ void MainWindow::show_search(std::shared_ptr<const SearchEvaluation> search) {
 
 void MainWindow::apply_ranked(const RankedLayout& ranked) {
   document_->push(new ApplyRankedLayout(
-      document_, {ranked.layout, ranked.recompute, ranked.zero_stage, ranked.schedule, ranked.order},
+      document_,
+      {ranked.layout, ranked.recompute, ranked.zero_stage, ranked.schedule, ranked.order, ranked.tp_comm_overlap},
       ranked_layout_text(ranked)));
 }
 
@@ -123,6 +124,7 @@ void MainWindow::update_compare() {
     TrainingWorkload workload = project.training;
     workload.recompute = ranked.recompute;
     workload.zero_stage = ranked.zero_stage;
+    workload.tp_comm_overlap = ranked.tp_comm_overlap;
     auto options = project_estimate_options(project);
     if (!options) return show_inline_error(QString::fromStdString(options.error().to_string()));
     options->schedule = ranked.schedule;

@@ -84,6 +84,7 @@ ui::CompareSide compare_side(const QString& label, const RankedLayout& ranked) {
   TrainingWorkload w = s.project.training;
   w.recompute = ranked.recompute;
   w.zero_stage = ranked.zero_stage;
+  w.tp_comm_overlap = ranked.tp_comm_overlap;
   EstimateOptions options;
   options.schedule = ranked.schedule;
   const Router router(s.cluster);

@@ -113,10 +113,12 @@ struct RankedChoicePart {
     int zero_stage = 1;
     std::optional<PipelineSchedule> schedule;
     AxisOrder order = AxisOrder::megatron;
+    bool tp_comm_overlap = false;  // the search's TP-overlap dimension (Megatron --tp-comm-overlap)
   };
   static constexpr auto kChange = ProjectDocument::Change::project;
   static Value get(const Project& p) {
-    return {p.layout, p.training.recompute, p.training.zero_stage, p.pipeline_schedule, p.order};
+    return {p.layout, p.training.recompute,      p.training.zero_stage, p.pipeline_schedule,
+            p.order,  p.training.tp_comm_overlap};
   }
   static void set(Project& p, const Value& v) {
     p.layout = v.layout;
@@ -124,6 +126,7 @@ struct RankedChoicePart {
     p.training.zero_stage = v.zero_stage;
     p.pipeline_schedule = v.schedule;
     p.order = v.order;
+    p.training.tp_comm_overlap = v.tp_comm_overlap;
   }
 };
 

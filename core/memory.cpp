@@ -191,7 +191,11 @@ double rank_gemm_weights(const ModelSpec& m, const Layout& l, int64_t first, int
 
 StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const Layout& l,
                            const FrameworkMemory& framework, const StageParams& sp, double largest_recompute,
-                           bool first, bool last) {
+                           bool first, bool last, bool describe) {
+  // The formula text only when asked for (the layout search evaluates thousands of candidates).
+  const auto note = [describe](const char* format, double x, double y = 0, double z = 0) {
+    return describe ? fmt(format, x, y, z) : std::string();
+  };
   const MemoryFramework fw = resolved_framework(framework, w);
   const bool fsdp2 = fw == MemoryFramework::fsdp2 && w.zero_stage >= 3;
   const double e = dtype_bytes(w.activation_dtype);
@@ -212,17 +216,17 @@ StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const 
       // above; its backward holds nll_loss's fp32 gradient and log_softmax's fp32 input gradient
       // at once (aten log_softmax_backward_data(grad_output, output) -> grad_input).
       loss = 2.0 * (w.fp32_logits ? 4.0 : e) * vocab_tokens;
-      loss_formula = fmt("%.3g B loss backward (2 fp32 logits gradients, torchtitan cross_entropy)", loss);
+      loss_formula = note("%.3g B loss backward (2 fp32 logits gradients, torchtitan cross_entropy)", loss);
     } else {
       // Megatron-Core vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py) saves the
       // fp32 softmax and turns it into the gradient in place; the cast back to 16 bit
       // (logits.float() in compute_language_model_loss) allocates the 16-bit logits gradient.
       loss = e * vocab_tokens;
-      loss_formula = fmt("%.3g B 16-bit logits gradient (vocab_parallel_cross_entropy in place)", loss);
+      loss_formula = note("%.3g B 16-bit logits gradient (vocab_parallel_cross_entropy in place)", loss);
     }
   }
   double block_backward = largest_recompute;
-  std::string block_formula = fmt("%.3g B recompute", largest_recompute);
+  std::string block_formula = note("%.3g B recompute", largest_recompute);
   double held = 0;
   std::string held_formula;
   double all_gather_pool = 0;
@@ -243,8 +247,8 @@ StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const 
       if (!reshards_after_forward(w.reshard_after_forward, l.pp > 1, sp.first_layer + i == m.num_layers - 1))
         ++kept_blocks;
     held = (root + static_cast<double>(kept_blocks) * block) * gather_bytes;
-    held_formula = fmt(" + %.3g B unsharded root + %.0f blocks not resharded after forward", held,
-                       static_cast<double>(kept_blocks));
+    held_formula = note(" + %.3g B unsharded root + %.0f blocks not resharded after forward", held,
+                        static_cast<double>(kept_blocks));
     // A block's backward (FSDPParamGroup.pre_backward/post_backward, foreach_reduce): the block
     // re-gathered if it was resharded, its unsharded gradients (param dtype), and the
     // reduce-scatter input in reduce_dtype (torchtitan: fp32) on the current stream, held in
@@ -255,7 +259,7 @@ StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const 
     const double reduce_scatter_input = block * dtype_bytes(w.grad_dtype);
     block_backward += regathered + grads + reduce_scatter_input;
     block_formula +=
-        fmt(" + %.3g B unsharded block gradients + %.3g B reduce-scatter input", grads, reduce_scatter_input);
+        note(" + %.3g B unsharded block gradients + %.3g B reduce-scatter input", grads, reduce_scatter_input);
     // The all-gather outputs are allocated on all_gather_copy_in_stream (foreach_all_gather), a
     // pool of their own: the caching allocator reuses a block only on the stream it was
     // allocated on. Its peak: a group's output is freed only at the next group's
@@ -268,26 +272,26 @@ StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const 
     // layer in the parameter and gradient dtypes, prefetched one ahead.
     const double gathered = sp.largest_layer * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
     held = gathered;
-    held_formula = fmt(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
+    held_formula = note(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
   }
   double temporary = held + std::max(loss, block_backward);
   std::string temp_formula =
       (loss >= block_backward && loss > 0 ? loss_formula : block_formula) + held_formula +
-      fmt(" (the larger of loss backward %.3g B and block backward %.3g B)", loss, block_backward);
+      note(" (the larger of loss backward %.3g B and block backward %.3g B)", loss, block_backward);
   if (fw == MemoryFramework::generic) {
     // The framework-neutral budget: a recomputed layer, the fp32 logits gradient and ZeRO-3's
     // gathered layer, all counted at once.
     temporary = largest_recompute;
-    temp_formula = fmt("%.3g B recompute", largest_recompute);
+    temp_formula = note("%.3g B recompute", largest_recompute);
     if (last && w.output_layer_activations) {
       const double logits_grad = 4.0 * vocab_tokens;
       temporary += logits_grad;
-      temp_formula += fmt(" + %.3g B fp32 logits gradient", logits_grad);
+      temp_formula += note(" + %.3g B fp32 logits gradient", logits_grad);
     }
     if (w.zero_stage >= 3) {
       const double gathered = sp.largest_layer * (2.0 * dtype_bytes(w.param_dtype) + dtype_bytes(w.grad_dtype));
       temporary += gathered;
-      temp_formula += fmt(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
+      temp_formula += note(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
     }
   }
   StageBuffers out;

@@ -116,7 +116,8 @@ struct FrameworkMemory {
 // training_memory's `temporary` item and the derived part of its `allocator_headroom`, for callers
 // that size the states and activations themselves (the layout search's fast model). `stage` as
 // stage_params gives it; `largest_recompute`: the bytes one layer's recompute materialises;
-// `first`/`last`: the rank holds the embedding / the final norm and head.
+// `first`/`last`: the rank holds the embedding / the final norm and head; `describe`: write the
+// formula text (the search's fast model skips it).
 struct StageBuffers {
   double temporary = 0;        // held through the peak + the larger of the loss's and a block's backward
   double all_gather_pool = 0;  // FSDP2: all_gather_copy_in_stream's pool
@@ -125,7 +126,7 @@ struct StageBuffers {
 };
 [[nodiscard]] StageBuffers stage_buffers(const ModelSpec& model, const TrainingWorkload& workload, const Layout& layout,
                                          const FrameworkMemory& framework, const StageParams& stage,
-                                         double largest_recompute, bool first, bool last);
+                                         double largest_recompute, bool first, bool last, bool describe = true);
 
 [[nodiscard]] MemoryBudget training_memory(const ModelSpec& model, const TrainingWorkload& workload,
                                            const Layout& layout, const GpuSpec& gpu,

@@ -468,7 +468,8 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     end_states[end] = states;
     end_activation[end] = per_micro_batch;
     // The framework's buffers (temporaries, side-stream pools) as training_memory's stage_buffers.
-    const StageBuffers buffers = stage_buffers(m, w, l, {}, stage_params(m, l, s), largest_recompute, s == 0, last);
+    const StageBuffers buffers =
+        stage_buffers(m, w, l, {}, stage_params(m, l, s), largest_recompute, s == 0, last, false);
     const double temporary = buffers.temporary;
     const double total = states + activations + temporary + communication + w.runtime.runtime_bytes +
                          (activations + temporary + communication) * w.runtime.allocator_fraction +
@@ -485,7 +486,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     both.dense += mirror.dense;
     both.experts += mirror.experts;
     both.largest_layer = std::max(both.largest_layer, mirror.largest_layer);
-    const StageBuffers buffers = stage_buffers(m, w, l, {}, both, largest_recompute, true, true);
+    const StageBuffers buffers = stage_buffers(m, w, l, {}, both, largest_recompute, true, true, false);
     const double temporary = buffers.temporary;
     peak = end_states[0] + end_states[1] + activations + temporary + communication + w.runtime.runtime_bytes +
            (activations + temporary + communication) * w.runtime.allocator_fraction + buffers.all_gather_pool +

@@ -15,65 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "core/estimate/step.hpp"
-#include "core/memory.hpp"
-#include "core/project.hpp"
-#include "core/search/search.hpp"
-#include "core/serving/serving.hpp"
-#include "core/serving/serving_traffic.hpp"
-#include "core/topology/routing.hpp"
+#include "core/session/evaluate.hpp"
 
 namespace meshscope::ui {
-
-// Everything the views show for one state of the project.
-struct Evaluation {
-  uint64_t generation = 0;
-  Project project;
-  std::vector<LayoutProblem> problems;           // empty: the layout is valid
-  std::shared_ptr<const MemoryBudget> budget;    // valid layouts
-  std::shared_ptr<const Cluster> cluster;        // when it resolves
-  std::string cluster_error;                     // why it does not
-  std::shared_ptr<const StepEstimate> estimate;  // training, valid layout, cluster resolved
-  std::shared_ptr<const Placement> placement;    // of the layout on the cluster, with the estimate
-  // The same layout under a second pipeline schedule (view state "compare_schedule"), drawn below.
-  std::shared_ptr<const StepEstimate> compare_estimate;
-  std::string compare_error;  // why the second schedule cannot run this layout
-  std::shared_ptr<const ServingEstimate> serving;
-  std::shared_ptr<const ServingTrafficMap> serving_traffic;  // the map of one decode iteration
-  std::string estimate_error;
-  double elapsed_s = 0;
-};
-
-struct SearchEvaluation {
-  // Serving: the latency–throughput curves of the best colocated layouts, for the chart.
-  struct ServingCurveOf {
-    ServingLayout layout;
-    ServingEstimate estimate;
-  };
-  uint64_t generation = 0;
-  Project project;  // the project searched (its layout is irrelevant)
-  std::shared_ptr<const SearchResult> training;
-  std::shared_ptr<const ServingRankResult> serving;
-  ServingTarget target;
-  std::vector<ServingCurveOf> curves;
-  std::string error;
-  bool cancelled = false;
-  double elapsed_s = 0;
-};
-
-// Evaluates one project synchronously (the worker's body; also used by tests and the benchmark).
-// `cache` keeps the last resolved cluster: generating a 2,048-node cluster is not free.
-struct ClusterCache {
-  std::string key;
-  std::shared_ptr<const Cluster> cluster;
-  std::shared_ptr<const Router> router;
-};
-[[nodiscard]] Evaluation evaluate_project(const Project& project, ClusterCache& cache);
-[[nodiscard]] SearchEvaluation search_project(const Project& project, const ServingTarget& target,
-                                              const std::atomic<bool>& cancel);
-
-// The key that decides whether a search must run again (everything but the layout and view).
-[[nodiscard]] std::string search_key(const Project& project);
 
 class Evaluator final : public QObject {
   Q_OBJECT
@@ -97,9 +41,9 @@ class Evaluator final : public QObject {
   [[nodiscard]] const std::shared_ptr<const Evaluation>& latest() const { return latest_result_; }
 
  signals:
-  void evaluated(std::shared_ptr<const meshscope::ui::Evaluation> evaluation);
+  void evaluated(std::shared_ptr<const meshscope::Evaluation> evaluation);
   void searchStarted();
-  void searched(std::shared_ptr<const meshscope::ui::SearchEvaluation> search);
+  void searched(std::shared_ptr<const meshscope::SearchEvaluation> search);
   void searchCancelled();
 
  private:

@@ -1,0 +1,72 @@
+#pragma once
+// The use cases the GUI, the CLI and (next) the Python binding share, with no Qt: evaluate a
+// project (its layout's problems, memory budget, step or serving estimate, placement) and search
+// it (the ranked training layouts, or the serving ranking and its curves). The GUI runs them on a
+// worker thread (ui/evaluator.hpp); tests and benchmarks call them directly.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/estimate/step.hpp"
+#include "core/memory.hpp"
+#include "core/project.hpp"
+#include "core/search/search.hpp"
+#include "core/serving/serving.hpp"
+#include "core/serving/serving_traffic.hpp"
+#include "core/topology/routing.hpp"
+
+namespace meshscope {
+
+// Everything the views show for one state of the project.
+struct Evaluation {
+  uint64_t generation = 0;
+  Project project;
+  std::vector<LayoutProblem> problems;           // empty: the layout is valid
+  std::shared_ptr<const MemoryBudget> budget;    // valid layouts
+  std::shared_ptr<const Cluster> cluster;        // when it resolves
+  std::string cluster_error;                     // why it does not
+  std::shared_ptr<const StepEstimate> estimate;  // training, valid layout, cluster resolved
+  std::shared_ptr<const Placement> placement;    // of the layout on the cluster, with the estimate
+  // The same layout under a second pipeline schedule (view state "compare_schedule"), drawn below.
+  std::shared_ptr<const StepEstimate> compare_estimate;
+  std::string compare_error;  // why the second schedule cannot run this layout
+  std::shared_ptr<const ServingEstimate> serving;
+  std::shared_ptr<const ServingTrafficMap> serving_traffic;  // the map of one decode iteration
+  std::string estimate_error;
+  double elapsed_s = 0;
+};
+
+struct SearchEvaluation {
+  // Serving: the latency–throughput curves of the best colocated layouts, for the chart.
+  struct ServingCurveOf {
+    ServingLayout layout;
+    ServingEstimate estimate;
+  };
+  uint64_t generation = 0;
+  Project project;  // the project searched (its layout is irrelevant)
+  std::shared_ptr<const SearchResult> training;
+  std::shared_ptr<const ServingRankResult> serving;
+  ServingTarget target;
+  std::vector<ServingCurveOf> curves;
+  std::string error;
+  bool cancelled = false;
+  double elapsed_s = 0;
+};
+
+// Evaluates one project synchronously (the worker's body; also used by tests and the benchmark).
+// `cache` keeps the last resolved cluster: generating a 2,048-node cluster is not free.
+struct ClusterCache {
+  std::string key;
+  std::shared_ptr<const Cluster> cluster;
+  std::shared_ptr<const Router> router;
+};
+[[nodiscard]] Evaluation evaluate_project(const Project& project, ClusterCache& cache);
+[[nodiscard]] SearchEvaluation search_project(const Project& project, const ServingTarget& target,
+                                              const std::atomic<bool>& cancel);
+
+// The key that decides whether a search must run again (everything but the layout and view).
+[[nodiscard]] std::string search_key(const Project& project);
+
+}  // namespace meshscope

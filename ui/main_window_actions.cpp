@@ -30,6 +30,7 @@
 #include "core/importers/node_topology.hpp"
 #include "core/model_io.hpp"
 #include "core/report.hpp"
+#include "core/session/export.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "ui/app_settings.hpp"
@@ -43,12 +44,6 @@ namespace meshscope::ui {
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
-
-QString csv_field(QString text) {
-  if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n')))
-    return QLatin1Char('"') + text.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
-  return text;
-}
 
 }  // namespace
 
@@ -464,60 +459,12 @@ bool MainWindow::exportRankedCsv(const QString& path) {
     show_inline_error(tr("No ranked layouts yet: the search has not finished."));
     return false;
   }
-  QString csv;
-  if (search_->training) {
-    csv = QStringLiteral(
-        "rank,tp,pp,vpp,cp,ep,etp,dp,micro_batch,recompute,zero,schedule,step_time_s,"
-        "tokens_per_s_per_gpu,mfu,peak_memory_bytes,headroom_bytes,bubble_fraction\n");
-    int rank = 0;
-    for (const RankedLayout& r : search_->training->layouts) {
-      const Layout& l = r.layout;
-      csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
-                 .arg(++rank)
-                 .arg(l.tp)
-                 .arg(l.pp)
-                 .arg(l.vpp)
-                 .arg(l.cp)
-                 .arg(l.ep)
-                 .arg(l.etp)
-                 .arg(l.dp)
-                 .arg(l.micro_batch);
-      csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n")
-                 .arg(csv_field(QString::fromStdString(std::string(recompute_name(r.recompute)))))
-                 .arg(r.zero_stage)
-                 .arg(QString::fromStdString(std::string(pipeline_schedule_name(r.schedule))))
-                 .arg(r.step_time_s, 0, 'g', 9)
-                 .arg(r.tokens_per_s_per_gpu, 0, 'g', 9)
-                 .arg(r.mfu, 0, 'g', 6)
-                 .arg(r.peak_memory_bytes, 0, 'f', 0)
-                 .arg(r.headroom_bytes, 0, 'f', 0)
-                 .arg(r.bubble_fraction, 0, 'g', 6);
-    }
-  } else {
-    csv = QStringLiteral(
-        "rank,disaggregated,tp,pp,dp,ep,replicas,gpus_used,concurrency,ttft_s,itl_s,"
-        "output_tokens_per_s_per_gpu,binding\n");
-    int rank = 0;
-    for (const RankedServing& r : search_->serving->layouts) {
-      csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
-                 .arg(++rank)
-                 .arg(r.disaggregated ? 1 : 0)
-                 .arg(r.layout.tp)
-                 .arg(r.layout.pp)
-                 .arg(r.layout.dp)
-                 .arg(r.layout.ep)
-                 .arg(r.layout.replicas)
-                 .arg(r.gpus_used)
-                 .arg(r.concurrency);
-      csv += QStringLiteral("%1,%2,%3,%4\n")
-                 .arg(r.ttft_s, 0, 'g', 9)
-                 .arg(r.itl_s, 0, 'g', 9)
-                 .arg(r.output_tokens_per_s_per_gpu, 0, 'g', 9)
-                 .arg(QString::fromStdString(std::string(serving_binding_name(r.binding))));
-    }
-  }
+  // The tables as core writes them (core/session/export.hpp).
+  const std::string text =
+      search_->training ? ranked_training_csv(*search_->training) : ranked_serving_csv(*search_->serving);
+  const QByteArray csv = QByteArray::fromStdString(text);
   QString error;
-  if (!write_file_atomically(path, csv.toUtf8(), error)) {
+  if (!write_file_atomically(path, csv, error)) {
     show_inline_error(error);
     return false;
   }

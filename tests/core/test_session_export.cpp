@@ -1,0 +1,67 @@
+// The ranked tables as CSV (core/session/export.hpp): one header and one row per layout in rank
+// order, each row's fields those of its layout, quoting as RFC 4180 asks.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/project.hpp"
+#include "core/session/evaluate.hpp"
+#include "core/session/export.hpp"
+
+using namespace meshscope;
+
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  std::string field;
+  while (std::getline(in, field, ',')) out.push_back(field);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("export: RFC 4180 quoting of a CSV field") {
+  CHECK(csv_field("zb-h1") == "zb-h1");
+  CHECK(csv_field("a,b") == "\"a,b\"");
+  CHECK(csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
+  CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+}
+
+TEST_CASE("export: the ranked training table has one row per layout with its degrees, choices and figures") {
+  auto project = default_project();
+  REQUIRE(project);
+  const std::atomic<bool> go{false};
+  const SearchEvaluation s = search_project(*project, {}, go);
+  REQUIRE(s.training);
+  const std::string csv = ranked_training_csv(*s.training);
+  std::stringstream in(csv);
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  const std::vector<std::string> header = split(line);
+  REQUIRE(header.size() == 20);
+  CHECK(header.front() == "rank");
+  CHECK(header[18] == "tp_comm_overlap");
+  size_t row = 0;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = split(line);
+    REQUIRE(f.size() == header.size());
+    REQUIRE(row < s.training->layouts.size());
+    const RankedLayout& r = s.training->layouts[row];
+    CHECK(f[0] == std::to_string(row + 1));
+    CHECK(f[1] == std::to_string(r.layout.tp));
+    CHECK(f[2] == std::to_string(r.layout.pp));
+    CHECK(f[7] == std::to_string(r.layout.dp));
+    CHECK(f[9] == recompute_name(r.recompute));
+    CHECK(f[11] == pipeline_schedule_name(r.schedule));
+    CHECK(std::abs(std::stod(f[12]) / r.step_time_s - 1) < 1e-8);  // 9 significant digits
+    CHECK(f[18] == (r.tp_comm_overlap ? "1" : "0"));
+    ++row;
+  }
+  CHECK(row == s.training->layouts.size());
+}

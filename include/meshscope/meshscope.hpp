@@ -12,5 +12,6 @@
 #include "meshscope/project.hpp"
 #include "meshscope/search.hpp"
 #include "meshscope/serving.hpp"
+#include "meshscope/session.hpp"
 #include "meshscope/version.hpp"
 #include "meshscope/workload.hpp"

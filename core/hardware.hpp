@@ -30,6 +30,7 @@ struct GemmRateModel {
   double tile_64x64 = 1;       // rate of 64×64 tiles
   double bandwidth_share = 1;  // of the HBM bandwidth, when a GEMM is memory-bound
   std::string shape_source;
+  bool operator==(const GemmRateModel&) const = default;
 };
 
 struct GpuSpec {
@@ -49,6 +50,7 @@ struct GpuSpec {
   GemmRateModel gemm;
 
   [[nodiscard]] std::optional<double> peak_flops_per_s(DType type) const;
+  bool operator==(const GpuSpec&) const = default;
 };
 
 }  // namespace meshscope

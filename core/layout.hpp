@@ -26,6 +26,7 @@ struct Layout {
   [[nodiscard]] int64_t shard_group() const { return fsdp > 0 ? fsdp : dp; }
   // Megatron-Core's expert mesh: tp·cp·dp ranks of a stage = etp · ep · expert-dp.
   [[nodiscard]] int64_t expert_dp() const { return (tp * cp * dp) / (etp * ep); }
+  bool operator==(const Layout&) const = default;
 };
 
 struct LayoutProblem {

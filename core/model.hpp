@@ -22,6 +22,7 @@ struct MoeSpec {
   int64_t layer_frequency = 1;                // after those, layer l is MoE when l % frequency == phase
   int64_t layer_phase = 0;   // (DeepSeek moe_layer_freq: phase 0; Qwen decoder_sparse_step s: phase s-1)
   bool router_bias = false;  // a per-expert score-correction bias (DeepSeek-V3)
+  bool operator==(const MoeSpec&) const = default;
 };
 
 struct MlaSpec {             // DeepSeek-V2/V3 multi-head latent attention
@@ -31,6 +32,7 @@ struct MlaSpec {             // DeepSeek-V2/V3 multi-head latent attention
   int64_t qk_nope_head_dim = 0;
   int64_t v_head_dim = 0;
   [[nodiscard]] bool enabled() const { return kv_lora_rank > 0; }
+  bool operator==(const MlaSpec&) const = default;
 };
 
 struct ModelSpec {
@@ -61,6 +63,7 @@ struct ModelSpec {
   [[nodiscard]] int64_t num_moe_layers() const;
   [[nodiscard]] int64_t q_width() const;   // output width of the query projection
   [[nodiscard]] int64_t kv_width() const;  // output width of the K (== V) projection (non-MLA)
+  bool operator==(const ModelSpec&) const = default;
 };
 
 // Parameter counts, split by where they live. "active" counts what one token touches: the

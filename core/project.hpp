@@ -46,6 +46,7 @@ struct Project {
   std::optional<PipelineSchedule> pipeline_schedule;  // none: the workload's (1F1B, interleaved with vpp > 1)
   AxisOrder order = AxisOrder::megatron;              // how ranks are numbered ("axis_order")
   nlohmann::json view = nlohmann::json::object();     // the app's view state, kept as written
+  bool operator==(const Project&) const = default;
 };
 
 [[nodiscard]] Result<Project> project_from_json(const nlohmann::json& doc, const std::string& origin);

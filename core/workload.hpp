@@ -48,6 +48,7 @@ struct RuntimeAssumptions {
   // Caching-allocator fragmentation and reserved-but-unallocated blocks, as a fraction of the
   // dynamic (activation + temporary) memory. An assumption; override with allocator_fraction=.
   double allocator_fraction = 0.05;
+  bool operator==(const RuntimeAssumptions&) const = default;
 };
 
 struct TrainingWorkload {
@@ -92,6 +93,7 @@ struct TrainingWorkload {
 
   // Optimizer state elements per parameter: Adam m and v; SGD momentum.
   [[nodiscard]] int optimizer_states_per_param() const { return optimizer == Optimizer::adam ? 2 : 1; }
+  bool operator==(const TrainingWorkload&) const = default;
 };
 
 struct ServingWorkload {
@@ -109,6 +111,7 @@ struct ServingWorkload {
   [[nodiscard]] int64_t context_len() const { return prompt_len + output_len; }
   // Stored bytes per weight, including group-wise scales (an fp16 scale per group).
   [[nodiscard]] double weight_bytes_per_param() const;
+  bool operator==(const ServingWorkload&) const = default;
 };
 
 // The named conventions for bytes per parameter (docs/conventions.md):

@@ -27,8 +27,8 @@ void Evaluator::request(const Project& project) {
   ++generation_;
   debounce_.start();
   // (Serialising the project, an inline cluster included, is the costly part: once per request.)
-  if (std::string key = search_key(project); key != searched_key_) {
-    searched_key_ = std::move(key);
+  if (Project inputs = search_inputs(project); !searched_ || *searched_ != inputs) {
+    searched_ = std::move(inputs);
     search_pending_ = project;
     if (!search_running_) start_search();
   }
@@ -97,7 +97,7 @@ void Evaluator::on_search_finished() {
     return;
   }
   if (result.cancelled) {
-    searched_key_.clear();  // a later edit searches again
+    searched_.reset();  // a later edit searches again
     return;
   }
   emit searched(std::make_shared<const SearchEvaluation>(std::move(result)));

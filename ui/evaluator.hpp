@@ -63,7 +63,7 @@ class Evaluator final : public QObject {
   std::shared_ptr<const Evaluation> latest_result_;
 
   QFutureWatcher<SearchEvaluation> search_watcher_;
-  std::string searched_key_;
+  std::optional<Project> searched_;  // the search_inputs of the last search started
   std::optional<Project> search_pending_;
   ServingTarget target_;
   std::shared_ptr<std::atomic<bool>> search_cancel_;

@@ -58,6 +58,7 @@ struct ServingLayout {
   // The mesh of one instance in training-layout terms (memory, placement): dp = attention DP,
   // and for MoE models etp = tp·dp/ep.
   [[nodiscard]] Layout mesh(const ModelSpec& model) const;
+  bool operator==(const ServingLayout&) const = default;
 };
 
 // Keys: tp, pp, dp, ep, replicas.

@@ -29,7 +29,7 @@ ServingOptions serving_options(const Project& project) {
 
 }  // namespace
 
-std::string search_key(const Project& project) {
+Project search_inputs(const Project& project) {
   Project copy = project;
   copy.layout = {};
   copy.serving_layout = {};
@@ -41,7 +41,7 @@ std::string search_key(const Project& project) {
   copy.training.zero_stage = 1;
   copy.training.schedule = Schedule::one_f_one_b;
   copy.training.tp_comm_overlap = false;
-  return project_to_json(copy).dump();
+  return copy;
 }
 
 Evaluation evaluate_project(const Project& project, ClusterCache& cache) {

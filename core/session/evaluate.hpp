@@ -66,7 +66,9 @@ struct ClusterCache {
 [[nodiscard]] SearchEvaluation search_project(const Project& project, const ServingTarget& target,
                                               const std::atomic<bool>& cancel);
 
-// The key that decides whether a search must run again (everything but the layout and view).
-[[nodiscard]] std::string search_key(const Project& project);
+// What a search depends on: the project without its layout, view state and the choices the
+// search makes itself (recompute, ZeRO stage, schedule, TP overlap). Two projects need the same
+// search when their search_inputs compare equal (field by field, Project::operator==).
+[[nodiscard]] Project search_inputs(const Project& project);
 
 }  // namespace meshscope

@@ -45,6 +45,7 @@ struct Device {
   int32_t local_index = -1;  // index of a GPU or NIC within its node (NCCL's device / rail order)
   std::string gpu_model;     // catalogue id, GPUs only ("h100-sxm")
   int32_t chips = 1;         // NVSwitch fabric: switch chips it stands for
+  bool operator==(const Device&) const = default;
 };
 
 struct Link {
@@ -57,6 +58,7 @@ struct Link {
   int32_t nvlink_generation = 0, nvlink_count = 0;
   int32_t pcie_generation = 0, pcie_lanes = 0;
   double gbits_per_s = 0;  // network links: line rate
+  bool operator==(const Link&) const = default;
 };
 
 struct Cluster {
@@ -86,6 +88,7 @@ struct Cluster {
   }
   [[nodiscard]] int64_t num_nodes() const { return static_cast<int64_t>(node_names.size()); }
   [[nodiscard]] int64_t num_gpus() const { return static_cast<int64_t>(gpus.size()); }
+  bool operator==(const Cluster&) const = default;
 };
 
 // One problem with a cluster, naming the device or link by id.

@@ -67,13 +67,24 @@ TEST_CASE("session: searching the default project ranks layouts as rank_layouts 
   CHECK_FALSE(s.cancelled);
   REQUIRE(s.training);
   REQUIRE_FALSE(s.training->layouts.empty());
-  // The best layout is feasible and its step time is positive; the search_key ignores the layout.
+  // The best layout is feasible and its step time is positive; what the search depends on ignores
+  // the layout and the choices the search makes, not the workload.
   CHECK(s.training->layouts.front().step_time_s > 0);
   Project moved = project;
   moved.layout.pp *= 2;
-  CHECK(search_key(moved) == search_key(project));
+  moved.training.tp_comm_overlap = !moved.training.tp_comm_overlap;
+  moved.view["compare_schedule"] = "gpipe";
+  CHECK(search_inputs(moved) == search_inputs(project));
   moved.training.seq_len *= 2;
-  CHECK(search_key(moved) != search_key(project));
+  CHECK(search_inputs(moved) != search_inputs(project));
+  Project other_model = project;
+  other_model.model.num_layers += 1;
+  CHECK(search_inputs(other_model) != search_inputs(project));
+  Project other_cluster = project;
+  auto drawn = project_cluster(project);
+  REQUIRE(drawn);
+  other_cluster.cluster_inline = *drawn;
+  CHECK(search_inputs(other_cluster) != search_inputs(project));
 
   const std::atomic<bool> stop{true};
   const SearchEvaluation cancelled = search_project(project, {}, stop);

@@ -151,14 +151,9 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
       if (v > 3) return bad_value(option, key, value, "0, 1, 2 or 3");
       w.zero_stage = static_cast<int>(v);
     } else if (key == "recompute") {
-      if (value == "none") {
-        w.recompute = RecomputeMode::none;
-      } else if (value == "selective") {
-        w.recompute = RecomputeMode::selective;
-      } else if (value == "full") {
-        w.recompute = RecomputeMode::full;
-      } else if (value == "op") {
-        w.recompute = RecomputeMode::op;
+      // A name (none, selective, full, op), or n: the first n layers of each chunk ("layers").
+      if (const auto mode = parse_enum<RecomputeMode>(value); mode && *mode != RecomputeMode::layers) {
+        w.recompute = *mode;
       } else {
         MS_TRY(v, to_int(option, key, value, 0));
         w.recompute = RecomputeMode::layers;
@@ -193,14 +188,9 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
       MS_TRY(v, to_bool(option, key, value));
       w.overlap_param_gather = v;
     } else if (key == "memory_framework") {
-      bool known = false;
-      for (const MemoryFramework f :
-           {MemoryFramework::generic, MemoryFramework::automatic, MemoryFramework::megatron, MemoryFramework::fsdp2})
-        if (value == memory_framework_name(f)) {
-          w.memory_framework = f;
-          known = true;
-        }
-      if (!known) return bad_value(option, key, value, "auto, megatron, fsdp2 or generic");
+      const auto framework = parse_enum<MemoryFramework>(value);
+      if (!framework) return bad_value(option, key, value, enum_choices<MemoryFramework>());
+      w.memory_framework = *framework;
     } else if (key == "kernels") {
       if (value != "fused" && value != "eager")
         return bad_value(option, key, value, "fused (Transformer Engine, torch.compile) or eager (PyTorch composites)");
@@ -222,14 +212,9 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
         w.reshard_after_forward = *v ? ReshardAfterForward::always : ReshardAfterForward::never;
       }
     } else if (key == "schedule") {
-      bool known = false;
-      for (const Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved, Schedule::zb_h1,
-                               Schedule::zb_h2, Schedule::dualpipe}) {
-        if (value != schedule_name(s)) continue;
-        w.schedule = s;
-        known = true;
-      }
-      if (!known) return bad_value(option, key, value, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or dualpipe");
+      const auto schedule = parse_enum<Schedule>(value);
+      if (!schedule) return bad_value(option, key, value, enum_choices<Schedule>());
+      w.schedule = *schedule;
     } else {
       MS_TRY(handled, apply_runtime(w.runtime, option, key, value));
       if (!handled)

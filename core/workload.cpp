@@ -40,51 +40,15 @@ bool apply_training_convention(TrainingWorkload& w, const std::string& name) {
 }
 
 std::string_view recompute_name(RecomputeMode mode) {
-  switch (mode) {
-    case RecomputeMode::none:
-      return "none";
-    case RecomputeMode::selective:
-      return "selective";
-    case RecomputeMode::full:
-      return "full";
-    case RecomputeMode::layers:
-      return "layers";
-    case RecomputeMode::op:
-      return "op";
-  }
-  return "?";
+  return enum_name(mode);
 }
 
 std::string_view memory_framework_name(MemoryFramework framework) {
-  switch (framework) {
-    case MemoryFramework::generic:
-      return "generic";
-    case MemoryFramework::automatic:
-      return "auto";
-    case MemoryFramework::megatron:
-      return "megatron";
-    case MemoryFramework::fsdp2:
-      return "fsdp2";
-  }
-  return "?";
+  return enum_name(framework);
 }
 
 std::string_view schedule_name(Schedule schedule) {
-  switch (schedule) {
-    case Schedule::gpipe:
-      return "gpipe";
-    case Schedule::one_f_one_b:
-      return "1f1b";
-    case Schedule::interleaved:
-      return "interleaved";
-    case Schedule::zb_h1:
-      return "zb-h1";
-    case Schedule::zb_h2:
-      return "zb-h2";
-    case Schedule::dualpipe:
-      return "dualpipe";
-  }
-  return "?";
+  return enum_name(schedule);
 }
 
 std::string_view optimizer_name(Optimizer optimizer) {
@@ -92,15 +56,7 @@ std::string_view optimizer_name(Optimizer optimizer) {
 }
 
 std::string_view reshard_after_forward_name(ReshardAfterForward policy) {
-  switch (policy) {
-    case ReshardAfterForward::torchtitan_default:
-      return "default";
-    case ReshardAfterForward::always:
-      return "always";
-    case ReshardAfterForward::never:
-      return "never";
-  }
-  return "?";
+  return enum_name(policy);
 }
 
 bool reshards_after_forward(ReshardAfterForward policy, bool pipeline_parallel, bool last_block) {

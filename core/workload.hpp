@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/dtype.hpp"
+#include "core/enum_names.hpp"
 
 namespace meshscope {
 
@@ -121,6 +122,40 @@ struct ServingWorkload {
 //   playbook-fp32    fp32 params and grads, Adam 8 B, no master: 16 B (Ultra-Scale Playbook)
 //   playbook-bf16    bf16 params and grads, Adam 8 B, no master: 12 B (Ultra-Scale Playbook charts)
 [[nodiscard]] bool apply_training_convention(TrainingWorkload& workload, const std::string& name);
+
+template <>
+struct EnumNames<RecomputeMode> {
+  static constexpr std::array<std::pair<RecomputeMode, std::string_view>, 5> table{
+      {{RecomputeMode::none, "none"},
+       {RecomputeMode::selective, "selective"},
+       {RecomputeMode::full, "full"},
+       {RecomputeMode::layers, "layers"},
+       {RecomputeMode::op, "op"}}};
+};
+template <>
+struct EnumNames<MemoryFramework> {
+  static constexpr std::array<std::pair<MemoryFramework, std::string_view>, 4> table{
+      {{MemoryFramework::automatic, "auto"},
+       {MemoryFramework::megatron, "megatron"},
+       {MemoryFramework::fsdp2, "fsdp2"},
+       {MemoryFramework::generic, "generic"}}};
+};
+template <>
+struct EnumNames<Schedule> {
+  static constexpr std::array<std::pair<Schedule, std::string_view>, 6> table{{{Schedule::gpipe, "gpipe"},
+                                                                               {Schedule::one_f_one_b, "1f1b"},
+                                                                               {Schedule::interleaved, "interleaved"},
+                                                                               {Schedule::zb_h1, "zb-h1"},
+                                                                               {Schedule::zb_h2, "zb-h2"},
+                                                                               {Schedule::dualpipe, "dualpipe"}}};
+};
+template <>
+struct EnumNames<ReshardAfterForward> {
+  static constexpr std::array<std::pair<ReshardAfterForward, std::string_view>, 3> table{
+      {{ReshardAfterForward::torchtitan_default, "default"},
+       {ReshardAfterForward::always, "always"},
+       {ReshardAfterForward::never, "never"}}};
+};
 
 [[nodiscard]] std::string_view recompute_name(RecomputeMode mode);
 [[nodiscard]] std::string_view schedule_name(Schedule schedule);

@@ -118,6 +118,7 @@ struct Gemm {
   std::string name;
   double m, n, k;
   double count = 1;
+  double op_sac_share = 0;  // OperationCost::op_sac_share
 };
 
 void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double tp) {
@@ -139,18 +140,23 @@ void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, do
     g.push_back({"attention: output projection", tokens, h, heads * static_cast<double>(a.v_head_dim) / tp});
     return;
   }
-  g.push_back({"attention: QKV projection", tokens, static_cast<double>(m.q_width() + 2 * m.kv_width()) / tp, h});
-  g.push_back({"attention: output projection", tokens, h, static_cast<double>(m.q_width()) / tp});
+  // torchtitan's op-level SAC recomputes wk (its share of the fused QKV output) and wo.
+  const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+  g.push_back({"attention: QKV projection", tokens, (q + 2 * kv) / tp, h, 1, kv / (q + 2 * kv)});
+  g.push_back({"attention: output projection", tokens, h, q / tp, 1, 1});
 }
 
-// `groups` GEMMs of `tokens / groups` rows each (the local experts of a grouped GEMM).
+// `groups` GEMMs of `tokens / groups` rows each (the local experts of a grouped GEMM). `dense`: a
+// dense block's MLP, whose w3 (half the fused gate-and-up GEMM) or plain second linear
+// torchtitan's op-level SAC recomputes (experts' grouped matmuls are not aten.mm).
 void mlp_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double ffn_local, const std::string& prefix,
-               double groups = 1) {
+               double groups = 1, bool dense = false) {
   const auto h = static_cast<double>(m.hidden_size);
-  g.push_back({prefix + (m.mlp == MlpKind::gated ? "gate and up projections" : "first linear"), tokens / groups,
-               (m.mlp == MlpKind::gated ? 2.0 : 1.0) * ffn_local, h, groups});
-  g.push_back({prefix + (m.mlp == MlpKind::gated ? "down projection" : "second linear"), tokens / groups, h, ffn_local,
-               groups});
+  const bool gated = m.mlp == MlpKind::gated;
+  g.push_back({prefix + (gated ? "gate and up projections" : "first linear"), tokens / groups,
+               (gated ? 2.0 : 1.0) * ffn_local, h, groups, dense && gated ? 0.5 : 0.0});
+  g.push_back({prefix + (gated ? "down projection" : "second linear"), tokens / groups, h, ffn_local, groups,
+               dense && !gated ? 1.0 : 0.0});
 }
 
 // Host dispatch of one operation: framework ops issued from Python, each with its launch, and the
@@ -201,7 +207,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     }
   } else {
     const double f_local = static_cast<double>(m.ffn_hidden_size) / tp;
-    mlp_gemms(gemms, m, tokens, f_local, "mlp: ");
+    mlp_gemms(gemms, m, tokens, f_local, "mlp: ", 1, true);
     ffn_width_elementwise += f_local;
   }
   std::vector<OperationCost> ops;
@@ -219,6 +225,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     ops.push_back({g.name, 2 * g.count * g.m * g.n * g.k, g.count * e * (g.m * g.k + g.k * g.n + g.m * g.n),
                    g.count * r.gemm_s(g.m, g.n, g.k, low), g.count * r.gemm_s(g.m, g.k, g.n, low),
                    g.count * r.gemm_s(g.k, g.n, g.m, low), false});
+    ops.back().op_sac_share = g.op_sac_share;
     // One module call (an autograd Function) per linear in each pass, launching its GEMMs:
     // forward `count`, backward the input- and weight-gradient GEMMs of each (2 · count); under
     // FP8 a cast of its input (forward) and of the output gradient (backward) per GEMM.
@@ -248,6 +255,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     const double routing_bytes = tokens * experts * 4 * 6;
     ops.push_back({"moe: routing (softmax, top-k, load-balancing loss)", 0.0, routing_bytes, r.memory_s(routing_bytes),
                    r.memory_s(routing_bytes), 0.0, false});
+    ops.back().op_sac_share = 1;  // element-wise: not saved by the op-level SAC
     set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, false);
     // Token dispatch and combine (MoEAlltoAllTokenDispatcher, token_dispatcher.py; permute,
     // sort_chunks_by_idxs and unpermute in moe_utils.py): permutation 1 gathers each token's k
@@ -341,6 +349,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   set_host_time(ops.back(), w.flash_attention ? Dispatch{1, 0, 1, 2} : Dispatch{4, 0, 8, 0}, c.efficiency, graphs);
   ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
                  elementwise_backward, 0.0, false});
+  ops.back().op_sac_share = 1;  // not saved by the op-level SAC
   // Two norms, two residual adds, the activation, RoPE on Q and on K; as many backward, with the
   // residual branch's gradient accumulations. Eager composites: six ops per RMSNorm (ten
   // backward), five per rotation (three backward), silu and the product.
@@ -357,7 +366,6 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
 WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fully) {
   WorkTime t;
   double selective = 0, host_forward = 0, host_backward = 0, op_sac = 0;
-  const ModelSpec& m = c.model;
   for (const OperationCost& op : layer_operations(c, layer)) {
     t.forward_s += op.forward_s;
     t.backward_input_s += op.backward_input_s;
@@ -366,18 +374,7 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
     host_forward += op.host_forward_s;
     host_backward += op.host_backward_s;
     if (op.recomputed_by_selective) selective += op.forward_s;
-    // torchtitan's op-level SAC (flops.hpp op_sac_recomputed_flops): wk of the fused QKV GEMM (its
-    // share of the output width), wo, w3 of the fused gate-and-up GEMM (half) or a plain MLP's
-    // second linear, and every element-wise op (their outputs are not saved); the SDPA output and
-    // the other matmuls are saved. MLA layers and the experts of MoE layers as saved.
-    if (!m.mla.enabled()) {
-      const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
-      if (op.name == "attention: QKV projection") op_sac += op.forward_s * kv / (q + 2 * kv);
-      if (op.name == "attention: output projection") op_sac += op.forward_s;
-    }
-    if (op.name == "mlp: gate and up projections") op_sac += 0.5 * op.forward_s;
-    if (op.name == "mlp: second linear") op_sac += op.forward_s;
-    if (op.name.rfind("element-wise", 0) == 0 || op.name.rfind("moe: routing", 0) == 0) op_sac += op.forward_s;
+    op_sac += op.op_sac_share * op.forward_s;  // torchtitan's op-level SAC (layer_operations)
   }
   // A pass over the layer takes the longer of its GPU work and the host's dispatch of it: the
   // host runs ahead of the GPU only until a synchronisation, and a dropless MoE layer has one in

@@ -94,6 +94,9 @@ struct OperationCost {
   // backward (input and weight gradients together). Zero where CUDA graphs replay it.
   double host_forward_s = 0;
   double host_backward_s = 0;
+  // The share of its forward torchtitan's op-level SAC (RecomputeMode::op) runs again in backward
+  // (flops.hpp op_sac_recomputed_flops): the even-numbered matmuls and the element-wise ops.
+  double op_sac_share = 0;
 };
 [[nodiscard]] std::vector<OperationCost> layer_operations(const ComputeContext& context, int64_t layer);
 

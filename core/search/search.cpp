@@ -88,30 +88,34 @@ class Evaluator {
   }
   const Router& router() const { return router_; }
 
+  // The degrees one layer's compute depends on (EP: the local experts of a grouped GEMM,
+  // compute.cpp), as a cache key; and the first layer of the kind.
+  static uint64_t layer_key(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
+    return key_of({l.tp, l.cp, l.micro_batch, l.etp, l.ep, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+  }
+  int64_t first_layer(bool moe_layer) const {
+    int64_t index = 0;
+    while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
+    return std::min(index, m_.num_layers - 1);
+  }
+
   // Compute of one dense or MoE layer for one micro-batch, cached by the degrees it depends on.
   const WorkTime& layer(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
-    // EP sets the local experts of a grouped GEMM (compute.cpp).
-    const uint64_t key =
-        key_of({l.tp, l.cp, l.micro_batch, l.etp, l.ep, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+    const uint64_t key = layer_key(l, w, moe_layer);
     auto it = layer_cache_.find(key);
     if (it != layer_cache_.end()) return it->second;
     const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
-    int64_t index = 0;
-    while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
-    return layer_cache_.emplace(key, layer_compute(context, std::min(index, m_.num_layers - 1), false)).first->second;
+    return layer_cache_.emplace(key, layer_compute(context, first_layer(moe_layer), false)).first->second;
   }
 
   // The GEMMs Transformer Engine overlaps the TP collectives with (overlap.hpp), per layer kind,
   // cached by the same degrees as the layer's compute.
   const TpOverlapGemms& tp_gemms(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
-    const uint64_t key =
-        key_of({l.tp, l.cp, l.micro_batch, l.etp, l.ep, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+    const uint64_t key = layer_key(l, w, moe_layer);
     auto it = tp_gemm_cache_.find(key);
     if (it != tp_gemm_cache_.end()) return it->second;
     const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
-    int64_t index = 0;
-    while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
-    return tp_gemm_cache_.emplace(key, tp_overlap_gemms(layer_operations(context, std::min(index, m_.num_layers - 1))))
+    return tp_gemm_cache_.emplace(key, tp_overlap_gemms(layer_operations(context, first_layer(moe_layer))))
         .first->second;
   }
   double sms() const { return sms_; }
@@ -133,9 +137,7 @@ class Evaluator {
     if (it != activation_cache_.end()) return it->second;
     ActivationConfig config = ActivationConfig::from(w, m_, l);
     if (te_fp8) config.gemm_input_bytes = 1.0;
-    int64_t index = 0;
-    while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
-    index = std::min(index, m_.num_layers - 1);
+    const int64_t index = first_layer(moe_layer);
     const RecomputeMode mode = w.recompute == RecomputeMode::layers ? RecomputeMode::full : w.recompute;
     const double kept = layer_activation_bytes(m_, index, config, mode);
     const double full = layer_activation_bytes(m_, index, config, RecomputeMode::none);

@@ -222,19 +222,20 @@ double output_activation_bytes(const ModelSpec& m, const ActivationConfig& c, bo
          tensor_bytes_on_rank({"logits", logit_bytes * static_cast<double>(m.vocab_size), TensorSplit::tp_split}, c);
 }
 
-double in_flight_micro_batches(Schedule schedule, int64_t stage, int64_t pp, int64_t vpp, int64_t micro_batches) {
+double in_flight_micro_batches(PipelineSchedule schedule, int64_t stage, int64_t pp, int64_t vpp,
+                               int64_t micro_batches) {
   const auto m = static_cast<double>(micro_batches);
   switch (schedule) {
-    case Schedule::gpipe:
+    case PipelineSchedule::gpipe:
       return m;
-    case Schedule::one_f_one_b:
-    case Schedule::zb_h1:
+    case PipelineSchedule::one_f_one_b:
+    case PipelineSchedule::zb_h1:
       return std::min(m, static_cast<double>(pp - stage));
-    case Schedule::zb_h2:
+    case PipelineSchedule::zb_h2:
       return std::min(m, static_cast<double>(2 * (pp - stage) - 1));
-    case Schedule::dualpipe:
+    case PipelineSchedule::dualpipe:
       return std::min(m, static_cast<double>(pp + 1));
-    case Schedule::interleaved: {
+    case PipelineSchedule::interleaved: {
       const auto v = static_cast<double>(vpp);
       const double chunks = 2.0 * static_cast<double>(pp - stage - 1) + (v - 1.0) * static_cast<double>(pp) + 1.0;
       return std::min(m * v, chunks) / v;

@@ -85,7 +85,7 @@ struct OpSacBytes {
 // al. 2024 §2.1). ZB-H2: min(m, 2(p − i) − 1) (§2.2). DualPipe: p + 1 chunks of one model stage
 // on every rank (deepseek-ai/DualPipe README, "Activation PP+1"). docs/schedules.md derives each
 // from the simulated timeline.
-[[nodiscard]] double in_flight_micro_batches(Schedule schedule, int64_t stage, int64_t pp, int64_t vpp,
+[[nodiscard]] double in_flight_micro_batches(PipelineSchedule schedule, int64_t stage, int64_t pp, int64_t vpp,
                                              int64_t micro_batches);
 
 }  // namespace meshscope

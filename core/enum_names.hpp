@@ -28,6 +28,19 @@ template <class E>
   return std::nullopt;
 }
 
+// As parse_enum, in any letter case ("ZB-H1" is zb-h1).
+template <class E>
+[[nodiscard]] constexpr std::optional<E> parse_enum_ignoring_case(std::string_view text) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  for (const auto& [e, name] : EnumNames<E>::table) {
+    if (name.size() != text.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < name.size() && same; ++i) same = lower(name[i]) == lower(text[i]);
+    if (same) return e;
+  }
+  return std::nullopt;
+}
+
 // "a, b or c": the names for an error message.
 template <class E>
 [[nodiscard]] std::string enum_choices() {

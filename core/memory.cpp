@@ -339,10 +339,10 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
   }
 
   std::vector<RankMemory> stages;
-  const Schedule schedule = l.vpp > 1 ? Schedule::interleaved : w.schedule;
+  const PipelineSchedule schedule = simulated_schedule(w.schedule, l.vpp);
   // DualPipe runs the model from both ends: rank r holds model stages r and p − 1 − r, so twice
   // the parameters (deepseek-ai/DualPipe README, "Parameter 2×").
-  const bool dualpipe = schedule == Schedule::dualpipe && l.pp > 1;
+  const bool dualpipe = schedule == PipelineSchedule::dualpipe && l.pp > 1;
   const std::vector<int64_t> chunk_counts = layers_per_virtual_stage(m, l);
   const std::vector<int64_t> chunk_firsts = first_layer_of_virtual_stage(m, l);
   for (int64_t stage = 0; stage < l.pp; ++stage) {

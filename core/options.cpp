@@ -212,8 +212,8 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
         w.reshard_after_forward = *v ? ReshardAfterForward::always : ReshardAfterForward::never;
       }
     } else if (key == "schedule") {
-      const auto schedule = parse_enum<Schedule>(value);
-      if (!schedule) return bad_value(option, key, value, enum_choices<Schedule>());
+      const auto schedule = parse_enum<PipelineSchedule>(value);
+      if (!schedule) return bad_value(option, key, value, enum_choices<PipelineSchedule>());
       w.schedule = *schedule;
     } else {
       MS_TRY(handled, apply_runtime(w.runtime, option, key, value));
@@ -323,7 +323,7 @@ KeyValues training_to_keys(const TrainingWorkload& w) {
                     {"recompute", w.recompute == RecomputeMode::layers ? std::to_string(w.recompute_layers)
                                                                        : std::string(recompute_name(w.recompute))},
                     {"flash", w.flash_attention ? "true" : "false"},
-                    {"schedule", std::string(schedule_name(w.schedule))},
+                    {"schedule", std::string(enum_name(w.schedule))},
                     {"cp_comm", w.cp_all_to_all ? "a2a" : "p2p"},
                     {"tp_comm_overlap", w.tp_comm_overlap ? "true" : "false"},
                     {"overlap_grad_reduce", w.overlap_grad_reduce ? "true" : "false"},

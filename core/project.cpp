@@ -163,12 +163,13 @@ Result<Project> project_from_json(const json& doc, const std::string& origin) {
   }
   if (doc.contains("schedule")) {
     const json& schedule = doc.at("schedule");
-    const auto parsed = schedule.is_string() ? parse_pipeline_schedule(schedule.get<std::string>()) : std::nullopt;
+    const auto parsed =
+        schedule.is_string() ? parse_enum_ignoring_case<PipelineSchedule>(schedule.get<std::string>()) : std::nullopt;
     if (!parsed)
       return make_error(ErrorCode::invalid_argument,
                         "\"schedule\" must name a pipeline schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe)",
                         origin + ": schedule");
-    p.pipeline_schedule = parsed;
+    p.training.schedule = *parsed;  // version 2 kept the schedule beside the workload
   }
   if (doc.contains("axis_order")) {
     const json& order = doc.at("axis_order");
@@ -200,7 +201,6 @@ json project_to_json(const Project& p) {
   if (p.cluster_inline) doc["cluster"] = cluster_to_json(*p.cluster_inline);
   if (!p.comm_keys.empty() || !p.efficiency_keys.empty())
     doc["calibration"] = {{"comm", keys_to_object(p.comm_keys)}, {"efficiency", keys_to_object(p.efficiency_keys)}};
-  if (p.pipeline_schedule) doc["schedule"] = std::string(pipeline_schedule_name(*p.pipeline_schedule));
   if (p.order != AxisOrder::megatron) doc["axis_order"] = std::string(axis_order_name(p.order));
   if (!p.view.empty()) doc["view"] = p.view;
   return doc;
@@ -212,7 +212,6 @@ Result<EstimateOptions> project_estimate_options(const Project& project) {
   MS_TRY(efficiency, compute_efficiency_from_keys(project.efficiency_keys));
   options.comm.constants = constants;
   options.efficiency = efficiency;
-  options.schedule = project.pipeline_schedule;
   options.order = project.order;
   return options;
 }

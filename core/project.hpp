@@ -43,9 +43,8 @@ struct Project {
   // efficiencies, algorithm) and --efficiency keys (GEMM, attention, memory) applied to every estimate.
   KeyValues comm_keys;
   KeyValues efficiency_keys;
-  std::optional<PipelineSchedule> pipeline_schedule;  // none: the workload's (1F1B, interleaved with vpp > 1)
-  AxisOrder order = AxisOrder::megatron;              // how ranks are numbered ("axis_order")
-  nlohmann::json view = nlohmann::json::object();     // the app's view state, kept as written
+  AxisOrder order = AxisOrder::megatron;           // how ranks are numbered ("axis_order")
+  nlohmann::json view = nlohmann::json::object();  // the app's view state, kept as written
   bool operator==(const Project&) const = default;
 };
 

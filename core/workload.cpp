@@ -47,10 +47,6 @@ std::string_view memory_framework_name(MemoryFramework framework) {
   return enum_name(framework);
 }
 
-std::string_view schedule_name(Schedule schedule) {
-  return enum_name(schedule);
-}
-
 std::string_view optimizer_name(Optimizer optimizer) {
   return optimizer == Optimizer::adam ? "adam" : "sgd";
 }

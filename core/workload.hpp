@@ -7,6 +7,7 @@
 
 #include "core/dtype.hpp"
 #include "core/enum_names.hpp"
+#include "core/pipeline_schedule.hpp"
 
 namespace meshscope {
 
@@ -15,9 +16,6 @@ enum class Optimizer { adam, sgd_momentum };
 // (activation_checkpoint mode "selective", selective_ac_option "op": every second matmul and the
 // element-wise ops recomputed, torchtitan/distributed/activation_checkpoint.py).
 enum class RecomputeMode { none, selective, full, layers, op };
-// The pipeline schedule a training run uses (for the activations it holds and, in estimate, its
-// timing); the simulator's names and sources are in core/schedule/schedule.hpp.
-enum class Schedule { gpipe, one_f_one_b, interleaved, zb_h1, zb_h2, dualpipe };
 // FSDP's reshard_after_forward per transformer block, as torchtitan's
 // parallelism.fsdp_reshard_after_forward names it (torchtitan/models/llama3/infra/parallelize.py,
 // apply_fsdp): "default" frees a block's gathered parameters after its forward except the last
@@ -70,7 +68,7 @@ struct TrainingWorkload {
   bool output_layer_activations = true;  // count final-norm/head inputs and logits (Korthikanti §4.3)
   bool fp32_logits = true;               // logits kept in fp32 for the cross-entropy
   bool causal = true;                    // causal attention: half the score FLOPs (FlashAttention convention)
-  Schedule schedule = Schedule::one_f_one_b;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;  // core/pipeline_schedule.hpp
   // Context parallelism's communication: ring exchange of K/V (Megatron-Core "p2p", ring
   // attention) or all-to-all of Q/K/V and the output over heads (DeepSpeed-Ulysses, "a2a").
   bool cp_all_to_all = false;
@@ -141,15 +139,6 @@ struct EnumNames<MemoryFramework> {
        {MemoryFramework::generic, "generic"}}};
 };
 template <>
-struct EnumNames<Schedule> {
-  static constexpr std::array<std::pair<Schedule, std::string_view>, 6> table{{{Schedule::gpipe, "gpipe"},
-                                                                               {Schedule::one_f_one_b, "1f1b"},
-                                                                               {Schedule::interleaved, "interleaved"},
-                                                                               {Schedule::zb_h1, "zb-h1"},
-                                                                               {Schedule::zb_h2, "zb-h2"},
-                                                                               {Schedule::dualpipe, "dualpipe"}}};
-};
-template <>
 struct EnumNames<ReshardAfterForward> {
   static constexpr std::array<std::pair<ReshardAfterForward, std::string_view>, 3> table{
       {{ReshardAfterForward::torchtitan_default, "default"},
@@ -158,7 +147,6 @@ struct EnumNames<ReshardAfterForward> {
 };
 
 [[nodiscard]] std::string_view recompute_name(RecomputeMode mode);
-[[nodiscard]] std::string_view schedule_name(Schedule schedule);
 [[nodiscard]] std::string_view optimizer_name(Optimizer optimizer);
 [[nodiscard]] std::string_view reshard_after_forward_name(ReshardAfterForward policy);
 // Whether FSDP gathers a block's parameters again for its backward (torchtitan's policies above).

@@ -4,7 +4,23 @@
 
 #include <utility>
 
+#include "ui/document/project_commands.hpp"
+
 namespace meshscope::ui {
+
+namespace {
+
+// The pipeline view's comparison is view state ("compare_schedule", saved with the project); the
+// core is asked for it explicitly.
+EvaluateRequest request_of(const Project& project) {
+  EvaluateRequest request;
+  const auto compare = project.view.find(kCompareScheduleKey);
+  if (compare != project.view.end() && compare->is_string())
+    request.compare_schedule = parse_enum_ignoring_case<PipelineSchedule>(compare->get<std::string>());
+  return request;
+}
+
+}  // namespace
 
 Evaluator::Evaluator(QObject* parent) : QObject(parent) {
   debounce_.setSingleShot(true);
@@ -50,7 +66,7 @@ void Evaluator::start() {
   const uint64_t generation = generation_;
   std::shared_ptr<ClusterCache> cache = cache_;
   watcher_.setFuture(QtConcurrent::run([project = pending_, generation, cache] {
-    Evaluation evaluation = evaluate_project(project, *cache);
+    Evaluation evaluation = evaluate_project(project, *cache, request_of(project));
     evaluation.generation = generation;
     return evaluation;
   }));

@@ -49,7 +49,7 @@ QString explain_html(const Evaluation& e) {
                "(docs/schedules.md); exposed data-parallel communication and the optimizer step follow "
                "(docs/estimate.md). The parts below are disjoint and add up to the step.</p>"
                "<table cellspacing=0 cellpadding=3>")
-               .arg(QString::fromStdString(std::string(pipeline_schedule_name(s.pipeline_schedule))));
+               .arg(QString::fromStdString(std::string(enum_name(s.pipeline_schedule))));
     const std::pair<QString, double> terms[] = {{QObject::tr("forward compute (busiest stage)"), b.forward_s},
                                                 {QObject::tr("backward (input + weight)"), b.backward_s},
                                                 {QObject::tr("recompute"), b.recompute_s},

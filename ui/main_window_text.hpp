@@ -58,7 +58,7 @@ inline double warm_up_window_s(const ScheduleResult& schedule) {
 
 inline QString schedule_caption(const StepEstimate& estimate) {
   return QObject::tr("<b>%1</b> · %2 micro-batches · makespan %3 · bubble %4 % · step %5 s")
-      .arg(QString::fromStdString(std::string(pipeline_schedule_name(estimate.pipeline_schedule))))
+      .arg(QString::fromStdString(std::string(enum_name(estimate.pipeline_schedule))))
       .arg(static_cast<qlonglong>(estimate.micro_batches))
       .arg(duration_text(estimate.schedule.makespan_s))
       .arg(100 * estimate.bubble_fraction, 0, 'f', 1)

@@ -125,9 +125,9 @@ void MainWindow::update_compare() {
     workload.recompute = ranked.recompute;
     workload.zero_stage = ranked.zero_stage;
     workload.tp_comm_overlap = ranked.tp_comm_overlap;
+    workload.schedule = ranked.schedule;
     auto options = project_estimate_options(project);
     if (!options) return show_inline_error(QString::fromStdString(options.error().to_string()));
-    options->schedule = ranked.schedule;
     options->order = ranked.order;
     auto estimate = estimate_step(project.model, workload, ranked.layout, *evaluation_->cluster, router, *options);
     if (!estimate) {

@@ -19,11 +19,7 @@ namespace meshscope::ui {
 
 using namespace window_text;
 
-namespace {
-
-constexpr const char* kSchedules[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe"};
-
-}  // namespace
+namespace {}  // namespace
 
 PipelinePanel::PipelinePanel(ProjectDocument* document, QWidget* parent) : QWidget(parent), document_(document) {
   auto* layout = new QVBoxLayout(this);
@@ -32,12 +28,12 @@ PipelinePanel::PipelinePanel(ProjectDocument* document, QWidget* parent) : QWidg
   bar->addWidget(new QLabel(tr("Schedule"), this));
   schedule_ = new QComboBox(this);
   schedule_->setObjectName(QStringLiteral("pipeline_schedule_here"));
-  schedule_->addItem(tr("workload default"), QString());
-  for (const char* name : kSchedules) schedule_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
+  for (const auto& [value, name] : EnumNames<PipelineSchedule>::table)
+    schedule_->addItem(QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())),
+                       QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())));
   connect(schedule_, &QComboBox::activated, this, [this] {
-    const QString name = schedule_->currentData().toString();
-    document_->push(
-        new SetSchedule(document_, name.isEmpty() ? std::nullopt : parse_pipeline_schedule(name.toStdString())));
+    if (const auto schedule = parse_enum<PipelineSchedule>(schedule_->currentData().toString().toStdString()))
+      document_->push(new SetSchedule(document_, *schedule));
   });
   bar->addWidget(schedule_);
   bar->addWidget(new QLabel(tr("virtual stages"), this));
@@ -65,7 +61,9 @@ PipelinePanel::PipelinePanel(ProjectDocument* document, QWidget* parent) : QWidg
   compare_schedule_ = new QComboBox(this);
   compare_schedule_->setObjectName(QStringLiteral("compare_schedule"));
   compare_schedule_->addItem(tr("(none)"), QString());
-  for (const char* name : kSchedules) compare_schedule_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
+  for (const auto& [value, name] : EnumNames<PipelineSchedule>::table)
+    compare_schedule_->addItem(QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())),
+                               QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())));
   connect(compare_schedule_, &QComboBox::activated, this,
           [this] { document_->push(new SetCompareSchedule(document_, compare_schedule_->currentData().toString())); });
   bar->addWidget(compare_schedule_);
@@ -91,9 +89,7 @@ PipelinePanel::PipelinePanel(ProjectDocument* document, QWidget* parent) : QWidg
 void PipelinePanel::sync() {
   const Project& project = document_->project();
   const QSignalBlocker b1(schedule_), b2(vpp_), b3(micro_batch_), b4(compare_schedule_);
-  const QString schedule = project.pipeline_schedule
-                               ? QString::fromStdString(std::string(pipeline_schedule_name(*project.pipeline_schedule)))
-                               : QString();
+  const QString schedule = QString::fromStdString(std::string(enum_name(project.training.schedule)));
   schedule_->setCurrentIndex(std::max(0, schedule_->findData(schedule)));
   vpp_->setValue(static_cast<int>(project.layout.vpp));
   micro_batch_->setValue(static_cast<int>(project.layout.micro_batch));

@@ -363,9 +363,8 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, QWidget* parent) : QWidg
   auto* schedule_row = new QFormLayout;
   schedule_combo_ = new QComboBox(layout_box);
   schedule_combo_->setObjectName(QStringLiteral("pipeline_schedule"));
-  schedule_combo_->addItem(tr("workload default"), QString());
-  for (const char* name : {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe"})
-    schedule_combo_->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
+  for (const auto& [schedule, name] : EnumNames<PipelineSchedule>::table)
+    schedule_combo_->addItem(qs(std::string(name)), qs(std::string(name)));
   connect(schedule_combo_, &QComboBox::activated, this, &WorkloadPanel::on_schedule);
   schedule_row->addRow(tr("pipeline schedule"), schedule_combo_);
   order_combo_ = new QComboBox(layout_box);
@@ -443,8 +442,7 @@ void WorkloadPanel::refresh() {
   // Training: the mesh's degrees; serving: the deployment (tp × pp × attention-dp instances, EP, replicas).
   layout_form_->setKeys(project.mode == Mode::training ? layout_to_keys(project.layout)
                                                        : serving_layout_to_keys(project.serving_layout));
-  const QString schedule =
-      project.pipeline_schedule ? qs(std::string(pipeline_schedule_name(*project.pipeline_schedule))) : QString();
+  const QString schedule = qs(std::string(enum_name(project.training.schedule)));
   schedule_combo_->setCurrentIndex(std::max(0, schedule_combo_->findData(schedule)));
   schedule_combo_->setEnabled(project.mode == Mode::training);
   order_combo_->setCurrentIndex(std::max(0, order_combo_->findData(qstring(axis_order_name(project.order)))));
@@ -578,8 +576,8 @@ void WorkloadPanel::on_order(int index) {
 }
 
 void WorkloadPanel::on_schedule(int index) {
-  const QString name = schedule_combo_->itemData(index).toString();
-  push(new SetSchedule(document_, name.isEmpty() ? std::nullopt : parse_pipeline_schedule(name.toStdString())));
+  if (const auto schedule = parse_enum<PipelineSchedule>(schedule_combo_->itemData(index).toString().toStdString()))
+    push(new SetSchedule(document_, *schedule));
 }
 
 }  // namespace meshscope::ui

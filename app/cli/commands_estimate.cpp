@@ -30,14 +30,16 @@ int cmd_estimate(const Args& args) {
   const auto& [m, cluster, workload, layout] = *setup;
   auto estimate_options = estimate_options_arg(args);
   if (!estimate_options) return fail(estimate_options.error());
-  EstimateOptions options = *estimate_options;
+  const EstimateOptions& options = *estimate_options;
+  // --schedule S is --train schedule=S (one field: TrainingWorkload::schedule).
+  TrainingWorkload w = workload;
   if (args.has("--schedule")) {
-    const auto schedule = parse_pipeline_schedule(args.get("--schedule"));
+    const auto schedule = parse_enum_ignoring_case<PipelineSchedule>(args.get("--schedule"));
     if (!schedule) return fail("unknown --schedule \"" + args.get("--schedule") + "\"");
-    options.schedule = *schedule;
+    w.schedule = *schedule;
   }
   const Router router(cluster);
-  auto estimate = estimate_step(m, workload, layout, cluster, router, options);
+  auto estimate = estimate_step(m, w, layout, cluster, router, options);
   if (!estimate) return fail(estimate.error());
   const StepEstimate& e = *estimate;
   const StepBreakdown& b = e.breakdown;

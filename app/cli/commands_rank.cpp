@@ -17,7 +17,7 @@ json layout_json(const RankedLayout& r) {
   for (const auto& [key, value] : layout_to_keys(r.layout)) layout[key] = value;
   layout["recompute"] = recompute_name(r.recompute);
   layout["zero"] = r.zero_stage;
-  layout["schedule"] = pipeline_schedule_name(r.schedule);
+  layout["schedule"] = enum_name(r.schedule);
   layout["order"] = axis_order_name(r.order);
   layout["tp_comm_overlap"] = r.tp_comm_overlap;
   return {{"layout", layout},
@@ -98,7 +98,7 @@ int cmd_rank(const Args& args) {
                   static_cast<long long>(r.layout.pp), static_cast<long long>(r.layout.vpp),
                   static_cast<long long>(r.layout.dp), static_cast<long long>(r.layout.ep),
                   static_cast<long long>(r.layout.micro_batch), std::string(recompute_name(r.recompute)).c_str(),
-                  r.zero_stage, std::string(pipeline_schedule_name(r.schedule)).c_str(),
+                  r.zero_stage, std::string(enum_name(r.schedule)).c_str(),
                   r.order == AxisOrder::megatron ? "" : (" " + std::string(axis_order_name(r.order))).c_str(),
                   r.tp_comm_overlap ? " tp-overlap" : "");
     std::printf("%4d %-52s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
@@ -110,7 +110,7 @@ int cmd_rank(const Args& args) {
 int cmd_schedule(const Args& args) {
   ScheduleInput input;
   if (!args.has("--schedule")) return fail("--schedule is required (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipe)");
-  const auto schedule = parse_pipeline_schedule(args.get("--schedule"));
+  const auto schedule = parse_enum_ignoring_case<PipelineSchedule>(args.get("--schedule"));
   if (!schedule) return fail("unknown --schedule \"" + args.get("--schedule") + "\"");
   input.schedule = *schedule;
   auto stages = number_arg(args, "--stages", 4);
@@ -138,7 +138,7 @@ int cmd_schedule(const Args& args) {
                       {"chunk", e.chunk},
                       {"start", e.start_s},
                       {"end", e.end_s}});
-  json doc = {{"schedule", pipeline_schedule_name(input.schedule)},
+  json doc = {{"schedule", enum_name(input.schedule)},
               {"makespan", result->makespan_s},
               {"bubble_fraction", result->bubble_fraction},
               {"peak_in_flight", result->peak_in_flight},
@@ -148,7 +148,7 @@ int cmd_schedule(const Args& args) {
     return 0;
   }
   std::printf("%s: p=%lld m=%lld v=%lld, makespan %.3f, bubble %.1f %%\n",
-              std::string(pipeline_schedule_name(input.schedule)).c_str(), static_cast<long long>(input.stages),
+              std::string(enum_name(input.schedule)).c_str(), static_cast<long long>(input.stages),
               static_cast<long long>(input.micro_batches), static_cast<long long>(input.virtual_stages),
               result->makespan_s, 100 * result->bubble_fraction);
   for (size_t s = 0; s < result->peak_in_flight.size(); ++s)

@@ -33,41 +33,6 @@ std::string format(const char* text, double value) {
 
 }  // namespace
 
-PipelineSchedule pipeline_schedule_of(Schedule schedule) {
-  switch (schedule) {
-    case Schedule::gpipe:
-      return PipelineSchedule::gpipe;
-    case Schedule::one_f_one_b:
-    case Schedule::interleaved:  // with vpp = 1
-      return PipelineSchedule::one_f_one_b;
-    case Schedule::zb_h1:
-      return PipelineSchedule::zb_h1;
-    case Schedule::zb_h2:
-      return PipelineSchedule::zb_h2;
-    case Schedule::dualpipe:
-      return PipelineSchedule::dualpipe;
-  }
-  return PipelineSchedule::one_f_one_b;
-}
-
-Schedule training_schedule_of(PipelineSchedule schedule) {
-  switch (schedule) {
-    case PipelineSchedule::gpipe:
-      return Schedule::gpipe;
-    case PipelineSchedule::one_f_one_b:
-      return Schedule::one_f_one_b;
-    case PipelineSchedule::interleaved:
-      return Schedule::interleaved;
-    case PipelineSchedule::zb_h1:
-      return Schedule::zb_h1;
-    case PipelineSchedule::zb_h2:
-      return Schedule::zb_h2;
-    case PipelineSchedule::dualpipe:
-      return Schedule::dualpipe;
-  }
-  return Schedule::one_f_one_b;
-}
-
 Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w, const Layout& l,
                                    const Cluster& cluster, const Router& router, const EstimateOptions& options) {
   MS_TRY(placement, place_layout(l, cluster, router, options.order));
@@ -81,8 +46,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   const ComputeContext context{m, w, l, gpu, options.efficiency};
   const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
   est.micro_batches = micro_batches;
-  const PipelineSchedule schedule_kind =
-      options.schedule.value_or(l.vpp > 1 ? PipelineSchedule::interleaved : pipeline_schedule_of(w.schedule));
+  const PipelineSchedule schedule_kind = simulated_schedule(w.schedule, l.vpp);
   // DualPipe pairs a forward and a backward chunk of two micro-batches and runs one's all-to-alls
   // and pipeline sends under the other's compute (DeepSeek-V3 report §3.2.1, Figure 4).
   const bool dualpipe = schedule_kind == PipelineSchedule::dualpipe && l.pp > 1;
@@ -335,7 +299,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   // The memory budget holds what the simulated schedule keeps in flight (DualPipe: both ends'
   // parameters and p + 1 chunks; ZB-H2: 2(p − s) − 1 micro-batches).
   TrainingWorkload scheduled = w;
-  scheduled.schedule = training_schedule_of(schedule_kind);
+  scheduled.schedule = schedule_kind;
   const MemoryBudget memory = training_memory(m, scheduled, l, gpu);
   est.peak_memory_bytes = memory.peak_total_bytes();
   for (const RankMemory& rank : memory.ranks) {
@@ -401,7 +365,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   if (!has_dp && (w.overlap_grad_reduce || w.overlap_param_gather))
     dp_assumption += ": overlap_grad_reduce/overlap_param_gather have nothing to overlap";
   est.assumptions = {
-      std::string("pipeline schedule: ") + std::string(pipeline_schedule_name(input.schedule)) +
+      std::string("pipeline schedule: ") + std::string(enum_name(input.schedule)) +
           " (event simulation with per-stage forward, input-gradient and weight-gradient times)",
       tp_assumption,
       "CP ring exchange overlaps half of the attention work it feeds; the rest is exposed",

@@ -16,8 +16,7 @@ struct EstimateOptions {
   ComputeEfficiency efficiency;
   CommOptions comm;
   AxisOrder order = AxisOrder::megatron;
-  // The schedule; by default the workload's (1F1B, or interleaved when vpp > 1).
-  std::optional<PipelineSchedule> schedule;
+  // The pipeline schedule is the workload's (TrainingWorkload::schedule; simulated_schedule()).
   // The frameworks' overlaps (tp_comm_overlap, overlap_grad_reduce, overlap_param_gather,
   // fsdp_prefetch, reshard_after_forward) are workload keys: TrainingWorkload.
 };
@@ -60,11 +59,6 @@ struct StepEstimate {
   PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;  // the one simulated
   CommPlan comm;
 };
-
-// The simulator's schedule for a workload's (`interleaved` without virtual stages is 1F1B), and
-// back: the memory budget holds what the simulated schedule keeps in flight.
-[[nodiscard]] PipelineSchedule pipeline_schedule_of(Schedule schedule);
-[[nodiscard]] Schedule training_schedule_of(PipelineSchedule schedule);
 
 // The layout must be valid (validate_training_layout) and fit the cluster.
 [[nodiscard]] Result<StepEstimate> estimate_step(const ModelSpec& model, const TrainingWorkload& workload,

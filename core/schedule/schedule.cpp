@@ -15,24 +15,8 @@ namespace meshscope {
 
 namespace {
 
-constexpr std::array<std::pair<PipelineSchedule, std::string_view>, 6> kScheduleNames{{
-    {PipelineSchedule::gpipe, "gpipe"},
-    {PipelineSchedule::one_f_one_b, "1f1b"},
-    {PipelineSchedule::interleaved, "interleaved"},
-    {PipelineSchedule::zb_h1, "zb-h1"},
-    {PipelineSchedule::zb_h2, "zb-h2"},
-    {PipelineSchedule::dualpipe, "dualpipe"},
-}};
-
 // p·m·v bounds the event count (at most 3 per slot) and so the memory a result takes.
 constexpr int64_t kMaxSlots = int64_t{1} << 20;
-
-bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
-}
 
 bool valid_seconds(double s) {
   return std::isfinite(s) && s >= 0;
@@ -47,7 +31,7 @@ std::optional<Error> validate(const ScheduleInput& in) {
   if (in.virtual_stages < 1) return error("each rank holds at least one model chunk", "virtual_stages");
   if (in.virtual_stages != 1 && in.schedule != PipelineSchedule::interleaved) {
     return error("only the interleaved schedule splits a rank into several model chunks (" +
-                     std::string(pipeline_schedule_name(in.schedule)) + " needs 1)",
+                     std::string(enum_name(in.schedule)) + " needs 1)",
                  "virtual_stages");
   }
   const std::string too_many = "stages × micro-batches × virtual stages exceeds " + std::to_string(kMaxSlots) +
@@ -320,28 +304,14 @@ void summarise(const ScheduleInput& in, const std::vector<size_t>& rank_begin, S
 
 }  // namespace
 
-std::string_view pipeline_schedule_name(PipelineSchedule schedule) {
-  for (const auto& [value, name] : kScheduleNames) {
-    if (value == schedule) return name;
-  }
-  return "unknown";
-}
-
-std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name) {
-  for (const auto& [value, known] : kScheduleNames) {
-    if (equals_ignoring_case(name, known)) return value;
-  }
-  return std::nullopt;
-}
-
 Result<ScheduleResult> simulate_schedule(const ScheduleInput& input) {
   if (auto error = validate(input)) return tl::unexpected(std::move(*error));
   schedule_detail::PlannedOrder order = plan(input);
   if (!Simulator(input).run(order)) {
-    return make_error(ErrorCode::unsupported,
-                      "the " + std::string(pipeline_schedule_name(input.schedule)) +
-                          " order deadlocked (a bug in its builder, please report it)",
-                      "schedule");
+    return make_error(
+        ErrorCode::unsupported,
+        "the " + std::string(enum_name(input.schedule)) + " order deadlocked (a bug in its builder, please report it)",
+        "schedule");
   }
   ScheduleResult result;
   result.events = std::move(order.events);

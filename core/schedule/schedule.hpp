@@ -9,23 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/pipeline_schedule.hpp"
 #include "core/result.hpp"
 
 namespace meshscope {
-
-enum class PipelineSchedule {
-  gpipe,        // all forwards, then all backwards (Huang et al. 2019)
-  one_f_one_b,  // PipeDream-Flush (Narayanan et al. SC21 §2.2.1)
-  interleaved,  // interleaved 1F1B, v model chunks per rank (SC21 §2.2.2, Megatron-LM)
-  zb_h1,        // zero bubble, 1F1B memory (Qi et al. 2024 §2.1, arXiv:2401.10241)
-  zb_h2,        // zero bubble, 2p−1 micro-batches in flight (Qi et al. 2024 §2.2)
-  dualpipe,     // bidirectional (DeepSeek-V3 report §3.2.1, deepseek-ai/DualPipe)
-};
-
-// "gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe".
-[[nodiscard]] std::string_view pipeline_schedule_name(PipelineSchedule schedule);
-// Accepts the names above in any letter case; nullopt for anything else.
-[[nodiscard]] std::optional<PipelineSchedule> parse_pipeline_schedule(std::string_view name);
 
 enum class WorkKind {
   forward,          // F

@@ -433,9 +433,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const std::pair<double, double> moe_act = m.is_moe() ? ev.activation(l, w, true) : std::pair{0.0, 0.0};
   // What the candidate's schedule keeps in flight (GPipe, which the 1F1B closed form also times,
   // when the workload asks for it).
-  const Schedule memory_schedule = c.schedule == PipelineSchedule::one_f_one_b && w.schedule == Schedule::gpipe
-                                       ? Schedule::gpipe
-                                       : training_schedule_of(c.schedule);
+  const PipelineSchedule memory_schedule =
+      c.schedule == PipelineSchedule::one_f_one_b && w.schedule == PipelineSchedule::gpipe ? PipelineSchedule::gpipe
+                                                                                           : c.schedule;
   // Per end stage (first, last): model states, activations of one micro-batch, temporary buffers.
   double end_states[2] = {0, 0}, end_activation[2] = {0, 0};
   const bool te_fp8 = te_fp8_memory({}, w);
@@ -784,8 +784,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     w.recompute = r.recompute;
     w.zero_stage = r.zero_stage;
     w.tp_comm_overlap = r.tp_comm_overlap;
+    w.schedule = r.schedule;
     EstimateOptions estimate = options.estimate;
-    estimate.schedule = r.schedule;
     estimate.order = r.order;
     auto e = estimate_step(m, w, r.layout, cluster, ev.router(), estimate);
     if (!e) continue;

@@ -34,17 +34,16 @@ Project search_inputs(const Project& project) {
   copy.layout = {};
   copy.serving_layout = {};
   copy.view = nlohmann::json::object();
-  copy.pipeline_schedule.reset();
   copy.name.clear();
   // The search chooses recompute, ZeRO stage, schedule and TP overlap itself (SearchSpace).
   copy.training.recompute = RecomputeMode::selective;
   copy.training.zero_stage = 1;
-  copy.training.schedule = Schedule::one_f_one_b;
+  copy.training.schedule = PipelineSchedule::one_f_one_b;
   copy.training.tp_comm_overlap = false;
   return copy;
 }
 
-Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
+Evaluation evaluate_project(const Project& project, ClusterCache& cache, const EvaluateRequest& request) {
   const auto start = std::chrono::steady_clock::now();
   Evaluation out;
   out.project = project;
@@ -102,17 +101,14 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache) {
         auto placement = place_layout(project.layout, *out.cluster, *cache.router, options.order);
         if (placement) out.placement = std::make_shared<const Placement>(std::move(*placement));
       }
-      const auto compare = project.view.find("compare_schedule");
-      if (out.estimate && compare != project.view.end() && compare->is_string()) {
-        options.schedule = parse_pipeline_schedule(compare->get<std::string>());
-        if (options.schedule) {
-          auto other =
-              estimate_step(project.model, project.training, project.layout, *out.cluster, *cache.router, options);
-          if (other)
-            out.compare_estimate = std::make_shared<const StepEstimate>(std::move(*other));
-          else
-            out.compare_error = other.error().to_string();
-        }
+      if (out.estimate && request.compare_schedule) {
+        TrainingWorkload workload = project.training;
+        workload.schedule = *request.compare_schedule;
+        auto other = estimate_step(project.model, workload, project.layout, *out.cluster, *cache.router, options);
+        if (other)
+          out.compare_estimate = std::make_shared<const StepEstimate>(std::move(*other));
+        else
+          out.compare_error = other.error().to_string();
       }
     } else {
       auto estimate = estimate_serving(project.model, project.serving, {}, project.serving_layout, *out.cluster,
@@ -148,7 +144,6 @@ SearchEvaluation search_project(const Project& project, const ServingTarget& tar
   if (project.mode == Mode::training) {
     SearchOptions options;
     if (auto calibrated = project_estimate_options(project)) options.estimate = *calibrated;
-    options.estimate.schedule.reset();  // the search tries the schedules itself
     options.top = 200;
     options.cancel = &cancel;
     auto result = rank_layouts(project.model, project.training, *cluster, options);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ struct Evaluation {
   std::string cluster_error;                     // why it does not
   std::shared_ptr<const StepEstimate> estimate;  // training, valid layout, cluster resolved
   std::shared_ptr<const Placement> placement;    // of the layout on the cluster, with the estimate
-  // The same layout under a second pipeline schedule (view state "compare_schedule"), drawn below.
+  // The same layout under a second pipeline schedule (EvaluateRequest::compare_schedule), drawn below.
   std::shared_ptr<const StepEstimate> compare_estimate;
   std::string compare_error;  // why the second schedule cannot run this layout
   std::shared_ptr<const ServingEstimate> serving;
@@ -62,7 +63,15 @@ struct ClusterCache {
   std::shared_ptr<const Cluster> cluster;
   std::shared_ptr<const Router> router;
 };
-[[nodiscard]] Evaluation evaluate_project(const Project& project, ClusterCache& cache);
+// What a front end asks for beyond the project itself.
+struct EvaluateRequest {
+  // Also estimate the layout under this schedule (the pipeline view's comparison; with virtual
+  // stages, a schedule that cannot use them gives compare_error).
+  std::optional<PipelineSchedule> compare_schedule;
+  bool operator==(const EvaluateRequest&) const = default;
+};
+[[nodiscard]] Evaluation evaluate_project(const Project& project, ClusterCache& cache,
+                                          const EvaluateRequest& request = {});
 [[nodiscard]] SearchEvaluation search_project(const Project& project, const ServingTarget& target,
                                               const std::atomic<bool>& cancel);
 

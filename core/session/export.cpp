@@ -50,7 +50,7 @@ std::string ranked_training_csv(const SearchResult& result) {
                  std::to_string(l.micro_batch),
                  csv_field(recompute_name(r.recompute)),
                  std::to_string(r.zero_stage),
-                 csv_field(pipeline_schedule_name(r.schedule)),
+                 csv_field(enum_name(r.schedule)),
                  number(r.step_time_s),
                  number(r.tokens_per_s_per_gpu),
                  number(r.mfu, "%.6g"),

@@ -100,14 +100,14 @@ TEST_CASE("activations: the interleaved schedule multiplies the first stage by 1
   const int64_t p = GENERATE(4, 8, 35);
   const int64_t v = GENERATE(2, 3);
   const double expected = static_cast<double>(p) * (1 + static_cast<double>(p - 1) / static_cast<double>(p * v));
-  CHECK_THAT(in_flight_micro_batches(Schedule::interleaved, 0, p, v, 10 * p), WithinRel(expected, 1e-12));
+  CHECK_THAT(in_flight_micro_batches(PipelineSchedule::interleaved, 0, p, v, 10 * p), WithinRel(expected, 1e-12));
 }
 
 TEST_CASE("activations: 1F1B stage i holds min(m, p − i) micro-batches; GPipe holds all m") {
-  CHECK(in_flight_micro_batches(Schedule::one_f_one_b, 0, 8, 1, 64) == 8);
-  CHECK(in_flight_micro_batches(Schedule::one_f_one_b, 7, 8, 1, 64) == 1);
-  CHECK(in_flight_micro_batches(Schedule::one_f_one_b, 0, 8, 1, 4) == 4);
-  CHECK(in_flight_micro_batches(Schedule::gpipe, 3, 8, 1, 64) == 64);
+  CHECK(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 0, 8, 1, 64) == 8);
+  CHECK(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 7, 8, 1, 64) == 1);
+  CHECK(in_flight_micro_batches(PipelineSchedule::one_f_one_b, 0, 8, 1, 4) == 4);
+  CHECK(in_flight_micro_batches(PipelineSchedule::gpipe, 3, 8, 1, 64) == 64);
 }
 
 TEST_CASE("activations: FlashAttention stores no s×s scores, so selective recompute saves nothing more") {

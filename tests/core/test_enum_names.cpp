@@ -30,13 +30,13 @@ void check_round_trip() {
 TEST_CASE("enum names: every workload enum's names parse back to the same value") {
   check_round_trip<RecomputeMode>();
   check_round_trip<MemoryFramework>();
-  check_round_trip<Schedule>();
+  check_round_trip<PipelineSchedule>();
   check_round_trip<ReshardAfterForward>();
   // The names the CLI, the project files and docs/cli.md use.
-  CHECK(schedule_name(Schedule::one_f_one_b) == "1f1b");
+  CHECK(enum_name(PipelineSchedule::one_f_one_b) == "1f1b");
   CHECK(memory_framework_name(MemoryFramework::automatic) == "auto");
   CHECK(recompute_name(RecomputeMode::op) == "op");
-  CHECK(enum_choices<Schedule>() == "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or dualpipe");
+  CHECK(enum_choices<PipelineSchedule>() == "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or dualpipe");
 }
 
 TEST_CASE("enum names: --train parses names through the tables and lists them when one is wrong") {
@@ -44,7 +44,7 @@ TEST_CASE("enum names: --train parses names through the tables and lists them wh
   REQUIRE(keys);
   auto w = training_from_keys(*keys);
   REQUIRE(w);
-  CHECK(w->schedule == Schedule::zb_h2);
+  CHECK(w->schedule == PipelineSchedule::zb_h2);
   CHECK(w->recompute == RecomputeMode::op);
   CHECK(w->memory_framework == MemoryFramework::fsdp2);
   // "layers" is the mode a number selects, not a value of the key.

@@ -139,7 +139,7 @@ TEST_CASE("estimate: the breakdown's parts are disjoint and add up to the step t
     Layout layout;
     RecomputeMode recompute;
     int zero;
-    Schedule schedule = Schedule::one_f_one_b;
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   };
   const auto layout = [](int64_t tp, int64_t pp, int64_t vpp, int64_t cp, int64_t ep, int64_t dp, bool sp) {
     Layout l;
@@ -158,12 +158,12 @@ TEST_CASE("estimate: the breakdown's parts are disjoint and add up to the step t
       {"llama3.1-70b", layout(4, 2, 1, 2, 1, 4, true), RecomputeMode::selective, 1},
       {"llama3.1-8b", layout(1, 1, 1, 1, 1, 64, false), RecomputeMode::none, 3},
       {"mixtral-8x7b", layout(2, 2, 1, 1, 4, 16, true), RecomputeMode::full, 1},
-      {"mixtral-8x7b", layout(1, 4, 1, 1, 8, 16, false), RecomputeMode::full, 1, Schedule::dualpipe},
-      {"llama3.1-70b", layout(8, 4, 1, 1, 1, 2, true), RecomputeMode::selective, 1, Schedule::zb_h1},
+      {"mixtral-8x7b", layout(1, 4, 1, 1, 8, 16, false), RecomputeMode::full, 1, PipelineSchedule::dualpipe},
+      {"llama3.1-70b", layout(8, 4, 1, 1, 1, 2, true), RecomputeMode::selective, 1, PipelineSchedule::zb_h1},
   };
   for (const Case& c : cases) {
     INFO(c.model << " TP" << c.layout.tp << " PP" << c.layout.pp << " CP" << c.layout.cp << " EP" << c.layout.ep << " "
-                 << schedule_name(c.schedule));
+                 << enum_name(c.schedule));
     const ModelSpec m = *model_preset(c.model);
     TrainingWorkload w;
     w.seq_len = 8192;
@@ -176,8 +176,8 @@ TEST_CASE("estimate: the breakdown's parts are disjoint and add up to the step t
     const StepBreakdown& b = e->breakdown;
     CHECK_THAT(sum(b), WithinRel(e->step_time_s, 1e-9));
     if (c.layout.tp > 1) CHECK(b.tp_exposed_s > 0);
-    if (c.layout.pp > 1 && c.schedule != Schedule::dualpipe) CHECK(b.pp_p2p_s > 0);
-    if (c.layout.ep > 1 && c.schedule != Schedule::dualpipe) CHECK(b.ep_exposed_s > 0);
+    if (c.layout.pp > 1 && c.schedule != PipelineSchedule::dualpipe) CHECK(b.pp_p2p_s > 0);
+    if (c.layout.ep > 1 && c.schedule != PipelineSchedule::dualpipe) CHECK(b.ep_exposed_s > 0);
     // Compute is compute: overlapping TP communication with the GEMMs (tp_comm_overlap, SP only)
     // shrinks the TP term, which also carries the GEMMs' slowdown on the SMs the communication
     // kernels take, and leaves the forward, backward and recompute times as they were.
@@ -214,9 +214,9 @@ TEST_CASE("estimate: DualPipe hides the EP all-to-alls and the sends, and holds 
   l.ep = 8;
   l.dp = 8;
   auto plain = estimate_step(m, w, l, *cluster, router);
-  EstimateOptions options;
-  options.schedule = PipelineSchedule::dualpipe;
-  auto dual = estimate_step(m, w, l, *cluster, router, options);
+  TrainingWorkload dual_workload = w;
+  dual_workload.schedule = PipelineSchedule::dualpipe;
+  auto dual = estimate_step(m, dual_workload, l, *cluster, router);
   REQUIRE(plain);
   REQUIRE(dual);
   CHECK(plain->breakdown.ep_exposed_s > 0);
@@ -228,7 +228,7 @@ TEST_CASE("estimate: DualPipe hides the EP all-to-alls and the sends, and holds 
   for (const auto& a : dual->assumptions) stated = stated || a.find("DualPipe") != std::string::npos;
   CHECK(stated);
   // The same workload asking for DualPipe gets the same estimate.
-  w.schedule = Schedule::dualpipe;
+  w.schedule = PipelineSchedule::dualpipe;
   auto asked = estimate_step(m, w, l, *cluster, router);
   REQUIRE(asked);
   CHECK(asked->step_time_s == dual->step_time_s);

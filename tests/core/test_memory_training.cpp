@@ -276,7 +276,7 @@ TEST_CASE("memory: DualPipe holds both ends' parameters and p + 1 chunks; ZB-H2 
     return b.ranks.front();
   };
   const MemoryBudget one = training_memory(m, w, l, gpu);
-  w.schedule = Schedule::dualpipe;
+  w.schedule = PipelineSchedule::dualpipe;
   const MemoryBudget two = training_memory(m, w, l, gpu);
   for (int64_t s = 0; s < l.pp; ++s) {
     INFO("stage " << s);
@@ -287,7 +287,7 @@ TEST_CASE("memory: DualPipe holds both ends' parameters and p + 1 chunks; ZB-H2 
     CHECK(rank_of(two, s).in_flight_micro_batches == static_cast<double>(l.pp + 1));
     CHECK(rank_of(one, s).in_flight_micro_batches == static_cast<double>(l.pp - s));
   }
-  w.schedule = Schedule::zb_h2;
+  w.schedule = PipelineSchedule::zb_h2;
   const MemoryBudget zb = training_memory(m, w, l, gpu);
   CHECK(rank_of(zb, 0).in_flight_micro_batches == static_cast<double>(2 * l.pp - 1));
   CHECK(rank_of(zb, l.pp - 1).in_flight_micro_batches == 1);

@@ -106,7 +106,7 @@ TEST_CASE("project: version 2 keeps an edited cluster, the schedule and the view
   // Edit the cluster as the topology editor would: drop one node's spine uplinks' bandwidth.
   cluster->name = "edited";
   p->cluster_inline = *cluster;
-  p->pipeline_schedule = PipelineSchedule::zb_h1;
+  p->training.schedule = PipelineSchedule::zb_h1;
   p->view = {{"current_view", "pipeline"}};
   const nlohmann::json doc = project_to_json(*p);
   CHECK(doc.at("version") == kProjectVersion);
@@ -119,7 +119,17 @@ TEST_CASE("project: version 2 keeps an edited cluster, the schedule and the view
   CHECK(resolved->name == "edited");
   CHECK(resolved->num_gpus() == 64);
   CHECK(resolved->links.size() == cluster->links.size());
-  CHECK(again->pipeline_schedule == PipelineSchedule::zb_h1);
+  CHECK(again->training.schedule == PipelineSchedule::zb_h1);
+  // The schedule is one field, the workload's "schedule" key; files written before that kept it
+  // beside the workload ("schedule": "zb-h1" at the top), which still sets the same field.
+  CHECK(doc.at("training").at("schedule") == "zb-h1");
+  CHECK_FALSE(doc.contains("schedule"));
+  nlohmann::json older = doc;
+  older["training"]["schedule"] = "1f1b";
+  older["schedule"] = "DualPipe";
+  auto read_older = project_from_json(older, "older.json");
+  REQUIRE(read_older);
+  CHECK(read_older->training.schedule == PipelineSchedule::dualpipe);
   CHECK(again->view.at("current_view") == "pipeline");
 
   // A cluster with a dangling link is reported by the link's id, not loaded silently.

@@ -133,14 +133,14 @@ const std::vector<StageCosts>& equal_and_unequal_fbw() {
 TEST_CASE("schedule: names round-trip, in any letter case, and unknown names are rejected") {
   for (const auto s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved,
                        PipelineSchedule::zb_h1, PipelineSchedule::zb_h2, PipelineSchedule::dualpipe}) {
-    CHECK(parse_pipeline_schedule(pipeline_schedule_name(s)) == s);
+    CHECK(parse_enum_ignoring_case<PipelineSchedule>(enum_name(s)) == s);
   }
-  CHECK(pipeline_schedule_name(PipelineSchedule::one_f_one_b) == "1f1b");
-  CHECK(pipeline_schedule_name(PipelineSchedule::zb_h2) == "zb-h2");
-  CHECK(parse_pipeline_schedule("ZB-H1") == PipelineSchedule::zb_h1);
-  CHECK(parse_pipeline_schedule("DualPipe") == PipelineSchedule::dualpipe);
-  CHECK_FALSE(parse_pipeline_schedule("zbh1").has_value());
-  CHECK_FALSE(parse_pipeline_schedule("").has_value());
+  CHECK(enum_name(PipelineSchedule::one_f_one_b) == "1f1b");
+  CHECK(enum_name(PipelineSchedule::zb_h2) == "zb-h2");
+  CHECK(parse_enum_ignoring_case<PipelineSchedule>("ZB-H1") == PipelineSchedule::zb_h1);
+  CHECK(parse_enum_ignoring_case<PipelineSchedule>("DualPipe") == PipelineSchedule::dualpipe);
+  CHECK_FALSE(parse_enum_ignoring_case<PipelineSchedule>("zbh1").has_value());
+  CHECK_FALSE(parse_enum_ignoring_case<PipelineSchedule>("").has_value());
 }
 
 TEST_CASE("schedule: GPipe and 1F1B idle (p−1)/(m+p−1) of the step on uniform stages") {

@@ -70,12 +70,11 @@ TEST_CASE("search: the fast model's memory equals the memory budget; its time is
     w.recompute = candidate.recompute;
     w.zero_stage = candidate.zero_stage;
     w.tp_comm_overlap = candidate.tp_comm_overlap;
-    w.schedule = training_schedule_of(candidate.schedule);
+    w.schedule = candidate.schedule;
     INFO(layout_to_keys(candidate.layout).size());
     CHECK_THAT(candidate.peak_memory_bytes,
                WithinRel(training_memory(m, w, candidate.layout, *find_gpu("h100-sxm")).peak_total_bytes(), 1e-9));
     EstimateOptions e;
-    e.schedule = candidate.schedule;
     e.order = candidate.order;
     auto detailed = estimate_step(m, w, candidate.layout, *cluster, router, e);
     REQUIRE(detailed);
@@ -117,7 +116,7 @@ TEST_CASE("search: DualPipe candidates agree with the detailed model") {
       w.recompute = candidate.recompute;
       w.zero_stage = candidate.zero_stage;
       w.tp_comm_overlap = candidate.tp_comm_overlap;
-      w.schedule = Schedule::dualpipe;
+      w.schedule = PipelineSchedule::dualpipe;
       INFO(k.model << " TP" << candidate.layout.tp << " PP" << candidate.layout.pp << " EP" << candidate.layout.ep
                    << " DP" << candidate.layout.dp << " mbs " << candidate.layout.micro_batch);
       CHECK_THAT(candidate.peak_memory_bytes,

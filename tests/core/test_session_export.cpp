@@ -58,7 +58,7 @@ TEST_CASE("export: the ranked training table has one row per layout with its deg
     CHECK(f[2] == std::to_string(r.layout.pp));
     CHECK(f[7] == std::to_string(r.layout.dp));
     CHECK(f[9] == recompute_name(r.recompute));
-    CHECK(f[11] == pipeline_schedule_name(r.schedule));
+    CHECK(f[11] == enum_name(r.schedule));
     CHECK(std::abs(std::stod(f[12]) / r.step_time_s - 1) < 1e-8);  // 9 significant digits
     CHECK(f[18] == (r.tp_comm_overlap ? "1" : "0"));
     ++row;

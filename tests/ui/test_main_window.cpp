@@ -340,7 +340,7 @@ TEST_CASE("main window: selecting a ranked layout makes it the current layout ev
   CHECK(window.project().layout.pp == third.layout.pp);
   CHECK(window.project().layout.vpp == third.layout.vpp);
   CHECK(window.project().layout.cp == third.layout.cp);
-  CHECK(window.project().pipeline_schedule == third.schedule);
+  CHECK(window.project().training.schedule == third.schedule);
   CHECK(window.project().training.tp_comm_overlap == third.tp_comm_overlap);
   REQUIRE(window.evaluation()->estimate);
   CHECK(window.evaluation()->project.layout.dp == third.layout.dp);

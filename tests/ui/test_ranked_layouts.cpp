@@ -85,8 +85,8 @@ ui::CompareSide compare_side(const QString& label, const RankedLayout& ranked) {
   w.recompute = ranked.recompute;
   w.zero_stage = ranked.zero_stage;
   w.tp_comm_overlap = ranked.tp_comm_overlap;
+  w.schedule = ranked.schedule;
   EstimateOptions options;
-  options.schedule = ranked.schedule;
   const Router router(s.cluster);
   Result<StepEstimate> estimate = estimate_step(s.project.model, w, ranked.layout, s.cluster, router, options);
   REQUIRE(estimate);

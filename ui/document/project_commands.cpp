@@ -45,10 +45,8 @@ SetMode::SetMode(ProjectDocument* document, Mode mode)
     : SetPartCommand(document, mode,
                      mode == Mode::training ? QObject::tr("Switch to training") : QObject::tr("Switch to serving")) {}
 
-SetSchedule::SetSchedule(ProjectDocument* document, std::optional<PipelineSchedule> schedule)
-    : SetPartCommand(document, schedule,
-                     schedule ? set_text(QObject::tr("the schedule"), name_of(pipeline_schedule_name(*schedule)))
-                              : QObject::tr("Use the workload's default schedule")) {}
+SetSchedule::SetSchedule(ProjectDocument* document, PipelineSchedule schedule)
+    : SetPartCommand(document, schedule, set_text(QObject::tr("the schedule"), name_of(enum_name(schedule)))) {}
 
 SetAxisOrder::SetAxisOrder(ProjectDocument* document, AxisOrder order)
     : SetPartCommand(document, order, set_text(QObject::tr("the rank order"), name_of(axis_order_name(order)))) {}

@@ -81,6 +81,14 @@ struct MemberPart<Member, C> {
   static void set(Project& p, const Value& v) { p.*Member = v; }
 };
 
+// The pipeline schedule: the workload's one field (TrainingWorkload::schedule).
+struct SchedulePart {
+  using Value = PipelineSchedule;
+  static constexpr auto kChange = ProjectDocument::Change::project;
+  static Value get(const Project& p) { return p.training.schedule; }
+  static void set(Project& p, const Value& v) { p.training.schedule = v; }
+};
+
 // A value in the project's view state (the comparison schedule, the serving target); none: absent.
 struct ViewKeyValue {
   std::string key;
@@ -111,20 +119,20 @@ struct RankedChoicePart {
     Layout layout;
     RecomputeMode recompute = RecomputeMode::selective;
     int zero_stage = 1;
-    std::optional<PipelineSchedule> schedule;
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     AxisOrder order = AxisOrder::megatron;
     bool tp_comm_overlap = false;  // the search's TP-overlap dimension (Megatron --tp-comm-overlap)
   };
   static constexpr auto kChange = ProjectDocument::Change::project;
   static Value get(const Project& p) {
-    return {p.layout, p.training.recompute,      p.training.zero_stage, p.pipeline_schedule,
+    return {p.layout, p.training.recompute,      p.training.zero_stage, p.training.schedule,
             p.order,  p.training.tp_comm_overlap};
   }
   static void set(Project& p, const Value& v) {
     p.layout = v.layout;
     p.training.recompute = v.recompute;
     p.training.zero_stage = v.zero_stage;
-    p.pipeline_schedule = v.schedule;
+    p.training.schedule = v.schedule;
     p.order = v.order;
     p.training.tp_comm_overlap = v.tp_comm_overlap;
   }
@@ -202,10 +210,10 @@ class SetMode final : public SetPartCommand<MemberPart<&Project::mode>> {
   SetMode(ProjectDocument* document, Mode mode);
 };
 
-// The pipeline schedule; none: the workload's default.
-class SetSchedule final : public SetPartCommand<MemberPart<&Project::pipeline_schedule>> {
+// The pipeline schedule (the workload's "schedule" key).
+class SetSchedule final : public SetPartCommand<SchedulePart> {
  public:
-  SetSchedule(ProjectDocument* document, std::optional<PipelineSchedule> schedule);
+  SetSchedule(ProjectDocument* document, PipelineSchedule schedule);
 };
 
 class SetAxisOrder final : public SetPartCommand<MemberPart<&Project::order>> {

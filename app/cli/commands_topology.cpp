@@ -10,9 +10,10 @@
 #include "app/cli/cli.hpp"
 #include "core/comm/comm_plan.hpp"
 #include "core/comm/link_load.hpp"
+#include "core/report/topology.hpp"
+#include "core/report/units.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/summary.hpp"
-#include "core/topology/topology_report.hpp"
 
 namespace meshscope::cli {
 namespace {
@@ -62,11 +63,11 @@ Result<double> parse_size(const std::string& text) {
   std::string suffix(end);
   double scale = 1;
   if (suffix == "K" || suffix == "k")
-    scale = 1024.0;
+    scale = kBytesPerKiB;
   else if (suffix == "M" || suffix == "m")
-    scale = 1024.0 * 1024;
+    scale = kBytesPerMiB;
   else if (suffix == "G" || suffix == "g")
-    scale = 1024.0 * 1024 * 1024;
+    scale = kBytesPerGiB;
   else if (!suffix.empty() || end == text.c_str())
     scale = -1;
   if (scale < 0 || !(value > 0))
@@ -101,12 +102,6 @@ Result<std::vector<double>> size_sweep(const std::string& text) {
   return sizes;
 }
 
-std::string gbps(double bytes_per_s) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f GB/s", bytes_per_s / 1e9);
-  return buffer;
-}
-
 }  // namespace
 
 int cmd_topo(const Args& args) {
@@ -125,7 +120,7 @@ int cmd_topo(const Args& args) {
               static_cast<long long>(s.nics));
   std::printf("  leaf switches %lld, spine switches %lld\n  bisection bandwidth %s per direction\n",
               static_cast<long long>(s.leaf_switches), static_cast<long long>(s.spine_switches),
-              gbps(s.bisection_bytes_per_s).c_str());
+              gbps_text(s.bisection_bytes_per_s).c_str());
   return 0;
 }
 
@@ -153,11 +148,11 @@ int cmd_route(const Args& args) {
   }
   std::printf("%s → %s: %s, bottleneck %s, latency %.2f µs\n", cluster->device(a).id.c_str(),
               cluster->device(b).id.c_str(), std::string(path_tier_name(r.tier)).c_str(),
-              gbps(r.links.empty() ? 0 : r.bottleneck_bytes_per_s).c_str(), r.latency_s * 1e6);
+              gbps_text(r.links.empty() ? 0 : r.bottleneck_bytes_per_s).c_str(), us_from_s(r.latency_s));
   for (const auto& hop : doc["hops"])
     std::printf("  %-24s → %-24s %-10s %s\n", hop["from"].get<std::string>().c_str(),
                 hop["to"].get<std::string>().c_str(), hop["kind"].get<std::string>().c_str(),
-                gbps(hop["bandwidth_bytes_per_s"].get<double>()).c_str());
+                gbps_text(hop["bandwidth_bytes_per_s"].get<double>()).c_str());
   return 0;
 }
 
@@ -198,11 +193,11 @@ int cmd_collective(const Args& args) {
   used.erase(std::unique(used.begin(), used.end()), used.end());
   const GroupBandwidth bandwidth = group_bandwidth(router, group, constants);
   std::printf("# %zu ring channel%s over %zu links, ring bus bandwidth %.2f GB/s\n", channels.size(),
-              channels.size() == 1 ? "" : "s", used.size(), bandwidth.ring / 1e9);
+              channels.size() == 1 ? "" : "s", used.size(), gb_per_s(bandwidth.ring));
   std::printf("#%14s %12s %10s %10s  algorithm\n", "size (B)", "time (us)", "algbw", "busbw");
   for (const auto& p : points)
-    std::printf("%15.0f %12.2f %10.2f %10.2f  %s/%s\n", p.bytes, p.time_s * 1e6, p.algbw_bytes_per_s / 1e9,
-                p.busbw_bytes_per_s / 1e9, std::string(algorithm_name(p.algorithm)).c_str(),
+    std::printf("%15.0f %12.2f %10.2f %10.2f  %s/%s\n", p.bytes, us_from_s(p.time_s), gb_per_s(p.algbw_bytes_per_s),
+                gb_per_s(p.busbw_bytes_per_s), std::string(algorithm_name(p.algorithm)).c_str(),
                 std::string(protocol_name(p.protocol)).c_str());
   return 0;
 }
@@ -232,10 +227,10 @@ int cmd_comm(const Args& args) {
     std::printf("\n%s: %lld groups of %lld, %s — %s per step, %.3f s per step\n",
                 std::string(mesh_axis_name(a.axis)).c_str(), static_cast<long long>(a.groups),
                 static_cast<long long>(a.group_size), std::string(path_tier_name(a.tier)).c_str(),
-                gib(a.bytes_per_step).c_str(), a.time_per_step_s);
+                gib_text(a.bytes_per_step).c_str(), a.time_per_step_s);
     for (const PlannedCollective& c : a.collectives)
       std::printf("  %-15s x%-8.0f %12.3f MiB  %9.1f us  %s\n", std::string(collective_op_name(c.op)).c_str(),
-                  c.count_per_step, c.bytes / (1024.0 * 1024.0), c.time_s * 1e6, c.what.c_str());
+                  c.count_per_step, mib_from_bytes(c.bytes), us_from_s(c.time_s), c.what.c_str());
   }
   for (const auto& w : plan.warnings) std::printf("\nwarning: %s\n", w.message.c_str());
   return 0;

@@ -1,5 +1,5 @@
 #pragma once
-// Stable JSON documents of the topology CLI subcommands (docs/cli.md).
+// Stable JSON documents of the topology CLI subcommands: topo, route, collective, comm (docs/cli.md).
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 

@@ -1,6 +1,8 @@
-#include "core/topology/topology_report.hpp"
+#include "core/report/topology.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include "core/report/units.hpp"
 
 namespace meshscope {
 
@@ -62,8 +64,8 @@ json collective_report(const Cluster& c, const std::vector<CollectiveEstimate>& 
   for (const auto& e : points)
     list.push_back({{"bytes", e.bytes},
                     {"time_s", e.time_s},
-                    {"algbw_GBps", e.algbw_bytes_per_s / 1e9},
-                    {"busbw_GBps", e.busbw_bytes_per_s / 1e9},
+                    {"algbw_GBps", gb_per_s(e.algbw_bytes_per_s)},
+                    {"busbw_GBps", gb_per_s(e.busbw_bytes_per_s)},
                     {"algorithm", algorithm_name(e.algorithm)},
                     {"protocol", protocol_name(e.protocol)},
                     {"bottleneck_link", link_name(c, e.bottleneck)}});
@@ -89,7 +91,7 @@ json comm_report(const Cluster& c, const Placement& placement, const CommPlan& p
                              {"bytes", p.bytes},
                              {"time_s", p.time_s},
                              {"algorithm", algorithm_name(p.estimate.algorithm)},
-                             {"busbw_GBps", p.estimate.busbw_bytes_per_s / 1e9},
+                             {"busbw_GBps", gb_per_s(p.estimate.busbw_bytes_per_s)},
                              {"bytes_per_step", p.bytes_per_step()},
                              {"time_per_step_s", p.time_per_step_s()}});
     axes.push_back({{"axis", mesh_axis_name(a.axis)},

@@ -27,6 +27,7 @@
 #include "core/importers/nccl_tests.hpp"
 #include "core/report/calibration.hpp"
 #include "core/report/units.hpp"
+#include "core/session/calibrate.hpp"
 
 namespace meshscope::cli {
 namespace {
@@ -94,29 +95,13 @@ Result<double> parse_bytes(const std::string& text, const std::string& option) {
   return value * scale;
 }
 
-// The group of a log: --gpus, else the cluster's first `log.ranks` GPUs.
+// The group of a log: --gpus, else the cluster's first `log.ranks` GPUs (core/session/calibrate.hpp).
 Result<std::vector<DeviceId>> log_gpus(const Args& args, const Cluster& cluster, const NcclTestsLog& log,
                                        const std::string& path) {
   if (args.has("--gpus")) return parse_gpu_list(cluster, args.get("--gpus"));
   if (log.ranks <= 0)
     return make_error(ErrorCode::invalid_argument, "the log does not say how many ranks ran; pass --gpus", path);
-  if (log.ranks > cluster.num_gpus())
-    return make_error(ErrorCode::invalid_argument,
-                      "the log ran on " + std::to_string(log.ranks) + " ranks but the cluster has " +
-                          std::to_string(cluster.num_gpus()) + " GPUs",
-                      path);
-  return std::vector<DeviceId>(cluster.gpus.begin(), cluster.gpus.begin() + static_cast<std::ptrdiff_t>(log.ranks));
-}
-
-Result<NcclTestsLog> load_log(const std::string& path) {
-  auto log = load_nccl_tests(path);
-  if (!log) return log;
-  if (!log->op)
-    return make_error(ErrorCode::invalid_argument,
-                      "the log does not say which collective it measured; name the file after it (e.g. "
-                      "all_reduce_perf.log)",
-                      path);
-  return log;
+  return default_log_gpus(cluster, log, path);
 }
 
 // A row's value in the table's unit: ms for times, GB/s for bandwidths.
@@ -202,7 +187,7 @@ int cmd_compare(const Args& args) {
   if (!cluster) return fail(cluster.error());
   auto constants = comm_arg(args);
   if (!constants) return fail(constants.error());
-  auto log = load_log(path);
+  auto log = load_collective_log(path);
   if (!log) return fail(log.error());
   auto gpus = log_gpus(args, *cluster, *log, path);
   if (!gpus) return fail(gpus.error());
@@ -232,9 +217,11 @@ int cmd_calibrate(const Args& args) {
   if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG[,LOG...] is required");
   auto cluster = cluster_arg(args);
   if (!cluster) return fail(cluster.error());
-  auto constants = comm_arg(args);
-  if (!constants) return fail(constants.error());
-  double min_bytes = 64.0 * 1024 * 1024;
+  // Checked here, before the logs are read, as the other options.
+  auto comm_keys = key_values_arg(args, "--comm");
+  if (!comm_keys) return fail(comm_keys.error());
+  if (auto constants = comm_constants_from_keys(*comm_keys); !constants) return fail(constants.error());
+  double min_bytes = kDefaultCalibrationMinBytes;
   if (args.has("--min-bytes")) {
     auto parsed = parse_bytes(args.get("--min-bytes"), "--min-bytes");
     if (!parsed) return fail(parsed.error());
@@ -243,24 +230,25 @@ int cmd_calibrate(const Args& args) {
   std::vector<std::pair<NcclTestsLog, std::vector<DeviceId>>> logs;
   for (const std::string& path : split_commas(args.get("--nccl-tests"))) {
     if (path.empty()) continue;
-    auto log = load_log(path);
+    auto log = load_collective_log(path);
     if (!log) return fail(log.error());
     auto gpus = log_gpus(args, *cluster, *log, path);
     if (!gpus) return fail(gpus.error());
     logs.emplace_back(std::move(*log), std::move(*gpus));
   }
-  auto fit = calibrate_from_nccl_tests(logs, *cluster, *constants, min_bytes);
-  if (!fit) return fail(fit.error());
-  const std::string keys = keys_text(fit->comm_keys);
+  auto calibration = calibrate_collectives(logs, *cluster, *comm_keys, min_bytes);
+  if (!calibration) return fail(calibration.error());
+  const CalibrationResult& fit = calibration->fit;
+  const std::string keys = keys_text(fit.comm_keys);
   if (args.json) {
-    const json doc = calibration_report(*fit, min_bytes);
+    const json doc = calibration_report(fit, min_bytes);
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
   std::printf("# calibrated on %zu log(s), %lld rows of at least %.0f B\n", logs.size(),
-              static_cast<long long>(fit->rows), min_bytes);
-  for (const auto& change : fit->changes) std::printf("#   %s\n", change.c_str());
-  std::printf("# mean |time error| %.1f %% -> %.1f %%\n", percent(fit->error_before), percent(fit->error_after));
+              static_cast<long long>(fit.rows), min_bytes);
+  for (const auto& change : fit.changes) std::printf("#   %s\n", change.c_str());
+  std::printf("# mean |time error| %.1f %% -> %.1f %%\n", percent(fit.error_before), percent(fit.error_after));
   std::printf("--comm %s\n", keys.c_str());
   return 0;
 }

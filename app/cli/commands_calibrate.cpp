@@ -104,13 +104,6 @@ Result<std::vector<DeviceId>> log_gpus(const Args& args, const Cluster& cluster,
   return default_log_gpus(cluster, log, path);
 }
 
-// A row's value in the table's unit: ms for times, GB/s for bandwidths.
-std::string table_value(const TraceCompareRow& row, double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3f", row.kind == TraceRowKind::time ? ms_from_s(value) : gb_per_s(value));
-  return buffer;
-}
-
 int compare_trace_command(const Args& args) {
   auto setup = training_setup(args, /*with_layout=*/false);
   if (!setup) return fail(setup.error());
@@ -145,35 +138,14 @@ int compare_trace_command(const Args& args) {
   std::vector<std::string> notes = c.notes;
   for (const std::string& w : run.warnings) notes.push_back(w);
   if (!hint) notes.push_back("no GEMM efficiency hint: " + hint.error().to_string());
+  const std::optional<GemmEfficiencyHint> fitted = hint ? std::optional<GemmEfficiencyHint>(*hint) : std::nullopt;
 
   if (args.json) {
-    const json doc = trace_comparison_report(c, notes, hint ? std::optional<GemmEfficiencyHint>(*hint) : std::nullopt);
+    const json doc = trace_comparison_report(c, notes, fitted);
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("# %s: %lld rank(s), %lld ProfilerStep(s) vs %s on %s (%lld ranks)\n", args.get("--trace").c_str(),
-              static_cast<long long>(c.ranks), static_cast<long long>(c.steps), model.name.c_str(),
-              cluster.name.c_str(), static_cast<long long>(c.world_size));
-  std::printf(
-      "# times in ms per step, bandwidths in GB/s; measured: mean over ranks (min..max); "
-      "error: predicted / measured - 1\n");
-  std::printf("%-26s %12s %21s %12s %9s\n", "quantity", "measured", "(min..max)", "predicted", "error");
-  for (const auto& r : c.rows) {
-    const std::string range =
-        r.ranks > 1 ? table_value(r, r.measured_min) + ".." + table_value(r, r.measured_max) : std::string();
-    char error[16] = "-";
-    if (const auto e = r.error()) std::snprintf(error, sizeof error, "%+.1f%%", percent(*e));
-    std::printf("%-26s %12s %21s %12s %9s\n", r.quantity.c_str(), table_value(r, r.measured).c_str(), range.c_str(),
-                r.predicted ? table_value(r, *r.predicted).c_str() : "-", error);
-  }
-  for (const auto& g : c.process_groups)
-    std::printf("# pg %s (%s): %s - %s\n", g.name.c_str(), g.description.c_str(), g.label.c_str(), g.reason.c_str());
-  if (hint)
-    std::printf("# GEMM efficiency %.3f -> %.3f: compute error %+.1f %% -> %+.1f %%%s; --efficiency %s\n", hint->before,
-                hint->after, percent(hint->compute_error_before), percent(hint->compute_error_after),
-                hint->at_limit ? " (at its limit: GEMMs alone cannot explain the difference)" : "",
-                hint->efficiency_key.c_str());
-  for (const auto& note : notes) std::printf("# note: %s\n", note.c_str());
+  std::cout << trace_comparison_text(args.get("--trace"), model.name, cluster.name, c, notes, fitted);
   return 0;
 }
 
@@ -194,22 +166,12 @@ int cmd_compare(const Args& args) {
   auto rows = compare_nccl_tests(*log, *cluster, *gpus, *constants);
   if (!rows) return fail(rows.error());
   const std::string op(collective_op_name(*log->op));
-  const double mean_error = mean_abs_time_error(*rows);
   if (args.json) {
     const json doc = nccl_comparison_report(op, gpus->size(), *rows);
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("# %s over %zu GPUs: measured (%s) vs predicted (%s)\n", op.c_str(), gpus->size(), path.c_str(),
-              cluster->name.c_str());
-  std::printf("#%14s %12s %12s %10s %10s %8s\n", "size (B)", "meas (us)", "pred (us)", "meas busbw", "pred busbw",
-              "error");
-  for (const auto& r : *rows)
-    std::printf("%15.0f %12.2f %12.2f %10.2f %10.2f %+7.1f%%\n", r.bytes, us_from_s(r.measured_time_s),
-                us_from_s(r.predicted_time_s), gb_per_s(r.measured_busbw), gb_per_s(r.predicted_busbw),
-                percent(r.error()));
-  std::printf("# mean |time error| %.1f %% over %zu sizes (error: predicted / measured time - 1)\n",
-              percent(mean_error), rows->size());
+  std::cout << nccl_comparison_text(op, gpus->size(), path, cluster->name, *rows);
   return 0;
 }
 
@@ -239,17 +201,12 @@ int cmd_calibrate(const Args& args) {
   auto calibration = calibrate_collectives(logs, *cluster, *comm_keys, min_bytes);
   if (!calibration) return fail(calibration.error());
   const CalibrationResult& fit = calibration->fit;
-  const std::string keys = keys_text(fit.comm_keys);
   if (args.json) {
     const json doc = calibration_report(fit, min_bytes);
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("# calibrated on %zu log(s), %lld rows of at least %.0f B\n", logs.size(),
-              static_cast<long long>(fit.rows), min_bytes);
-  for (const auto& change : fit.changes) std::printf("#   %s\n", change.c_str());
-  std::printf("# mean |time error| %.1f %% -> %.1f %%\n", percent(fit.error_before), percent(fit.error_after));
-  std::printf("--comm %s\n", keys.c_str());
+  std::cout << calibration_text(fit, logs.size(), min_bytes);
   return 0;
 }
 

@@ -42,71 +42,6 @@ bool is_trace_file_name(const std::string& name) {
   return name.ends_with(".json") || name.ends_with(".json.gz");
 }
 
-std::string fixed(double value, int decimals) {
-  if (!std::isfinite(value)) return "-";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
-
-void print_run(const KinetoRunAnalysis& run) {
-  for (const auto& a : run.ranks) {
-    std::cout << "rank " << a.rank;
-    if (a.world_size > 0) std::cout << " of " << a.world_size;
-    std::cout << " — " << a.device << " — " << a.origin << "\n";
-    if (a.temporal) {
-      const auto& t = *a.temporal;
-      std::cout << "  GPU time " << fixed(ms_from_us(t.kernel_time_us), 3) << " ms: idle " << fixed(t.idle_pct(), 2)
-                << " %, compute " << fixed(t.compute_pct(), 2) << " %, non-compute " << fixed(t.non_compute_pct(), 2)
-                << " %";
-      if (a.comm_comp_overlap_pct) std::cout << "; comm/compute overlap " << fixed(*a.comm_comp_overlap_pct, 2) << " %";
-      std::cout << "\n";
-    } else {
-      std::cout << "  no GPU activity\n";
-    }
-    if (!a.steps.empty()) {
-      // Unions of the GPU activity inside each step's window (docs/import.md, "Per step").
-      std::printf("  %-22s %12s %12s %12s %12s %12s %7s\n", "step", "time ms", "compute ms", "comm ms", "exposed ms",
-                  "idle ms", "device");
-      for (const auto& s : a.steps)
-        std::printf("  %-22s %12.3f %12.3f %12.3f %12.3f %12.3f %7s\n", s.name.c_str(), ms_from_us(s.duration_us),
-                    ms_from_us(s.compute_us), ms_from_us(s.communication_us), ms_from_us(s.exposed_communication_us),
-                    ms_from_us(s.idle_us), s.device >= 0 ? std::to_string(s.device).c_str() : "-");
-    }
-    if (!a.kernel_families.empty()) {
-      std::printf("  %-14s %5s %-28s %-24s %7s %8s %12s\n", "class", "rule", "library", "pattern", "names", "count",
-                  "time ms");
-      for (const auto& f : a.kernel_families) {
-        const std::string cls = std::string(kernel_class_name(f.cls)) +
-                                (f.op ? " " + std::string(collective_op_name(*f.op)) : std::string());
-        const std::string pattern = f.rule >= 0 ? f.pattern.substr(0, 24) : f.source;
-        std::printf("  %-14s %5s %-28s %-24s %7lld %8lld %12.3f\n", cls.substr(0, 14).c_str(),
-                    f.rule >= 0 ? std::to_string(f.rule).c_str() : "-", f.library.substr(0, 28).c_str(),
-                    pattern.c_str(), static_cast<long long>(f.names), static_cast<long long>(f.count),
-                    ms_from_us(f.time_us));
-      }
-    }
-    if (!a.collectives.empty()) {
-      std::printf("  %-16s %6s %8s %14s %12s %10s %10s\n", "collective", "group", "count", "bytes", "time ms",
-                  "algbw GB/s", "busbw GB/s");
-      for (const auto& c : a.collectives) {
-        const std::string op = c.op ? std::string(collective_op_name(*c.op)) : "unknown";
-        const std::string group =
-            c.group_size > 0 ? std::to_string(c.group_size) + (c.group_size_assumed ? "?" : "") : "-";
-        std::printf("  %-16s %6s %8lld %14s %12.3f %10s %10s\n", op.c_str(), group.c_str(),
-                    static_cast<long long>(c.count), c.count_with_bytes > 0 ? fixed(c.bytes, 0).c_str() : "-",
-                    ms_from_us(c.time_us), fixed(gb_per_s(c.algbw_bytes_per_s), 2).c_str(),
-                    fixed(gb_per_s(c.busbw_bytes_per_s), 2).c_str());
-      }
-    }
-    for (const auto& w : a.warnings) std::cout << "  warning: " << w.message << "\n";
-  }
-  if (run.ranks.size() > 1 && run.step_skew_us)
-    std::cout << "step-time skew " << fixed(ms_from_us(*run.step_skew_us), 3) << " ms; slowest rank "
-              << *run.slowest_rank << "\n";
-  for (const auto& w : run.warnings) std::cout << "warning: " << w << "\n";
-}
-
 int import_traces(const Args& args) {
   const auto files = trace_files(args.get("--trace"));
   if (!files) return fail(files.error());
@@ -130,7 +65,7 @@ int import_traces(const Args& args) {
   if (args.json) {
     std::cout << kineto_run_report(run).dump(2) << "\n";
   } else {
-    print_run(run);
+    std::cout << kineto_run_text(run);
   }
   return 0;
 }
@@ -143,15 +78,7 @@ int import_nccl_tests(const Args& args) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::cout << (log->op ? std::string(collective_op_name(*log->op)) : "unknown collective") << ", "
-            << (log->ranks > 0 ? std::to_string(log->ranks) : "?") << " ranks, " << log->rows.size() << " sizes\n";
-  std::printf("%14s %9s %12s %11s %11s\n", "bytes", "placement", "time us", "algbw GB/s", "busbw GB/s");
-  for (const auto& p : doc.at("points"))
-    std::printf("%14.0f %9s %12s %11s %11s\n", p.at("bytes").get<double>(), p.at("in_place").get<bool>() ? "in" : "out",
-                p.at("time_us").is_null() ? "-" : fixed(p.at("time_us").get<double>(), 2).c_str(),
-                p.at("algbw_GBps").is_null() ? "-" : fixed(p.at("algbw_GBps").get<double>(), 2).c_str(),
-                p.at("busbw_GBps").is_null() ? "-" : fixed(p.at("busbw_GBps").get<double>(), 2).c_str());
-  for (const auto& w : log->warnings) std::cout << "warning: line " << w.line << ": " << w.message << "\n";
+  std::cout << nccl_tests_log_text(*log, doc);
   return 0;
 }
 

@@ -105,23 +105,7 @@ int cmd_memory(const Args& args) {
     std::cout << memory_report(budget).dump(2) << "\n";
     return 0;
   }
-  std::cout << "Memory per rank: " << model->name << " on " << gpu->name << "\n";
-  std::cout << "Convention: " << budget.convention << "\n\n";
-  std::printf("%-22s", "category");
-  for (const auto& rank : budget.ranks)
-    std::printf("%18s", (rank.role + " " + std::to_string(rank.pp_stages.front())).c_str());
-  std::printf("\n");
-  for (int c = 0; c < kMemoryCategoryCount; ++c) {
-    const auto category = static_cast<MemoryCategory>(c);
-    std::printf("%-22s", std::string(category_name(category)).c_str());
-    for (const auto& rank : budget.ranks) std::printf("%18s", gib_text(rank.bytes(category)).c_str());
-    std::printf("\n");
-  }
-  std::printf("%-22s", "total");
-  for (const auto& rank : budget.ranks) std::printf("%18s", gib_text(rank.total_bytes()).c_str());
-  std::printf("\n\npeak %s of %s: %s\n", gib_text(budget.peak_total_bytes()).c_str(),
-              gib_text(budget.capacity_bytes).c_str(), budget.fits() ? "fits" : "DOES NOT FIT");
-  if (serving) std::printf("largest concurrency that fits: %lld\n", static_cast<long long>(budget.max_concurrency));
+  std::cout << memory_text(budget, model->name, gpu->name, serving);
   return 0;
 }
 

@@ -45,25 +45,7 @@ int cmd_rank(const Args& args) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("%lld candidates in %.3f s: %lld valid, %lld collapsed\n", static_cast<long long>(result->evaluated),
-              result->elapsed_s, static_cast<long long>(result->valid), static_cast<long long>(result->collapsed));
-  for (const auto& [reason, count] : result->rejected)
-    std::printf("  rejected %8lld  %s\n", static_cast<long long>(count), reason.c_str());
-  std::printf("\n%4s %-52s %10s %10s %7s %10s\n", "#", "layout", "step (s)", "tok/s/GPU", "MFU", "memory");
-  int index = 1;
-  for (const auto& r : result->layouts) {
-    char layout[160];
-    std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s%s%s",
-                  static_cast<long long>(r.layout.tp), static_cast<long long>(r.layout.cp),
-                  static_cast<long long>(r.layout.pp), static_cast<long long>(r.layout.vpp),
-                  static_cast<long long>(r.layout.dp), static_cast<long long>(r.layout.ep),
-                  static_cast<long long>(r.layout.micro_batch), std::string(recompute_name(r.recompute)).c_str(),
-                  r.zero_stage, std::string(pipeline_schedule_name(r.schedule)).c_str(),
-                  r.order == AxisOrder::megatron ? "" : (" " + std::string(axis_order_name(r.order))).c_str(),
-                  r.tp_comm_overlap ? " tp-overlap" : "");
-    std::printf("%4d %-52s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
-                percent(r.mfu), gib_text(r.peak_memory_bytes).c_str());
-  }
+  std::cout << ranked_layouts_text(*result);
   return 0;
 }
 
@@ -95,12 +77,7 @@ int cmd_schedule(const Args& args) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("%s: p=%lld m=%lld v=%lld, makespan %.3f, bubble %.1f %%\n",
-              std::string(pipeline_schedule_name(input.schedule)).c_str(), static_cast<long long>(input.stages),
-              static_cast<long long>(input.micro_batches), static_cast<long long>(input.virtual_stages),
-              result->makespan_s, percent(result->bubble_fraction));
-  for (size_t s = 0; s < result->peak_in_flight.size(); ++s)
-    std::printf("  stage %zu: peak %.2f micro-batches in flight\n", s, result->peak_in_flight[s]);
+  std::cout << schedule_text(input, *result);
   return 0;
 }
 

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "core/report/text.hpp"
 #include "core/report/units.hpp"
 
 namespace meshscope {
@@ -18,6 +20,13 @@ json number_or_null(double value) {
 
 json optional_number(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? json(*value) : json(nullptr);
+}
+
+// A row's value in the table's unit: ms for times, GB/s for bandwidths.
+std::string table_value(const TraceCompareRow& row, double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f", row.kind == TraceRowKind::time ? ms_from_s(value) : gb_per_s(value));
+  return buffer;
 }
 
 }  // namespace
@@ -110,6 +119,66 @@ json trace_comparison_report(const TraceComparison& c, const std::vector<std::st
                               {"at_limit", hint->at_limit},
                               {"efficiency", hint->efficiency_key}};
   return doc;
+}
+
+std::string nccl_comparison_text(std::string_view collective, std::size_t ranks, const std::string& log_path,
+                                 const std::string& cluster_name, const std::vector<CollectiveComparison>& rows) {
+  std::ostringstream out;
+  const std::string op(collective);
+  const double mean_error = mean_abs_time_error(rows);
+  printf_to(out, "# %s over %zu GPUs: measured (%s) vs predicted (%s)\n", op.c_str(), ranks, log_path.c_str(),
+            cluster_name.c_str());
+  printf_to(out, "#%14s %12s %12s %10s %10s %8s\n", "size (B)", "meas (us)", "pred (us)", "meas busbw", "pred busbw",
+            "error");
+  for (const auto& r : rows)
+    printf_to(out, "%15.0f %12.2f %12.2f %10.2f %10.2f %+7.1f%%\n", r.bytes, us_from_s(r.measured_time_s),
+              us_from_s(r.predicted_time_s), gb_per_s(r.measured_busbw), gb_per_s(r.predicted_busbw),
+              percent(r.error()));
+  printf_to(out, "# mean |time error| %.1f %% over %zu sizes (error: predicted / measured time - 1)\n",
+            percent(mean_error), rows.size());
+  return out.str();
+}
+
+std::string calibration_text(const CalibrationResult& fit, std::size_t logs, double min_bytes) {
+  std::ostringstream out;
+  const std::string keys = keys_text(fit.comm_keys);
+  printf_to(out, "# calibrated on %zu log(s), %lld rows of at least %.0f B\n", logs, static_cast<long long>(fit.rows),
+            min_bytes);
+  for (const auto& change : fit.changes) printf_to(out, "#   %s\n", change.c_str());
+  printf_to(out, "# mean |time error| %.1f %% -> %.1f %%\n", percent(fit.error_before), percent(fit.error_after));
+  printf_to(out, "--comm %s\n", keys.c_str());
+  return out.str();
+}
+
+std::string trace_comparison_text(const std::string& trace, const std::string& model_name,
+                                  const std::string& cluster_name, const TraceComparison& c,
+                                  const std::vector<std::string>& notes,
+                                  const std::optional<GemmEfficiencyHint>& hint) {
+  std::ostringstream out;
+  printf_to(out, "# %s: %lld rank(s), %lld ProfilerStep(s) vs %s on %s (%lld ranks)\n", trace.c_str(),
+            static_cast<long long>(c.ranks), static_cast<long long>(c.steps), model_name.c_str(), cluster_name.c_str(),
+            static_cast<long long>(c.world_size));
+  printf_to(out,
+            "# times in ms per step, bandwidths in GB/s; measured: mean over ranks (min..max); "
+            "error: predicted / measured - 1\n");
+  printf_to(out, "%-26s %12s %21s %12s %9s\n", "quantity", "measured", "(min..max)", "predicted", "error");
+  for (const auto& r : c.rows) {
+    const std::string range =
+        r.ranks > 1 ? table_value(r, r.measured_min) + ".." + table_value(r, r.measured_max) : std::string();
+    char error[16] = "-";
+    if (const auto e = r.error()) std::snprintf(error, sizeof error, "%+.1f%%", percent(*e));
+    printf_to(out, "%-26s %12s %21s %12s %9s\n", r.quantity.c_str(), table_value(r, r.measured).c_str(), range.c_str(),
+              r.predicted ? table_value(r, *r.predicted).c_str() : "-", error);
+  }
+  for (const auto& g : c.process_groups)
+    printf_to(out, "# pg %s (%s): %s - %s\n", g.name.c_str(), g.description.c_str(), g.label.c_str(), g.reason.c_str());
+  if (hint)
+    printf_to(out, "# GEMM efficiency %.3f -> %.3f: compute error %+.1f %% -> %+.1f %%%s; --efficiency %s\n",
+              hint->before, hint->after, percent(hint->compute_error_before), percent(hint->compute_error_after),
+              hint->at_limit ? " (at its limit: GEMMs alone cannot explain the difference)" : "",
+              hint->efficiency_key.c_str());
+  for (const auto& note : notes) printf_to(out, "# note: %s\n", note.c_str());
+  return out.str();
 }
 
 }  // namespace meshscope

@@ -30,4 +30,14 @@ namespace meshscope {
                                                      const std::vector<std::string>& notes,
                                                      const std::optional<GemmEfficiencyHint>& hint);
 
+// The texts of `compare --nccl-tests`, `calibrate` and `compare --trace` without --json (times in µs or ms,
+// bandwidths in GB/s, errors in %). `trace` names the traces compared (the --trace argument).
+[[nodiscard]] std::string nccl_comparison_text(std::string_view collective, std::size_t ranks,
+                                               const std::string& log_path, const std::string& cluster_name,
+                                               const std::vector<CollectiveComparison>& rows);
+[[nodiscard]] std::string calibration_text(const CalibrationResult& fit, std::size_t logs, double min_bytes);
+[[nodiscard]] std::string trace_comparison_text(const std::string& trace, const std::string& model_name,
+                                                const std::string& cluster_name, const TraceComparison& comparison,
+                                                const std::vector<std::string>& notes,
+                                                const std::optional<GemmEfficiencyHint>& hint);
 }  // namespace meshscope

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
+#include "core/report/text.hpp"
 #include "core/report/units.hpp"
 
 namespace meshscope {
@@ -150,6 +153,81 @@ json nccl_tests_log_report(const NcclTestsLog& log) {
           {"ranks", log.ranks > 0 ? json(log.ranks) : json(nullptr)},
           {"points", points},
           {"warnings", warnings}};
+}
+
+std::string kineto_run_text(const KinetoRunAnalysis& run) {
+  std::ostringstream out;
+  for (const auto& a : run.ranks) {
+    out << "rank " << a.rank;
+    if (a.world_size > 0) out << " of " << a.world_size;
+    out << " — " << a.device << " — " << a.origin << "\n";
+    if (a.temporal) {
+      const auto& t = *a.temporal;
+      out << "  GPU time " << fixed_or_dash(ms_from_us(t.kernel_time_us), 3) << " ms: idle "
+          << fixed_or_dash(t.idle_pct(), 2) << " %, compute " << fixed_or_dash(t.compute_pct(), 2) << " %, non-compute "
+          << fixed_or_dash(t.non_compute_pct(), 2) << " %";
+      if (a.comm_comp_overlap_pct)
+        out << "; comm/compute overlap " << fixed_or_dash(*a.comm_comp_overlap_pct, 2) << " %";
+      out << "\n";
+    } else {
+      out << "  no GPU activity\n";
+    }
+    if (!a.steps.empty()) {
+      // Unions of the GPU activity inside each step's window (docs/import.md, "Per step").
+      printf_to(out, "  %-22s %12s %12s %12s %12s %12s %7s\n", "step", "time ms", "compute ms", "comm ms", "exposed ms",
+                "idle ms", "device");
+      for (const auto& s : a.steps)
+        printf_to(out, "  %-22s %12.3f %12.3f %12.3f %12.3f %12.3f %7s\n", s.name.c_str(), ms_from_us(s.duration_us),
+                  ms_from_us(s.compute_us), ms_from_us(s.communication_us), ms_from_us(s.exposed_communication_us),
+                  ms_from_us(s.idle_us), s.device >= 0 ? std::to_string(s.device).c_str() : "-");
+    }
+    if (!a.kernel_families.empty()) {
+      printf_to(out, "  %-14s %5s %-28s %-24s %7s %8s %12s\n", "class", "rule", "library", "pattern", "names", "count",
+                "time ms");
+      for (const auto& f : a.kernel_families) {
+        const std::string cls = std::string(kernel_class_name(f.cls)) +
+                                (f.op ? " " + std::string(collective_op_name(*f.op)) : std::string());
+        const std::string pattern = f.rule >= 0 ? f.pattern.substr(0, 24) : f.source;
+        printf_to(out, "  %-14s %5s %-28s %-24s %7lld %8lld %12.3f\n", cls.substr(0, 14).c_str(),
+                  f.rule >= 0 ? std::to_string(f.rule).c_str() : "-", f.library.substr(0, 28).c_str(), pattern.c_str(),
+                  static_cast<long long>(f.names), static_cast<long long>(f.count), ms_from_us(f.time_us));
+      }
+    }
+    if (!a.collectives.empty()) {
+      printf_to(out, "  %-16s %6s %8s %14s %12s %10s %10s\n", "collective", "group", "count", "bytes", "time ms",
+                "algbw GB/s", "busbw GB/s");
+      for (const auto& c : a.collectives) {
+        const std::string op = c.op ? std::string(collective_op_name(*c.op)) : "unknown";
+        const std::string group =
+            c.group_size > 0 ? std::to_string(c.group_size) + (c.group_size_assumed ? "?" : "") : "-";
+        printf_to(out, "  %-16s %6s %8lld %14s %12.3f %10s %10s\n", op.c_str(), group.c_str(),
+                  static_cast<long long>(c.count), c.count_with_bytes > 0 ? fixed_or_dash(c.bytes, 0).c_str() : "-",
+                  ms_from_us(c.time_us), fixed_or_dash(gb_per_s(c.algbw_bytes_per_s), 2).c_str(),
+                  fixed_or_dash(gb_per_s(c.busbw_bytes_per_s), 2).c_str());
+      }
+    }
+    for (const auto& w : a.warnings) out << "  warning: " << w.message << "\n";
+  }
+  if (run.ranks.size() > 1 && run.step_skew_us)
+    out << "step-time skew " << fixed_or_dash(ms_from_us(*run.step_skew_us), 3) << " ms; slowest rank "
+        << *run.slowest_rank << "\n";
+  for (const auto& w : run.warnings) out << "warning: " << w << "\n";
+  return out.str();
+}
+
+std::string nccl_tests_log_text(const NcclTestsLog& log, const nlohmann::json& report) {
+  std::ostringstream out;
+  out << (log.op ? std::string(collective_op_name(*log.op)) : "unknown collective") << ", "
+      << (log.ranks > 0 ? std::to_string(log.ranks) : "?") << " ranks, " << log.rows.size() << " sizes\n";
+  printf_to(out, "%14s %9s %12s %11s %11s\n", "bytes", "placement", "time us", "algbw GB/s", "busbw GB/s");
+  for (const auto& p : report.at("points"))
+    printf_to(out, "%14.0f %9s %12s %11s %11s\n", p.at("bytes").get<double>(),
+              p.at("in_place").get<bool>() ? "in" : "out",
+              p.at("time_us").is_null() ? "-" : fixed_or_dash(p.at("time_us").get<double>(), 2).c_str(),
+              p.at("algbw_GBps").is_null() ? "-" : fixed_or_dash(p.at("algbw_GBps").get<double>(), 2).c_str(),
+              p.at("busbw_GBps").is_null() ? "-" : fixed_or_dash(p.at("busbw_GBps").get<double>(), 2).c_str());
+  for (const auto& w : log.warnings) out << "warning: line " << w.line << ": " << w.message << "\n";
+  return out.str();
 }
 
 }  // namespace meshscope

@@ -2,6 +2,7 @@
 // Stable JSON documents of `meshscope-cli serve` and `serve-rank` (docs/serving.md, docs/cli.md).
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <string>
 
 #include "core/serving/serving.hpp"
 
@@ -19,4 +20,13 @@ namespace meshscope {
 // `serve-rank --json`: the layouts meeting `target`, best first, and why the others were rejected.
 [[nodiscard]] nlohmann::json serving_rank_report(const ServingRankResult& result, const ServingTarget& target);
 
+// The texts of `serve`, `serve` disaggregated and `serve-rank` without --json.
+[[nodiscard]] std::string serving_text(const std::string& model_name, const std::string& cluster_name,
+                                       const ServingLayout& layout, const ServingEstimate& estimate,
+                                       const std::optional<OfflineRun>& offline);
+[[nodiscard]] std::string disaggregated_serving_text(const std::string& model_name, const std::string& cluster_name,
+                                                     const DisaggregatedLayout& layout,
+                                                     const DisaggregatedEstimate& estimate);
+[[nodiscard]] std::string serving_rank_text(const std::string& model_name, const std::string& cluster_name,
+                                            const ServingRankResult& result);
 }  // namespace meshscope

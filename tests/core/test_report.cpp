@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/report/model.hpp"
 #include "core/report/search.hpp"
 #include "core/report/serving.hpp"
+#include "core/report/text.hpp"
 #include "core/report/topology.hpp"
 #include "core/report/units.hpp"
 #include "core/topology/generators.hpp"
@@ -304,4 +306,74 @@ TEST_CASE("report: the topology summary names the cluster and counts its devices
   CHECK(doc.at("links") == cluster->links.size());
   CHECK(doc.at("domains").at("nvlink") == summary.nvlink_domains);
   CHECK(doc.at("bisection_bytes_per_s") == summary.bisection_bytes_per_s);
+}
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("report text: printf_to formats into a stream, past its small buffer too") {
+  std::ostringstream out;
+  printf_to(out, "%s=%d;", "a", 1);
+  const std::string long_text(2000, 'x');
+  printf_to(out, "%s", long_text.c_str());
+  CHECK(out.str() == "a=1;" + long_text);
+  CHECK(fixed_or_dash(1.23456, 2) == "1.23");
+  CHECK(fixed_or_dash(std::nan(""), 2) == "-");
+}
+
+TEST_CASE("report text: the calibration summary ends with the fitted keys as a --comm option") {
+  CalibrationResult fit;
+  fit.changes = {"nvlink efficiency 0.780 -> 0.742", "overhead_ll_us 0.0 -> 5.5"};
+  fit.comm_keys = {{"nvlink_efficiency", "0.742"}, {"overhead_ll_us", "5.5"}};
+  fit.rows = 12;
+  fit.error_before = 0.25;
+  fit.error_after = 0.05;
+  const auto lines = lines_of(calibration_text(fit, 2, 64 * kBytesPerMiB));
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0] == "# calibrated on 2 log(s), 12 rows of at least 67108864 B");
+  CHECK(lines[1] == "#   " + fit.changes[0]);
+  CHECK(lines[2] == "#   " + fit.changes[1]);
+  CHECK(lines[3] == "# mean |time error| 25.0 % -> 5.0 %");
+  CHECK(lines[4] == "--comm nvlink_efficiency=0.742,overhead_ll_us=5.5");
+}
+
+TEST_CASE("report text: the nccl-tests comparison has a header, one line per size and the mean error") {
+  std::vector<CollectiveComparison> rows(3);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].bytes = 1024.0 * static_cast<double>(i + 1);
+    rows[i].measured_time_s = 10e-6;
+    rows[i].predicted_time_s = 11e-6;
+  }
+  const auto lines = lines_of(nccl_comparison_text("all-reduce", 8, "log.txt", "dgx", rows));
+  REQUIRE(lines.size() == 2 + rows.size() + 1);
+  CHECK(lines[0] == "# all-reduce over 8 GPUs: measured (log.txt) vs predicted (dgx)");
+  CHECK(lines[2].find("1024") != std::string::npos);
+  CHECK(lines[2].find("+10.0%") != std::string::npos);
+  CHECK(lines.back() == "# mean |time error| 10.0 % over 3 sizes (error: predicted / measured time - 1)");
+}
+
+TEST_CASE("report text: a schedule's text gives one peak line per stage") {
+  ScheduleInput input;
+  input.stages = 3;
+  input.micro_batches = 4;
+  input.costs.assign(3, StageCosts{1, 2, 0});
+  auto result = simulate_schedule(input);
+  REQUIRE(result);
+  const auto lines = lines_of(schedule_text(input, *result));
+  REQUIRE(lines.size() == 1 + result->peak_in_flight.size());
+  CHECK(lines[0].rfind(std::string(pipeline_schedule_name(input.schedule)) + ": p=3 m=4 v=1", 0) == 0);
+  CHECK(lines[1].rfind("  stage 0: peak ", 0) == 0);
 }

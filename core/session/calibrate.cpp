@@ -66,13 +66,13 @@ Result<NcclCalibration> calibrate_collectives(const std::vector<std::pair<NcclTe
   NcclCalibration calibration;
   calibration.min_bytes = min_bytes;
   calibration.comm_keys = start_keys;
-  for (const auto& [key, value] : fit.comm_keys) {
+  for (const auto& fitted : fit.comm_keys) {
     const auto same = std::find_if(calibration.comm_keys.begin(), calibration.comm_keys.end(),
-                                   [&key](const auto& entry) { return entry.first == key; });
+                                   [&fitted](const auto& entry) { return entry.first == fitted.first; });
     if (same != calibration.comm_keys.end())
-      same->second = value;
+      same->second = fitted.second;
     else
-      calibration.comm_keys.emplace_back(key, value);
+      calibration.comm_keys.push_back(fitted);
   }
   for (const auto& [log, gpus] : runs) {
     const auto before = compare_nccl_tests(log, cluster, gpus, start);

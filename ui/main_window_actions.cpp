@@ -21,6 +21,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "core/calibration/calibrate.hpp"
@@ -29,7 +30,8 @@
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/model_io.hpp"
-#include "core/report.hpp"
+#include "core/report/units.hpp"
+#include "core/session/calibrate.hpp"
 #include "core/session/export.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
@@ -301,33 +303,24 @@ QString MainWindow::calibrateGemmFromTrace() {
     show_inline_error(tr("Import a profiler trace of this training layout first (File → Import profiler trace)."));
     return {};
   }
-  auto options = project_estimate_options(project());
-  if (!options) {
-    show_inline_error(QString::fromStdString(options.error().to_string()));
-    return {};
-  }
-  const Router router(*evaluation_->cluster);
-  auto hint = gemm_efficiency_hint(compute->measured, project().model, project().training, project().layout,
-                                   *evaluation_->cluster, router, *options);
-  if (!hint) {
-    show_inline_error(QString::fromStdString(hint.error().to_string()));
+  // The fit is core's (core/session/calibrate.hpp); the window applies it as one undoable command.
+  auto calibration = calibrate_gemm_efficiency(project(), *evaluation_->cluster, *comparison);
+  if (!calibration) {
+    show_inline_error(QString::fromStdString(calibration.error().to_string()));
     return {};
   }
   show_inline_error({});
-  KeyValues efficiency_keys = project().efficiency_keys;
-  const std::string value = hint->efficiency_key.substr(hint->efficiency_key.find('=') + 1);
-  std::erase_if(efficiency_keys, [](const auto& entry) { return entry.first == "gemm"; });
-  efficiency_keys.emplace_back("gemm", value);
+  const GemmEfficiencyHint& hint = calibration->hint;
   QString summary = tr("GEMM efficiency %1 → %2: predicted compute %3 % → %4 % from the measured %5.")
-                        .arg(hint->before, 0, 'f', 3)
-                        .arg(hint->after, 0, 'f', 3)
-                        .arg(100 * hint->compute_error_before, 0, 'f', 1)
-                        .arg(100 * hint->compute_error_after, 0, 'f', 1)
-                        .arg(duration_text(compute->measured));
-  if (hint->at_limit)
+                        .arg(hint.before, 0, 'f', 3)
+                        .arg(hint.after, 0, 'f', 3)
+                        .arg(percent(hint.compute_error_before), 0, 'f', 1)
+                        .arg(percent(hint.compute_error_after), 0, 'f', 1)
+                        .arg(duration_text(calibration->measured_compute_s));
+  if (hint.at_limit)
     summary +=
         tr(" The fit hit its limit: GEMMs alone cannot explain the difference (is this the layout the trace ran?).");
-  document_->push(new ApplyCalibration(document_, project().comm_keys, std::move(efficiency_keys),
+  document_->push(new ApplyCalibration(document_, project().comm_keys, std::move(calibration->efficiency_keys),
                                        tr("Calibrate the GEMM efficiency from the trace")));
   status_->setText(summary);
   return summary;
@@ -342,62 +335,30 @@ QString MainWindow::calibrateFromNcclTests(const QStringList& logs) {
     show_inline_error(tr("Calibration needs a cluster that resolves."));
     return {};
   }
-  const Cluster& cluster = *evaluation_->cluster;
-  std::vector<std::pair<NcclTestsLog, std::vector<DeviceId>>> runs;
-  for (const QString& path : logs) {
-    auto log = load_nccl_tests(QFile::encodeName(path).toStdString());
-    if (!log) {
-      show_inline_error(tr("Could not calibrate — the project is unchanged.\n%1")
-                            .arg(QString::fromStdString(log.error().to_string())));
-      return {};
-    }
-    // As meshscope-cli calibrate without --gpus: the first `ranks` GPUs of the cluster.
-    const auto ranks = static_cast<size_t>(std::max<int64_t>(1, log->ranks));
-    std::vector<DeviceId> gpus(
-        cluster.gpus.begin(), cluster.gpus.begin() + static_cast<std::ptrdiff_t>(std::min(ranks, cluster.gpus.size())));
-    runs.emplace_back(std::move(*log), std::move(gpus));
-  }
-  auto start = comm_constants_from_keys(project().comm_keys);
-  if (!start) {
-    show_inline_error(QString::fromStdString(start.error().to_string()));
-    return {};
-  }
-  constexpr double kMinBytes = 64.0 * 1024 * 1024;  // bandwidth-bound sizes, as the CLI's default
-  auto result = calibrate_from_nccl_tests(runs, cluster, *start, kMinBytes);
-  if (!result) {
+  // As meshscope-cli calibrate without --gpus (core/session/calibrate.hpp): each log on the cluster's first
+  // `ranks` GPUs, the rows of at least 64 MiB, from the project's --comm keys.
+  std::vector<std::string> paths;
+  for (const QString& path : logs) paths.push_back(QFile::encodeName(path).toStdString());
+  auto calibration = calibrate_project_from_nccl_tests(project(), *evaluation_->cluster, paths);
+  if (!calibration) {
     show_inline_error(tr("Could not calibrate — the project is unchanged.\n%1")
-                          .arg(QString::fromStdString(result.error().to_string())));
+                          .arg(QString::fromStdString(calibration.error().to_string())));
     return {};
   }
   show_inline_error({});
   nccl_comparison_.clear();
-  for (const auto& [log, gpus] : runs) {
-    const auto before = compare_nccl_tests(log, cluster, gpus, *start);
-    const auto after = compare_nccl_tests(log, cluster, gpus, result->constants);
-    if (!before || !after || before->size() != after->size()) continue;
-    const QString name = log.op ? qstring(collective_op_name(*log.op)) : QString();
-    for (size_t i = 0; i < after->size(); ++i)
-      nccl_comparison_.push_back({name, (*after)[i].bytes, (*after)[i].measured_time_s, (*before)[i].predicted_time_s,
-                                  (*after)[i].predicted_time_s, (*after)[i].measured_busbw,
-                                  (*after)[i].predicted_busbw});
-  }
-  KeyValues comm_keys = project().comm_keys;
-  for (const auto& [key, value] : result->comm_keys) {
-    const auto same =
-        std::find_if(comm_keys.begin(), comm_keys.end(), [&key](const auto& entry) { return entry.first == key; });
-    if (same != comm_keys.end())
-      same->second = value;
-    else
-      comm_keys.emplace_back(key, value);
-  }
+  for (const NcclCalibrationRow& row : calibration->rows)
+    nccl_comparison_.push_back({QString::fromStdString(row.collective), row.bytes, row.measured_time_s,
+                                row.before_time_s, row.after_time_s, row.measured_busbw, row.after_busbw});
+  const CalibrationResult& fit = calibration->fit;
   QStringList changes;
-  for (const std::string& change : result->changes) changes << QString::fromStdString(change);
+  for (const std::string& change : fit.changes) changes << QString::fromStdString(change);
   const QString summary = tr("Mean |time error| over %1 rows of at least 64 MiB: %2 % before, %3 % after.\n%4")
-                              .arg(result->rows)
-                              .arg(100 * result->error_before, 0, 'f', 1)
-                              .arg(100 * result->error_after, 0, 'f', 1)
+                              .arg(fit.rows)
+                              .arg(percent(fit.error_before), 0, 'f', 1)
+                              .arg(percent(fit.error_after), 0, 'f', 1)
                               .arg(changes.join(QLatin1Char('\n')));
-  document_->push(new ApplyCalibration(document_, std::move(comm_keys), project().efficiency_keys,
+  document_->push(new ApplyCalibration(document_, std::move(calibration->comm_keys), project().efficiency_keys,
                                        tr("Calibrate from nccl-tests logs")));
   status_->setText(summary.section(QLatin1Char('\n'), 0, 0));
   return summary;
@@ -476,9 +437,8 @@ bool MainWindow::exportEstimateJson(const QString& path) {
     show_inline_error(tr("Nothing to export: the layout is not valid."));
     return false;
   }
-  nlohmann::json doc = {{"project", project_to_json(evaluation_->project)}};
-  if (evaluation_->budget) doc["memory"] = memory_report(*evaluation_->budget);
-  if (evaluation_->estimate) doc["estimate"] = estimate_report(*evaluation_->estimate);
+  // The document as core writes it (core/session/export.hpp).
+  const nlohmann::json doc = estimate_export_json(*evaluation_);
   QString error;
   if (!write_file_atomically(path, QByteArray::fromStdString(doc.dump(2) + "\n"), error)) {
     show_inline_error(error);

@@ -7,6 +7,7 @@
 #include "core/layout.hpp"
 #include "core/model.hpp"
 #include "core/options.hpp"
+#include "core/report/units.hpp"
 #include "core/result.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/collective.hpp"
@@ -30,7 +31,6 @@ int fail(const Error& error);
 [[nodiscard]] Result<ModelSpec> model_arg(const Args& args);
 // An option's key=value list (empty when the option is absent).
 [[nodiscard]] Result<KeyValues> key_values_arg(const Args& args, const std::string& option);
-[[nodiscard]] std::string gib(double bytes);
 [[nodiscard]] Result<Cluster> cluster_arg(const Args& args);
 [[nodiscard]] Result<CommConstants> comm_arg(const Args& args);
 // "the layout is not valid for M ...:" followed by every problem.

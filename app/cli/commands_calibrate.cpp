@@ -25,15 +25,14 @@
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
 #include "core/importers/nccl_tests.hpp"
+#include "core/report/calibration.hpp"
+#include "core/report/units.hpp"
+#include "core/session/calibrate.hpp"
 
 namespace meshscope::cli {
 namespace {
 
 using json = nlohmann::json;
-
-json number_or_null(double value) {
-  return std::isfinite(value) ? json(value) : json(nullptr);
-}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
@@ -86,50 +85,23 @@ Result<double> parse_bytes(const std::string& text, const std::string& option) {
   if (suffix.empty())
     scale = 1;
   else if (suffix == "K" || suffix == "k")
-    scale = 1024.0;
+    scale = kBytesPerKiB;
   else if (suffix == "M" || suffix == "m")
-    scale = 1024.0 * 1024;
+    scale = kBytesPerMiB;
   else if (suffix == "G" || suffix == "g")
-    scale = 1024.0 * 1024 * 1024;
+    scale = kBytesPerGiB;
   if (end == text.c_str() || scale < 0 || !(value >= 0))
     return make_error(ErrorCode::invalid_argument, "\"" + text + "\" is not a size (e.g. 0, 1K, 64M, 1G)", option);
   return value * scale;
 }
 
-// The group of a log: --gpus, else the cluster's first `log.ranks` GPUs.
+// The group of a log: --gpus, else the cluster's first `log.ranks` GPUs (core/session/calibrate.hpp).
 Result<std::vector<DeviceId>> log_gpus(const Args& args, const Cluster& cluster, const NcclTestsLog& log,
                                        const std::string& path) {
   if (args.has("--gpus")) return parse_gpu_list(cluster, args.get("--gpus"));
   if (log.ranks <= 0)
     return make_error(ErrorCode::invalid_argument, "the log does not say how many ranks ran; pass --gpus", path);
-  if (log.ranks > cluster.num_gpus())
-    return make_error(ErrorCode::invalid_argument,
-                      "the log ran on " + std::to_string(log.ranks) + " ranks but the cluster has " +
-                          std::to_string(cluster.num_gpus()) + " GPUs",
-                      path);
-  return std::vector<DeviceId>(cluster.gpus.begin(), cluster.gpus.begin() + static_cast<std::ptrdiff_t>(log.ranks));
-}
-
-Result<NcclTestsLog> load_log(const std::string& path) {
-  auto log = load_nccl_tests(path);
-  if (!log) return log;
-  if (!log->op)
-    return make_error(ErrorCode::invalid_argument,
-                      "the log does not say which collective it measured; name the file after it (e.g. "
-                      "all_reduce_perf.log)",
-                      path);
-  return log;
-}
-
-json optional_number(const std::optional<double>& value) {
-  return value && std::isfinite(*value) ? json(*value) : json(nullptr);
-}
-
-// A row's value in the table's unit: ms for times, GB/s for bandwidths.
-std::string table_value(const TraceCompareRow& row, double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3f", row.kind == TraceRowKind::time ? value * 1e3 : value / 1e9);
-  return buffer;
+  return default_log_gpus(cluster, log, path);
 }
 
 int compare_trace_command(const Args& args) {
@@ -166,74 +138,14 @@ int compare_trace_command(const Args& args) {
   std::vector<std::string> notes = c.notes;
   for (const std::string& w : run.warnings) notes.push_back(w);
   if (!hint) notes.push_back("no GEMM efficiency hint: " + hint.error().to_string());
+  const std::optional<GemmEfficiencyHint> fitted = hint ? std::optional<GemmEfficiencyHint>(*hint) : std::nullopt;
 
   if (args.json) {
-    json rows = json::array();
-    for (const auto& r : c.rows)
-      rows.push_back({{"quantity", r.quantity},
-                      {"unit", r.kind == TraceRowKind::time ? "s" : "B/s"},
-                      {"measured", r.measured},
-                      {"measured_min", r.measured_min},
-                      {"measured_max", r.measured_max},
-                      {"ranks", r.ranks},
-                      {"predicted", optional_number(r.predicted)},
-                      {"error", optional_number(r.error())},
-                      {"note", r.note}});
-    json collectives = json::array();
-    for (const auto& k : c.collectives)
-      collectives.push_back(
-          {{"op", std::string(collective_op_name(k.op))},
-           {"group", k.group},
-           {"group_size", k.group_size},
-           {"count_per_step", k.count_per_step},
-           {"mean_message_bytes", k.mean_message_bytes},
-           {"measured_busbw_GBps", number_or_null(k.measured_busbw / 1e9)},
-           {"predicted_busbw_GBps", k.predicted_busbw ? number_or_null(*k.predicted_busbw / 1e9) : json(nullptr)},
-           {"predicted_time_s", optional_number(k.predicted_time_s)}});
-    json groups = json::array();
-    for (const auto& g : c.process_groups)
-      groups.push_back({{"name", g.name},
-                        {"description", g.description},
-                        {"size", g.size},
-                        {"stride", g.stride},
-                        {"axis", g.axis ? json(std::string(mesh_axis_name(*g.axis))) : json(nullptr)},
-                        {"label", g.label},
-                        {"reason", g.reason}});
-    json doc = {{"world_size", c.world_size}, {"ranks", c.ranks},         {"steps", c.steps}, {"rows", rows},
-                {"collectives", collectives}, {"process_groups", groups}, {"notes", notes}};
-    if (hint)
-      doc["gemm_efficiency"] = {{"before", hint->before},
-                                {"after", hint->after},
-                                {"compute_error_before", hint->compute_error_before},
-                                {"compute_error_after", hint->compute_error_after},
-                                {"at_limit", hint->at_limit},
-                                {"efficiency", hint->efficiency_key}};
+    const json doc = trace_comparison_report(c, notes, fitted);
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("# %s: %lld rank(s), %lld ProfilerStep(s) vs %s on %s (%lld ranks)\n", args.get("--trace").c_str(),
-              static_cast<long long>(c.ranks), static_cast<long long>(c.steps), model.name.c_str(),
-              cluster.name.c_str(), static_cast<long long>(c.world_size));
-  std::printf(
-      "# times in ms per step, bandwidths in GB/s; measured: mean over ranks (min..max); "
-      "error: predicted / measured - 1\n");
-  std::printf("%-26s %12s %21s %12s %9s\n", "quantity", "measured", "(min..max)", "predicted", "error");
-  for (const auto& r : c.rows) {
-    const std::string range =
-        r.ranks > 1 ? table_value(r, r.measured_min) + ".." + table_value(r, r.measured_max) : std::string();
-    char error[16] = "-";
-    if (const auto e = r.error()) std::snprintf(error, sizeof error, "%+.1f%%", 100 * *e);
-    std::printf("%-26s %12s %21s %12s %9s\n", r.quantity.c_str(), table_value(r, r.measured).c_str(), range.c_str(),
-                r.predicted ? table_value(r, *r.predicted).c_str() : "-", error);
-  }
-  for (const auto& g : c.process_groups)
-    std::printf("# pg %s (%s): %s - %s\n", g.name.c_str(), g.description.c_str(), g.label.c_str(), g.reason.c_str());
-  if (hint)
-    std::printf("# GEMM efficiency %.3f -> %.3f: compute error %+.1f %% -> %+.1f %%%s; --efficiency %s\n", hint->before,
-                hint->after, 100 * hint->compute_error_before, 100 * hint->compute_error_after,
-                hint->at_limit ? " (at its limit: GEMMs alone cannot explain the difference)" : "",
-                hint->efficiency_key.c_str());
-  for (const auto& note : notes) std::printf("# note: %s\n", note.c_str());
+  std::cout << trace_comparison_text(args.get("--trace"), model.name, cluster.name, c, notes, fitted);
   return 0;
 }
 
@@ -247,38 +159,19 @@ int cmd_compare(const Args& args) {
   if (!cluster) return fail(cluster.error());
   auto constants = comm_arg(args);
   if (!constants) return fail(constants.error());
-  auto log = load_log(path);
+  auto log = load_collective_log(path);
   if (!log) return fail(log.error());
   auto gpus = log_gpus(args, *cluster, *log, path);
   if (!gpus) return fail(gpus.error());
   auto rows = compare_nccl_tests(*log, *cluster, *gpus, *constants);
   if (!rows) return fail(rows.error());
   const std::string op(collective_op_name(*log->op));
-  double sum = 0;
-  for (const auto& r : *rows) sum += std::abs(r.error());
-  const double mean_error = rows->empty() ? 0 : sum / static_cast<double>(rows->size());
   if (args.json) {
-    json points = json::array();
-    for (const auto& r : *rows)
-      points.push_back({{"bytes", r.bytes},
-                        {"measured_time_s", r.measured_time_s},
-                        {"predicted_time_s", r.predicted_time_s},
-                        {"measured_busbw_GBps", number_or_null(r.measured_busbw / 1e9)},
-                        {"predicted_busbw_GBps", number_or_null(r.predicted_busbw / 1e9)},
-                        {"error", r.error()}});
-    const json doc = {{"collective", op}, {"ranks", gpus->size()}, {"points", points}, {"mean_abs_error", mean_error}};
+    const json doc = nccl_comparison_report(op, gpus->size(), *rows);
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("# %s over %zu GPUs: measured (%s) vs predicted (%s)\n", op.c_str(), gpus->size(), path.c_str(),
-              cluster->name.c_str());
-  std::printf("#%14s %12s %12s %10s %10s %8s\n", "size (B)", "meas (us)", "pred (us)", "meas busbw", "pred busbw",
-              "error");
-  for (const auto& r : *rows)
-    std::printf("%15.0f %12.2f %12.2f %10.2f %10.2f %+7.1f%%\n", r.bytes, r.measured_time_s * 1e6,
-                r.predicted_time_s * 1e6, r.measured_busbw / 1e9, r.predicted_busbw / 1e9, 100 * r.error());
-  std::printf("# mean |time error| %.1f %% over %zu sizes (error: predicted / measured time - 1)\n", 100 * mean_error,
-              rows->size());
+  std::cout << nccl_comparison_text(op, gpus->size(), path, cluster->name, *rows);
   return 0;
 }
 
@@ -286,9 +179,11 @@ int cmd_calibrate(const Args& args) {
   if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG[,LOG...] is required");
   auto cluster = cluster_arg(args);
   if (!cluster) return fail(cluster.error());
-  auto constants = comm_arg(args);
-  if (!constants) return fail(constants.error());
-  double min_bytes = 64.0 * 1024 * 1024;
+  // Checked here, before the logs are read, as the other options.
+  auto comm_keys = key_values_arg(args, "--comm");
+  if (!comm_keys) return fail(comm_keys.error());
+  if (auto constants = comm_constants_from_keys(*comm_keys); !constants) return fail(constants.error());
+  double min_bytes = kDefaultCalibrationMinBytes;
   if (args.has("--min-bytes")) {
     auto parsed = parse_bytes(args.get("--min-bytes"), "--min-bytes");
     if (!parsed) return fail(parsed.error());
@@ -297,39 +192,21 @@ int cmd_calibrate(const Args& args) {
   std::vector<std::pair<NcclTestsLog, std::vector<DeviceId>>> logs;
   for (const std::string& path : split_commas(args.get("--nccl-tests"))) {
     if (path.empty()) continue;
-    auto log = load_log(path);
+    auto log = load_collective_log(path);
     if (!log) return fail(log.error());
     auto gpus = log_gpus(args, *cluster, *log, path);
     if (!gpus) return fail(gpus.error());
     logs.emplace_back(std::move(*log), std::move(*gpus));
   }
-  auto fit = calibrate_from_nccl_tests(logs, *cluster, *constants, min_bytes);
-  if (!fit) return fail(fit.error());
-  std::string keys;
-  for (const auto& [key, value] : fit->comm_keys) keys += (keys.empty() ? "" : ",") + key + "=" + value;
+  auto calibration = calibrate_collectives(logs, *cluster, *comm_keys, min_bytes);
+  if (!calibration) return fail(calibration.error());
+  const CalibrationResult& fit = calibration->fit;
   if (args.json) {
-    json comm_keys = json::object();
-    for (const auto& [key, value] : fit->comm_keys) comm_keys[key] = std::strtod(value.c_str(), nullptr);
-    const json doc = {{"changes", fit->changes},
-                      {"comm_keys", comm_keys},
-                      {"comm", keys},
-                      {"error_before", fit->error_before},
-                      {"error_after", fit->error_after},
-                      {"rows", fit->rows},
-                      {"min_bytes", min_bytes},
-                      {"overhead_ll_us", fit->overhead_ll_us},
-                      {"overhead_pipelined_us", fit->overhead_pipelined_us},
-                      {"latency_error_before", fit->latency_error_before},
-                      {"latency_error_after", fit->latency_error_after},
-                      {"latency_rows", fit->latency_rows}};
+    const json doc = calibration_report(fit, min_bytes);
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("# calibrated on %zu log(s), %lld rows of at least %.0f B\n", logs.size(),
-              static_cast<long long>(fit->rows), min_bytes);
-  for (const auto& change : fit->changes) std::printf("#   %s\n", change.c_str());
-  std::printf("# mean |time error| %.1f %% -> %.1f %%\n", 100 * fit->error_before, 100 * fit->error_after);
-  std::printf("--comm %s\n", keys.c_str());
+  std::cout << calibration_text(fit, logs.size(), min_bytes);
   return 0;
 }
 

@@ -5,7 +5,7 @@
 
 #include "app/cli/cli.hpp"
 #include "core/estimate/step.hpp"
-#include "core/report.hpp"
+#include "core/report/estimate.hpp"
 #include "core/topology/generators.hpp"
 
 namespace meshscope::cli {
@@ -42,26 +42,12 @@ int cmd_estimate(const Args& args) {
   auto estimate = estimate_step(m, w, layout, cluster, router, options);
   if (!estimate) return fail(estimate.error());
   const StepEstimate& e = *estimate;
-  const StepBreakdown& b = e.breakdown;
   const json doc = estimate_report(e);
   if (args.json) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("%s on %s: step %.3f s, %.0f tokens/s (%.1f per GPU)\n", m.name.c_str(), cluster.name.c_str(),
-              e.step_time_s, e.tokens_per_s, e.tokens_per_s_per_gpu);
-  std::printf("  model %.1f TFLOP/s per GPU (MFU %.1f %%), hardware %.1f TFLOP/s (HFU %.1f %%), bubble %.1f %%\n",
-              e.model_tflops_per_gpu, 100 * e.mfu, e.hardware_tflops_per_gpu, 100 * e.hfu, 100 * e.bubble_fraction);
-  std::printf(
-      "  busiest stage over the step (the parts add up to the step): compute forward %.3f s, backward %.3f s, "
-      "recompute %.3f s\n",
-      b.forward_s, b.backward_s, b.recompute_s);
-  std::printf(
-      "  exposed: TP %.3f s, CP %.3f s, EP %.3f s, PP send/recv %.3f s; bubble %.3f s; DP %.3f s; "
-      "optimizer %.3f s\n",
-      b.tp_exposed_s, b.cp_exposed_s, b.ep_exposed_s, b.pp_p2p_s, b.bubble_s, b.dp_exposed_s, b.optimizer_s);
-  std::printf("  peak memory %s (%s)\n", gib(e.peak_memory_bytes).c_str(), e.fits_in_memory ? "fits" : "DOES NOT FIT");
-  for (const auto& a : e.assumptions) std::printf("  - %s\n", a.c_str());
+  std::cout << estimate_text(m.name, cluster.name, e);
   return 0;
 }
 

@@ -10,25 +10,13 @@
 #include "core/catalogue.hpp"
 #include "core/flops.hpp"
 #include "core/memory.hpp"
-#include "core/report.hpp"
+#include "core/report/memory.hpp"
+#include "core/report/model.hpp"
+#include "core/report/units.hpp"
 
 namespace meshscope::cli {
 
 using nlohmann::json;
-
-std::string gib(double bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-  return buffer;
-}
-
-namespace {
-std::string billions(double params) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3f B", params / 1e9);
-  return buffer;
-}
-}  // namespace
 
 int cmd_params(const Args& args) {
   auto model = model_arg(args);
@@ -39,11 +27,12 @@ int cmd_params(const Args& args) {
     return 0;
   }
   std::cout << "Model " << model->name << "\n";
-  std::cout << "  total                       " << billions(report["total"].get<double>()) << "\n";
-  std::cout << "  active per token            " << billions(report["active"].get<double>()) << "\n";
-  std::cout << "  active excluding embedding  " << billions(report["active_excluding_embedding"].get<double>()) << "\n";
+  std::cout << "  total                       " << billions_text(report["total"].get<double>()) << "\n";
+  std::cout << "  active per token            " << billions_text(report["active"].get<double>()) << "\n";
+  std::cout << "  active excluding embedding  " << billions_text(report["active_excluding_embedding"].get<double>())
+            << "\n";
   for (const auto& [part, value] : report["split"].items())
-    std::cout << "    " << part << std::string(24 - part.size(), ' ') << billions(value.get<double>()) << "\n";
+    std::cout << "    " << part << std::string(24 - part.size(), ' ') << billions_text(value.get<double>()) << "\n";
   return 0;
 }
 
@@ -116,30 +105,12 @@ int cmd_memory(const Args& args) {
     std::cout << memory_report(budget).dump(2) << "\n";
     return 0;
   }
-  std::cout << "Memory per rank: " << model->name << " on " << gpu->name << "\n";
-  std::cout << "Convention: " << budget.convention << "\n\n";
-  std::printf("%-22s", "category");
-  for (const auto& rank : budget.ranks)
-    std::printf("%18s", (rank.role + " " + std::to_string(rank.pp_stages.front())).c_str());
-  std::printf("\n");
-  for (int c = 0; c < kMemoryCategoryCount; ++c) {
-    const auto category = static_cast<MemoryCategory>(c);
-    std::printf("%-22s", std::string(category_name(category)).c_str());
-    for (const auto& rank : budget.ranks) std::printf("%18s", gib(rank.bytes(category)).c_str());
-    std::printf("\n");
-  }
-  std::printf("%-22s", "total");
-  for (const auto& rank : budget.ranks) std::printf("%18s", gib(rank.total_bytes()).c_str());
-  std::printf("\n\npeak %s of %s: %s\n", gib(budget.peak_total_bytes()).c_str(), gib(budget.capacity_bytes).c_str(),
-              budget.fits() ? "fits" : "DOES NOT FIT");
-  if (serving) std::printf("largest concurrency that fits: %lld\n", static_cast<long long>(budget.max_concurrency));
+  std::cout << memory_text(budget, model->name, gpu->name, serving);
   return 0;
 }
 
 int cmd_presets(const Args& args) {
-  json doc = {{"models", model_preset_names()}, {"gpus", json::array()}};
-  for (const auto& gpu : gpu_catalogue())
-    doc["gpus"].push_back({{"id", gpu.id}, {"name", gpu.name}, {"memory_bytes", gpu.memory_bytes}});
+  const json doc = presets_report(model_preset_names(), gpu_catalogue());
   if (args.json) {
     std::cout << doc.dump(2) << "\n";
     return 0;

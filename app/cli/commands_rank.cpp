@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli.hpp"
+#include "core/report/search.hpp"
+#include "core/report/units.hpp"
 #include "core/search/search.hpp"
 
 namespace meshscope::cli {
@@ -11,39 +13,6 @@ namespace meshscope::cli {
 using nlohmann::json;
 
 namespace {
-
-json layout_json(const RankedLayout& r) {
-  json layout = json::object();
-  for (const auto& [key, value] : layout_to_keys(r.layout)) layout[key] = value;
-  layout["recompute"] = recompute_name(r.recompute);
-  layout["zero"] = r.zero_stage;
-  layout["schedule"] = enum_name(r.schedule);
-  layout["order"] = axis_order_name(r.order);
-  layout["tp_comm_overlap"] = r.tp_comm_overlap;
-  return {{"layout", layout},
-          {"step_time_s", r.step_time_s},
-          {"tokens_per_s_per_gpu", r.tokens_per_s_per_gpu},
-          {"mfu", r.mfu},
-          {"peak_memory_bytes", r.peak_memory_bytes},
-          {"headroom_bytes", r.headroom_bytes},
-          {"bubble_fraction", r.bubble_fraction},
-          {"cost_per_million_tokens", r.cost_per_million_tokens},
-          {"refined", r.refined}};
-}
-
-std::string_view work_kind_name(WorkKind kind) {
-  switch (kind) {
-    case WorkKind::forward:
-      return "F";
-    case WorkKind::backward_input:
-      return "B";
-    case WorkKind::backward_weight:
-      return "W";
-    case WorkKind::backward:
-      return "BW";
-  }
-  return "?";
-}
 
 Result<double> number_arg(const Args& args, const std::string& name, double fallback) {
   if (!args.has(name)) return fallback;
@@ -71,39 +40,12 @@ int cmd_rank(const Args& args) {
   options.refine = static_cast<int64_t>(*refine);
   auto result = rank_layouts(setup->model, setup->workload, setup->cluster, options);
   if (!result) return fail(result.error());
-  json layouts = json::array();
-  for (const auto& r : result->layouts) layouts.push_back(layout_json(r));
-  json doc = {{"evaluated", result->evaluated},
-              {"valid", result->valid},
-              {"collapsed", result->collapsed},
-              {"rejected", result->rejected},
-              {"largest_overflow_bytes", result->largest_overflow_bytes},
-              {"elapsed_s", result->elapsed_s},
-              {"objective", rank_objective_name(options.objective)},
-              {"layouts", layouts}};
+  const json doc = ranked_layouts_report(*result, options.objective);
   if (args.json) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("%lld candidates in %.3f s: %lld valid, %lld collapsed\n", static_cast<long long>(result->evaluated),
-              result->elapsed_s, static_cast<long long>(result->valid), static_cast<long long>(result->collapsed));
-  for (const auto& [reason, count] : result->rejected)
-    std::printf("  rejected %8lld  %s\n", static_cast<long long>(count), reason.c_str());
-  std::printf("\n%4s %-52s %10s %10s %7s %10s\n", "#", "layout", "step (s)", "tok/s/GPU", "MFU", "memory");
-  int index = 1;
-  for (const auto& r : result->layouts) {
-    char layout[160];
-    std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s%s%s",
-                  static_cast<long long>(r.layout.tp), static_cast<long long>(r.layout.cp),
-                  static_cast<long long>(r.layout.pp), static_cast<long long>(r.layout.vpp),
-                  static_cast<long long>(r.layout.dp), static_cast<long long>(r.layout.ep),
-                  static_cast<long long>(r.layout.micro_batch), std::string(recompute_name(r.recompute)).c_str(),
-                  r.zero_stage, std::string(enum_name(r.schedule)).c_str(),
-                  r.order == AxisOrder::megatron ? "" : (" " + std::string(axis_order_name(r.order))).c_str(),
-                  r.tp_comm_overlap ? " tp-overlap" : "");
-    std::printf("%4d %-52s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
-                100 * r.mfu, gib(r.peak_memory_bytes).c_str());
-  }
+  std::cout << ranked_layouts_text(*result);
   return 0;
 }
 
@@ -130,29 +72,12 @@ int cmd_schedule(const Args& args) {
   input.p2p_s = *p2p;
   auto result = simulate_schedule(input);
   if (!result) return fail(result.error());
-  json events = json::array();
-  for (const auto& e : result->events)
-    events.push_back({{"stage", e.stage},
-                      {"kind", work_kind_name(e.kind)},
-                      {"micro_batch", e.micro_batch},
-                      {"chunk", e.chunk},
-                      {"start", e.start_s},
-                      {"end", e.end_s}});
-  json doc = {{"schedule", enum_name(input.schedule)},
-              {"makespan", result->makespan_s},
-              {"bubble_fraction", result->bubble_fraction},
-              {"peak_in_flight", result->peak_in_flight},
-              {"events", events}};
+  const json doc = schedule_report(input.schedule, *result);
   if (args.json) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("%s: p=%lld m=%lld v=%lld, makespan %.3f, bubble %.1f %%\n",
-              std::string(enum_name(input.schedule)).c_str(), static_cast<long long>(input.stages),
-              static_cast<long long>(input.micro_batches), static_cast<long long>(input.virtual_stages),
-              result->makespan_s, 100 * result->bubble_fraction);
-  for (size_t s = 0; s < result->peak_in_flight.size(); ++s)
-    std::printf("  stage %zu: peak %.2f micro-batches in flight\n", s, result->peak_in_flight[s]);
+  std::cout << schedule_text(input, *result);
   return 0;
 }
 

@@ -10,9 +10,10 @@
 #include "app/cli/cli.hpp"
 #include "core/comm/comm_plan.hpp"
 #include "core/comm/link_load.hpp"
+#include "core/report/topology.hpp"
+#include "core/report/units.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/summary.hpp"
-#include "core/topology/topology_report.hpp"
 
 namespace meshscope::cli {
 namespace {
@@ -62,11 +63,11 @@ Result<double> parse_size(const std::string& text) {
   std::string suffix(end);
   double scale = 1;
   if (suffix == "K" || suffix == "k")
-    scale = 1024.0;
+    scale = kBytesPerKiB;
   else if (suffix == "M" || suffix == "m")
-    scale = 1024.0 * 1024;
+    scale = kBytesPerMiB;
   else if (suffix == "G" || suffix == "g")
-    scale = 1024.0 * 1024 * 1024;
+    scale = kBytesPerGiB;
   else if (!suffix.empty() || end == text.c_str())
     scale = -1;
   if (scale < 0 || !(value > 0))
@@ -101,12 +102,6 @@ Result<std::vector<double>> size_sweep(const std::string& text) {
   return sizes;
 }
 
-std::string gbps(double bytes_per_s) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f GB/s", bytes_per_s / 1e9);
-  return buffer;
-}
-
 }  // namespace
 
 int cmd_topo(const Args& args) {
@@ -117,15 +112,7 @@ int cmd_topo(const Args& args) {
     std::cout << topo_report(*cluster, s).dump(2) << "\n";
     return 0;
   }
-  std::printf("Cluster %s\n  %lld GPUs in %lld nodes (%lld racks)\n", cluster->name.c_str(),
-              static_cast<long long>(s.gpus), static_cast<long long>(s.nodes), static_cast<long long>(s.racks));
-  std::printf("  NVLink domains %lld (largest %lld GPUs), PCIe switches %lld, NUMA domains %lld, NICs %lld\n",
-              static_cast<long long>(s.nvlink_domains), static_cast<long long>(s.largest_nvlink_domain),
-              static_cast<long long>(s.pcie_switches), static_cast<long long>(s.numa_domains),
-              static_cast<long long>(s.nics));
-  std::printf("  leaf switches %lld, spine switches %lld\n  bisection bandwidth %s per direction\n",
-              static_cast<long long>(s.leaf_switches), static_cast<long long>(s.spine_switches),
-              gbps(s.bisection_bytes_per_s).c_str());
+  std::cout << topo_text(*cluster, s);
   return 0;
 }
 
@@ -151,13 +138,7 @@ int cmd_route(const Args& args) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::printf("%s → %s: %s, bottleneck %s, latency %.2f µs\n", cluster->device(a).id.c_str(),
-              cluster->device(b).id.c_str(), std::string(path_tier_name(r.tier)).c_str(),
-              gbps(r.links.empty() ? 0 : r.bottleneck_bytes_per_s).c_str(), r.latency_s * 1e6);
-  for (const auto& hop : doc["hops"])
-    std::printf("  %-24s → %-24s %-10s %s\n", hop["from"].get<std::string>().c_str(),
-                hop["to"].get<std::string>().c_str(), hop["kind"].get<std::string>().c_str(),
-                gbps(hop["bandwidth_bytes_per_s"].get<double>()).c_str());
+  std::cout << route_text(*cluster, a, b, r, doc);
   return 0;
 }
 
@@ -183,27 +164,7 @@ int cmd_collective(const Args& args) {
     std::cout << collective_report(*cluster, points).dump(2) << "\n";
     return 0;
   }
-  const std::string tier = points.empty()
-                               ? std::string(path_tier_name(group.worst_tier))
-                               : std::string(tier_name(*cluster, points.front().tier, points.front().bottleneck));
-  std::printf("# %s over %zu GPUs on %lld nodes (%s)\n", std::string(collective_op_name(*op)).c_str(), gpus->size(),
-              static_cast<long long>(group.nodes), tier.c_str());
-  // The rings (channels) the group runs and the links they cross (core/topology/channels.hpp).
-  const std::vector<RingChannel> channels = ring_channels(router, *gpus);
-  std::vector<int32_t> used;
-  for (const RingChannel& channel : channels)
-    for (const Route& r : channel.routes)
-      for (const LinkId l : r.links) used.push_back(l.value);
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
-  const GroupBandwidth bandwidth = group_bandwidth(router, group, constants);
-  std::printf("# %zu ring channel%s over %zu links, ring bus bandwidth %.2f GB/s\n", channels.size(),
-              channels.size() == 1 ? "" : "s", used.size(), bandwidth.ring / 1e9);
-  std::printf("#%14s %12s %10s %10s  algorithm\n", "size (B)", "time (us)", "algbw", "busbw");
-  for (const auto& p : points)
-    std::printf("%15.0f %12.2f %10.2f %10.2f  %s/%s\n", p.bytes, p.time_s * 1e6, p.algbw_bytes_per_s / 1e9,
-                p.busbw_bytes_per_s / 1e9, std::string(algorithm_name(p.algorithm)).c_str(),
-                std::string(protocol_name(p.protocol)).c_str());
+  std::cout << collective_text(*cluster, router, *gpus, *op, group, points, constants);
   return 0;
 }
 
@@ -226,18 +187,7 @@ int cmd_comm(const Args& args) {
     std::cout << comm_report(cluster, *placement, plan).dump(2) << "\n";
     return 0;
   }
-  std::printf("Communication per training step: %s on %s (%s order)\n", model.name.c_str(), cluster.name.c_str(),
-              std::string(axis_order_name(order)).c_str());
-  for (const AxisComm& a : plan.axes) {
-    std::printf("\n%s: %lld groups of %lld, %s — %s per step, %.3f s per step\n",
-                std::string(mesh_axis_name(a.axis)).c_str(), static_cast<long long>(a.groups),
-                static_cast<long long>(a.group_size), std::string(path_tier_name(a.tier)).c_str(),
-                gib(a.bytes_per_step).c_str(), a.time_per_step_s);
-    for (const PlannedCollective& c : a.collectives)
-      std::printf("  %-15s x%-8.0f %12.3f MiB  %9.1f us  %s\n", std::string(collective_op_name(c.op)).c_str(),
-                  c.count_per_step, c.bytes / (1024.0 * 1024.0), c.time_s * 1e6, c.what.c_str());
-  }
-  for (const auto& w : plan.warnings) std::printf("\nwarning: %s\n", w.message.c_str());
+  std::cout << comm_text(model.name, cluster.name, order, plan);
   return 0;
 }
 

@@ -1,6 +1,11 @@
 #include "core/session/export.hpp"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "core/project.hpp"
+#include "core/report/estimate.hpp"
+#include "core/report/memory.hpp"
 
 namespace meshscope {
 namespace {
@@ -75,6 +80,13 @@ std::string ranked_serving_csv(const ServingRankResult& result) {
                  number(r.ttft_s), number(r.itl_s), number(r.output_tokens_per_s_per_gpu),
                  csv_field(serving_binding_name(r.binding))});
   return csv;
+}
+
+nlohmann::json estimate_export_json(const Evaluation& evaluation) {
+  nlohmann::json doc = {{"project", project_to_json(evaluation.project)}};
+  if (evaluation.budget) doc["memory"] = memory_report(*evaluation.budget);
+  if (evaluation.estimate) doc["estimate"] = estimate_report(*evaluation.estimate);
+  return doc;
 }
 
 }  // namespace meshscope

@@ -10,6 +10,7 @@
 #include "meshscope/memory.hpp"
 #include "meshscope/model.hpp"
 #include "meshscope/project.hpp"
+#include "meshscope/report.hpp"
 #include "meshscope/search.hpp"
 #include "meshscope/serving.hpp"
 #include "meshscope/session.hpp"

@@ -65,3 +65,26 @@ TEST_CASE("export: the ranked training table has one row per layout with its deg
   }
   CHECK(row == s.training->layouts.size());
 }
+
+TEST_CASE("export: the estimate as JSON holds the project, its memory budget and its step estimate") {
+  auto project = default_project();
+  REQUIRE(project);
+  REQUIRE(project->mode == Mode::training);
+  ClusterCache cache;
+  const Evaluation e = evaluate_project(*project, cache);
+  REQUIRE(e.budget);
+  REQUIRE(e.estimate);
+  const nlohmann::json doc = estimate_export_json(e);
+  CHECK(doc.at("project") == project_to_json(e.project));
+  CHECK(doc.at("memory").at("peak_total_bytes") == e.budget->peak_total_bytes());
+  CHECK(doc.at("memory").at("ranks").size() == e.budget->ranks.size());
+  CHECK(doc.at("estimate").at("step_time_s") == e.estimate->step_time_s);
+  CHECK(doc.at("estimate").at("mfu") == e.estimate->mfu);
+
+  // An invalid layout: the project alone.
+  Evaluation invalid;
+  invalid.project = *project;
+  const nlohmann::json only_project = estimate_export_json(invalid);
+  CHECK(only_project.size() == 1);
+  CHECK(only_project.at("project") == project_to_json(*project));
+}

@@ -1,0 +1,114 @@
+#include "core/report/search.hpp"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/report/text.hpp"
+#include "core/report/units.hpp"
+
+namespace meshscope {
+
+using nlohmann::json;
+
+namespace {
+
+json ranked_layout_json(const RankedLayout& r) {
+  json layout = json::object();
+  for (const auto& [key, value] : layout_to_keys(r.layout)) layout[key] = value;
+  layout["recompute"] = recompute_name(r.recompute);
+  layout["zero"] = r.zero_stage;
+  layout["schedule"] = enum_name(r.schedule);
+  layout["order"] = axis_order_name(r.order);
+  layout["tp_comm_overlap"] = r.tp_comm_overlap;
+  return {{"layout", layout},
+          {"step_time_s", r.step_time_s},
+          {"tokens_per_s_per_gpu", r.tokens_per_s_per_gpu},
+          {"mfu", r.mfu},
+          {"peak_memory_bytes", r.peak_memory_bytes},
+          {"headroom_bytes", r.headroom_bytes},
+          {"bubble_fraction", r.bubble_fraction},
+          {"cost_per_million_tokens", r.cost_per_million_tokens},
+          {"refined", r.refined}};
+}
+
+std::string_view work_kind_name(WorkKind kind) {
+  switch (kind) {
+    case WorkKind::forward:
+      return "F";
+    case WorkKind::backward_input:
+      return "B";
+    case WorkKind::backward_weight:
+      return "W";
+    case WorkKind::backward:
+      return "BW";
+  }
+  return "?";
+}
+
+}  // namespace
+
+json ranked_layouts_report(const SearchResult& result, RankObjective objective) {
+  json layouts = json::array();
+  for (const auto& r : result.layouts) layouts.push_back(ranked_layout_json(r));
+  return {{"evaluated", result.evaluated},
+          {"valid", result.valid},
+          {"collapsed", result.collapsed},
+          {"rejected", result.rejected},
+          {"largest_overflow_bytes", result.largest_overflow_bytes},
+          {"elapsed_s", result.elapsed_s},
+          {"objective", rank_objective_name(objective)},
+          {"layouts", layouts}};
+}
+
+json schedule_report(PipelineSchedule schedule, const ScheduleResult& result) {
+  json events = json::array();
+  for (const auto& e : result.events)
+    events.push_back({{"stage", e.stage},
+                      {"kind", work_kind_name(e.kind)},
+                      {"micro_batch", e.micro_batch},
+                      {"chunk", e.chunk},
+                      {"start", e.start_s},
+                      {"end", e.end_s}});
+  return {{"schedule", enum_name(schedule)},
+          {"makespan", result.makespan_s},
+          {"bubble_fraction", result.bubble_fraction},
+          {"peak_in_flight", result.peak_in_flight},
+          {"events", events}};
+}
+
+std::string ranked_layouts_text(const SearchResult& result) {
+  std::ostringstream out;
+  printf_to(out, "%lld candidates in %.3f s: %lld valid, %lld collapsed\n", static_cast<long long>(result.evaluated),
+            result.elapsed_s, static_cast<long long>(result.valid), static_cast<long long>(result.collapsed));
+  for (const auto& [reason, count] : result.rejected)
+    printf_to(out, "  rejected %8lld  %s\n", static_cast<long long>(count), reason.c_str());
+  printf_to(out, "\n%4s %-52s %10s %10s %7s %10s\n", "#", "layout", "step (s)", "tok/s/GPU", "MFU", "memory");
+  int index = 1;
+  for (const auto& r : result.layouts) {
+    char layout[160];
+    std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s%s%s",
+                  static_cast<long long>(r.layout.tp), static_cast<long long>(r.layout.cp),
+                  static_cast<long long>(r.layout.pp), static_cast<long long>(r.layout.vpp),
+                  static_cast<long long>(r.layout.dp), static_cast<long long>(r.layout.ep),
+                  static_cast<long long>(r.layout.micro_batch), std::string(recompute_name(r.recompute)).c_str(),
+                  r.zero_stage, std::string(enum_name(r.schedule)).c_str(),
+                  r.order == AxisOrder::megatron ? "" : (" " + std::string(axis_order_name(r.order))).c_str(),
+                  r.tp_comm_overlap ? " tp-overlap" : "");
+    printf_to(out, "%4d %-52s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
+              percent(r.mfu), gib_text(r.peak_memory_bytes).c_str());
+  }
+  return out.str();
+}
+
+std::string schedule_text(const ScheduleInput& input, const ScheduleResult& result) {
+  std::ostringstream out;
+  printf_to(out, "%s: p=%lld m=%lld v=%lld, makespan %.3f, bubble %.1f %%\n",
+            std::string(enum_name(input.schedule)).c_str(), static_cast<long long>(input.stages),
+            static_cast<long long>(input.micro_batches), static_cast<long long>(input.virtual_stages),
+            result.makespan_s, percent(result.bubble_fraction));
+  for (size_t s = 0; s < result.peak_in_flight.size(); ++s)
+    printf_to(out, "  stage %zu: peak %.2f micro-batches in flight\n", s, result.peak_in_flight[s]);
+  return out.str();
+}
+
+}  // namespace meshscope

@@ -1,0 +1,19 @@
+#pragma once
+// Stable JSON documents of `meshscope-cli rank` (the ranked training layouts) and `schedule` (one pipeline
+// schedule's events; docs/cli.md).
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "core/schedule/schedule.hpp"
+#include "core/search/search.hpp"
+
+namespace meshscope {
+
+[[nodiscard]] nlohmann::json ranked_layouts_report(const SearchResult& result, RankObjective objective);
+[[nodiscard]] nlohmann::json schedule_report(PipelineSchedule schedule, const ScheduleResult& result);
+
+// The text of `rank` without --json: the counts, the rejection reasons and one line per ranked layout.
+[[nodiscard]] std::string ranked_layouts_text(const SearchResult& result);
+// The text of `schedule` without --json: the makespan and bubble, and each stage's peak in flight.
+[[nodiscard]] std::string schedule_text(const ScheduleInput& input, const ScheduleResult& result);
+}  // namespace meshscope

@@ -24,6 +24,7 @@
 
 #include "ui/chart_style.hpp"
 #include "ui/formatting.hpp"
+#include "ui/kit/nice_step.hpp"
 
 namespace meshscope::ui {
 
@@ -36,15 +37,6 @@ double bar_width(qsizetype bars) {
   return std::min(0.6, 0.3 + 0.1 * static_cast<double>(bars));
 }
 constexpr int kHeadroomGap = 6;  // pixels between the headroom row and the plot
-
-// A 1, 2 or 5 × 10^k step giving about `target` ticks over `span`.
-double nice_step(double span, int target) {
-  const double raw = span / std::max(target, 1);
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 5.0})
-    if (factor * power >= raw) return factor * power;
-  return 10.0 * power;
-}
 
 MemoryChartSpec::Headroom headroom_of(double usable_bytes, double total_bytes) {
   MemoryChartSpec::Headroom headroom;

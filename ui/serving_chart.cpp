@@ -24,6 +24,7 @@
 
 #include "ui/chart_style.hpp"
 #include "ui/formatting.hpp"
+#include "ui/kit/nice_step.hpp"
 
 namespace meshscope::ui {
 
@@ -51,15 +52,6 @@ QString binding_text(ServingBinding binding) {
 
 double metric_ms(const ServingPoint& point, ServingMetric metric) {
   return kMsPerSecond * (metric == ServingMetric::itl ? point.itl_s : point.ttft_s);
-}
-
-// A 1, 2 or 5 × 10^k step giving about `target` ticks over `span`.
-double nice_step(double span, int target) {
-  const double raw = span / std::max(target, 1);
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 5.0})
-    if (factor * power >= raw) return factor * power;
-  return 10.0 * power;
 }
 
 }  // namespace

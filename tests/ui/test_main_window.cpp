@@ -9,7 +9,6 @@
 #include <QLabel>
 #include <QSpinBox>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QUndoStack>
@@ -447,9 +446,10 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
   }
   CHECK(after < before);
   window.showNcclComparison(summary);
-  auto* table = window.findChild<QTableWidget*>(QStringLiteral("nccl_comparison"));
+  auto* table = window.findChild<QTableView*>(QStringLiteral("nccl_comparison"));
   REQUIRE(table != nullptr);
-  CHECK(table->rowCount() == static_cast<int>(rows.size()));
+  REQUIRE(table->model() != nullptr);
+  CHECK(table->model()->rowCount() == static_cast<int>(rows.size()));
   window.waitForEvaluation();
   // The fit is an NVLink efficiency (the all-gather rows are NVSwitch-bound), now in the project.
   REQUIRE_FALSE(window.project().comm_keys.empty());

@@ -6,7 +6,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "ui/memory_chart.hpp"
+#include "ui/charts/memory_chart.hpp"
 #include "ui/memory_table_model.hpp"
 #include "ui/table_style.hpp"
 

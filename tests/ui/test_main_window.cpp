@@ -23,6 +23,7 @@
 #include "qt_catch.hpp"
 #include "ui/layout_compare.hpp"
 #include "ui/main_window.hpp"
+#include "ui/padded_item_delegate.hpp"
 #include "ui/pipeline_chart.hpp"
 #include "ui/ranked_layouts_panel.hpp"
 #include "ui/workload_panel.hpp"
@@ -60,6 +61,20 @@ void write(const QString& path, const QByteArray& bytes) {
 }
 
 }  // namespace
+
+TEST_CASE("main window: every table has the one table style (read-only, padded cells, no word wrap)") {
+  ui::MainWindow window(project_or_fail());
+  window.waitForEvaluation();
+  const QList<QTableView*> tables = window.findChildren<QTableView*>();
+  CHECK(tables.size() >= 7);  // memory, communication, valid, rejected, compare, profile ×3
+  for (const QTableView* table : tables) {
+    INFO(table->objectName().toStdString() << " in " << table->parent()->metaObject()->className());
+    CHECK(qobject_cast<ui::PaddedItemDelegate*>(table->itemDelegate()) != nullptr);
+    CHECK(table->editTriggers() == QAbstractItemView::NoEditTriggers);
+    CHECK_FALSE(table->wordWrap());
+    CHECK(table->styleSheet().contains(QStringLiteral("QHeaderView::section")));
+  }
+}
 
 TEST_CASE("main window: the default project shows its memory table under a summary header") {
   const Project project = project_or_fail();

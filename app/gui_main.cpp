@@ -7,7 +7,6 @@
 #include <QFile>
 #include <QMessageBox>
 #include <QPixmap>
-#include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
@@ -149,9 +148,9 @@ int main(int argc, char** argv) {
   ui::MainWindow window(*project, options);
   if (screenshot_path.isEmpty()) {
     // The arrangement the user left (a screenshot run uses the default one, reproducibly).
-    const QSettings settings;
-    window.restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-    window.restoreArrangement(settings.value(QStringLiteral("windowState")).toByteArray());
+    const ui::AppSettings settings;
+    window.restoreGeometry(settings.window_geometry());
+    window.restoreArrangement(settings.window_state());
   }
   if (parser.isSet(command_line.view) && !window.showView(parser.value(command_line.view))) {
     std::fprintf(stderr, "meshscope: no view \"%s\" (%s)\n", qPrintable(parser.value(command_line.view)),

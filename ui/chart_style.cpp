@@ -1,9 +1,5 @@
 #include "ui/chart_style.hpp"
 
-#include <QGraphicsLayout>
-#include <QtCharts/QChart>
-#include <QtCharts/QLegend>
-
 #include <array>
 
 namespace meshscope::ui {
@@ -66,16 +62,6 @@ QFont chart_font(const QFont& base, qreal delta_points) {
   QFont font = base;
   if (font.pointSizeF() > 0) font.setPointSizeF(font.pointSizeF() + delta_points);
   return font;
-}
-
-void apply_chart_style(QChart* chart, const QFont& base) {
-  chart->setTheme(QChart::ChartThemeLight);
-  chart->setAnimationOptions(QChart::NoAnimation);
-  chart->setBackgroundRoundness(0);
-  chart->layout()->setContentsMargins(0, 0, 0, 0);
-  chart->setMargins(QMargins(8, 8, 8, 8));
-  chart->legend()->setFont(chart_font(base));
-  chart->legend()->setShowToolTips(true);  // truncated legend labels show in full on hover
 }
 
 }  // namespace meshscope::ui

@@ -1,14 +1,13 @@
 #pragma once
 // The look shared by meshscope's charts: one colour per memory category and per compared series
 // from the Okabe–Ito palette (Okabe & Ito, "Color Universal Design", 2008: distinguishable under
-// the common forms of colour blindness), the red used for "does not fit", and the fonts and
-// margins applied to every QChart. The memory category colours are the same in every view.
+// the common forms of colour blindness), the red used for "does not fit", and the chart fonts.
+// The memory category colours are the same in every view. The theme and margins applied to every
+// QChart are ui/charts/chart_theme.hpp (only ui/charts/ includes QtCharts).
 #include <QColor>
 #include <QFont>
 
 #include "core/memory.hpp"
-
-class QChart;
 
 namespace meshscope::ui {
 
@@ -24,7 +23,5 @@ namespace meshscope::ui {
 
 // The application font at `delta_points` above (or below) its size.
 [[nodiscard]] QFont chart_font(const QFont& base, qreal delta_points = 0);
-// Light theme, no animation, antialiasing-friendly margins, fonts from `base` on the legend.
-void apply_chart_style(QChart* chart, const QFont& base);
 
 }  // namespace meshscope::ui

@@ -2,6 +2,7 @@
 
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/collective_op.hpp"
 #include "core/topology/placement.hpp"
@@ -13,94 +14,65 @@ namespace meshscope::ui {
 namespace {
 
 constexpr Qt::Alignment kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
+using Row = CommTableRow;
+
+QVariant row_tooltip(const Row& row, int) {
+  return QObject::tr("%1<br>source: %2")
+      .arg(qstring(row.collective->what).toHtmlEscaped(), qstring(row.collective->source).toHtmlEscaped());
+}
+
+std::vector<SnapshotColumn<Row>> comm_columns() {
+  // Every cell's tooltip is its row's: what the collective is and the formula's source.
+  const auto column = [](const char* header, SnapshotColumn<Row>::Cell display, SnapshotColumn<Row>::Cell value = {},
+                         Qt::Alignment alignment = {}) {
+    return SnapshotColumn<Row>{
+        CommTableModel::tr(header), {}, std::move(display), std::move(value), alignment, row_tooltip, {}, {}, {}};
+  };
+  return {
+      column(QT_TR_NOOP("Axis"), [](const Row& r, int) { return qstring(mesh_axis_name(r.axis->axis)).toUpper(); }),
+      column(QT_TR_NOOP("Collective"), [](const Row& r, int) { return qstring(r.collective->what); }),
+      column(QT_TR_NOOP("Op"), [](const Row& r, int) { return qstring(collective_op_name(r.collective->op)); }),
+      column(
+          QT_TR_NOOP("Group"),
+          [](const Row& r, int) {
+            return QObject::tr("%1 \u00d7 %2 groups")
+                .arg(static_cast<qlonglong>(r.axis->group_size))
+                .arg(static_cast<qlonglong>(r.axis->groups));
+          },
+          [](const Row& r, int) { return static_cast<double>(r.axis->group_size); }, kNumberAlignment),
+      column(QT_TR_NOOP("Tier"),
+             [](const Row& r, int) {
+               // By what it is made of: "xgmi" for an xGMI mesh, where path_tier_name says "nvlink".
+               const PlannedCollective& c = *r.collective;
+               return qstring(c.estimate.ranks > 1 ? tier_name(c.estimate.tier, c.estimate.bottleneck_kind)
+                                                   : path_tier_name(r.axis->tier));
+             }),
+      column(
+          QT_TR_NOOP("Per call"), [](const Row& r, int) { return binary_bytes_text(r.collective->bytes); },
+          [](const Row& r, int) { return r.collective->bytes; }, kNumberAlignment),
+      column(
+          QT_TR_NOOP("Calls/step"),
+          [](const Row& r, int) { return QString::number(r.collective->count_per_step, 'g', 6); },
+          [](const Row& r, int) { return r.collective->count_per_step; }, kNumberAlignment),
+      column(
+          QT_TR_NOOP("Per step"), [](const Row& r, int) { return binary_bytes_text(r.collective->bytes_per_step()); },
+          [](const Row& r, int) { return r.collective->bytes_per_step(); }, kNumberAlignment),
+      column(
+          QT_TR_NOOP("Time/step"), [](const Row& r, int) { return duration_text(r.collective->time_per_step_s()); },
+          [](const Row& r, int) { return r.collective->time_per_step_s(); }, kNumberAlignment),
+  };
+}
 
 }  // namespace
 
-CommTableModel::CommTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+CommTableModel::CommTableModel(QObject* parent) : SnapshotTableModel(ValueRole, comm_columns(), parent) {}
 
 void CommTableModel::setPlan(std::shared_ptr<const CommPlan> plan) {
-  beginResetModel();
-  plan_ = std::move(plan);
-  rows_.clear();
-  if (plan_)
-    for (const AxisComm& axis : plan_->axes)
-      for (const PlannedCollective& collective : axis.collectives) rows_.push_back({&axis, &collective});
-  endResetModel();
-}
-
-int CommTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int CommTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant CommTableModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const Row& row = rows_[static_cast<size_t>(index.row())];
-  const AxisComm& axis = *row.axis;
-  const PlannedCollective& collective = *row.collective;
-  const auto column = static_cast<Column>(index.column());
-  if (role == Qt::ToolTipRole)
-    return QObject::tr("%1<br>source: %2")
-        .arg(qstring(collective.what).toHtmlEscaped(), qstring(collective.source).toHtmlEscaped());
-  if (role == Qt::TextAlignmentRole)
-    return column >= kGroup && column != kTier ? QVariant(static_cast<int>(kNumberAlignment)) : QVariant();
-  if (role == ValueRole) {
-    switch (column) {
-      case kGroup:
-        return static_cast<double>(axis.group_size);
-      case kBytesPerCall:
-        return collective.bytes;
-      case kCallsPerStep:
-        return collective.count_per_step;
-      case kBytesPerStep:
-        return collective.bytes_per_step();
-      case kTimePerStep:
-        return collective.time_per_step_s();
-      default:
-        return {};
-    }
-  }
-  if (role != Qt::DisplayRole) return {};
-  switch (column) {
-    case kAxis:
-      return qstring(mesh_axis_name(axis.axis)).toUpper();
-    case kCollective:
-      return qstring(collective.what);
-    case kOp:
-      return qstring(collective_op_name(collective.op));
-    case kGroup:
-      return QObject::tr("%1 \u00d7 %2 groups")
-          .arg(static_cast<qlonglong>(axis.group_size))
-          .arg(static_cast<qlonglong>(axis.groups));
-    case kTier:
-      // By what it is made of: "xgmi" for an xGMI mesh, where path_tier_name says "nvlink".
-      return qstring(collective.estimate.ranks > 1
-                         ? tier_name(collective.estimate.tier, collective.estimate.bottleneck_kind)
-                         : path_tier_name(axis.tier));
-    case kBytesPerCall:
-      return binary_bytes_text(collective.bytes);
-    case kCallsPerStep:
-      return QString::number(collective.count_per_step, 'g', 6);
-    case kBytesPerStep:
-      return binary_bytes_text(collective.bytes_per_step());
-    case kTimePerStep:
-      return duration_text(collective.time_per_step_s());
-  }
-  return {};
-}
-
-QVariant CommTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, orientation, role);
-  static const char* const kHeaders[kColumnCount] = {
-      QT_TR_NOOP("Axis"),       QT_TR_NOOP("Collective"), QT_TR_NOOP("Op"),
-      QT_TR_NOOP("Group"),      QT_TR_NOOP("Tier"),       QT_TR_NOOP("Per call"),
-      QT_TR_NOOP("Calls/step"), QT_TR_NOOP("Per step"),   QT_TR_NOOP("Time/step")};
-  if (section < 0 || section >= kColumnCount) return {};
-  return tr(kHeaders[section]);
+  std::vector<Row> rows;
+  if (plan)
+    for (const AxisComm& axis : plan->axes)
+      for (const PlannedCollective& collective : axis.collectives) rows.push_back({&axis, &collective});
+  setRows(std::move(rows), [&] { plan_ = std::move(plan); });
 }
 
 }  // namespace meshscope::ui

@@ -2,7 +2,6 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -58,8 +57,7 @@ CommunicationPanel::CommunicationPanel(QWidget* parent) : QWidget(parent) {
   auto* view = new QTableView(this);
   view->setObjectName(QStringLiteral("comm_table"));
   view->setModel(proxy_);
-  style_table(view);
-  view->verticalHeader()->hide();
+  style_table(view, {.row_headers = false});
   layout->addWidget(view, 1);
 }
 

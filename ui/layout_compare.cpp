@@ -16,8 +16,8 @@
 
 #include "core/topology/placement.hpp"
 #include "ui/formatting.hpp"
-#include "ui/padded_item_delegate.hpp"
 #include "ui/ranked_layouts_model.hpp"
+#include "ui/table_style.hpp"
 
 namespace meshscope::ui {
 
@@ -68,25 +68,99 @@ const AxisComm* find_axis(const CommPlan& plan, MeshAxis axis) {
   return nullptr;
 }
 
+using Row = LayoutCompareRow;
+using Cell = SnapshotColumn<Row>::Cell;
+
+// Differences below a millionth of the values are rounding, not a change: shown as 0.
+bool same(const Row& row) {
+  return std::abs(row.b - row.a) <= 1e-6 * std::max(std::abs(row.a), std::abs(row.b));
+}
+
+double shown_delta(const Row& row) {
+  return same(row) ? 0.0 : row.b - row.a;
+}
+
+QVariant delta_colour(const Row& row, int) {
+  const double delta = shown_delta(row);
+  if (row.better == Row::Better::neither || delta == 0) return {};
+  const bool improved = row.better == Row::Better::lower ? delta < 0 : delta > 0;
+  return QBrush(improved ? kBetterColour : kWorseColour);
+}
+
+QVariant row_tooltip(const Row& row, int) {
+  return row.tooltip.isEmpty() ? QVariant() : QVariant(row.tooltip);
+}
+
+// The header tooltips of A and B are the sides' labels.
+std::vector<SnapshotColumn<Row>> compare_columns(const QString& a_label, const QString& b_label) {
+  const auto number = [](const QString& header, const QString& header_tooltip, Cell display, Cell value,
+                         Cell foreground = {}) {
+    return SnapshotColumn<Row>{header,
+                               header_tooltip,
+                               std::move(display),
+                               std::move(value),
+                               kNumberAlignment,
+                               row_tooltip,
+                               std::move(foreground),
+                               {},
+                               {}};
+  };
+  return {
+      SnapshotColumn<Row>{LayoutCompareModel::tr("Quantity"),
+                          {},
+                          [](const Row& row, int) { return row.quantity; },
+                          [](const Row& row, int) { return row.heading ? QVariant() : QVariant(row.quantity); },
+                          {},
+                          row_tooltip,
+                          {},
+                          {},
+                          [](const Row& row, int) {
+                            if (!row.heading) return QVariant();
+                            QFont font;
+                            font.setBold(true);
+                            return QVariant(font);
+                          }},
+      number(
+          QStringLiteral("A"), a_label, [](const Row& row, int) { return value_text(row.a, row.unit); },
+          [](const Row& row, int) { return row.a; }),
+      number(
+          QStringLiteral("B"), b_label, [](const Row& row, int) { return value_text(row.b, row.unit); },
+          [](const Row& row, int) { return row.b; }),
+      number(
+          LayoutCompareModel::tr("\u0394 (B \u2212 A)"), {},
+          [](const Row& row, int) { return delta_text(shown_delta(row), row.unit); },
+          [](const Row& row, int) { return row.b - row.a; }, delta_colour),
+      number(
+          LayoutCompareModel::tr("\u0394 %"), {},
+          [](const Row& row, int) -> QVariant {
+            if (row.a == 0) return QStringLiteral("\u2014");
+            return delta_text(same(row) ? 0.0 : row.b / row.a - 1, Row::Unit::fraction)
+                .replace(QStringLiteral(" pp"), QStringLiteral(" %"));
+          },
+          [](const Row& row, int) { return row.a != 0 ? QVariant(row.b / row.a - 1) : QVariant(); }, delta_colour),
+  };
+}
+
 }  // namespace
 
-LayoutCompareModel::LayoutCompareModel(QObject* parent) : QAbstractTableModel(parent) {}
+LayoutCompareModel::LayoutCompareModel(QObject* parent)
+    : SnapshotTableModel(SortRole, compare_columns({}, {}), parent) {
+  // A heading's row is its title: the other cells are empty (the widget spans them).
+  setBlank([](const Row& row, int column) { return row.heading && column != kQuantity; });
+}
 
 void LayoutCompareModel::setSides(std::shared_ptr<const CompareSide> a, std::shared_ptr<const CompareSide> b) {
-  beginResetModel();
-  a_ = std::move(a);
-  b_ = std::move(b);
-  rows_.clear();
-  if (a_ && b_) {
-    const StepEstimate& ea = a_->estimate;
-    const StepEstimate& eb = b_->estimate;
+  std::vector<Row> rows;
+  if (a && b) {
+    const StepEstimate& ea = a->estimate;
+    const StepEstimate& eb = b->estimate;
     const auto heading = [&](const QString& title, const QString& tooltip = {}) {
-      rows_.push_back({title, 0, 0, Unit::count, Better::neither, true, tooltip});
+      rows.push_back({title, 0, 0, Unit::count, Better::neither, true, tooltip});
     };
     const auto add = [&](const QString& quantity, double va, double vb, Unit unit, Better better,
                          bool skip_if_zero = false, const QString& tooltip = {}) {
       if (skip_if_zero && va == 0 && vb == 0) return;
-      rows_.push_back({quantity, va, vb, unit, better, false, tooltip});
+      rows.push_back({quantity, va, vb, unit, better, false, tooltip});
     };
 
     heading(tr("Step"));
@@ -112,8 +186,8 @@ void LayoutCompareModel::setSides(std::shared_ptr<const CompareSide> a, std::sha
     add(tr("DP exposed"), ba.dp_exposed_s, bb.dp_exposed_s, Unit::seconds, Better::lower, true);
     add(tr("Optimizer step"), ba.optimizer_s, bb.optimizer_s, Unit::seconds, Better::lower, true);
 
-    const RankMemory* ma = worst_rank(a_->memory);
-    const RankMemory* mb = worst_rank(b_->memory);
+    const RankMemory* ma = worst_rank(a->memory);
+    const RankMemory* mb = worst_rank(b->memory);
     heading(tr("Memory of the worst rank"),
             tr("A: %1<br>B: %2")
                 .arg(ma != nullptr ? rank_label(*ma).toHtmlEscaped() : QStringLiteral("\u2014"),
@@ -121,8 +195,7 @@ void LayoutCompareModel::setSides(std::shared_ptr<const CompareSide> a, std::sha
     const double peak_a = ma != nullptr ? ma->total_bytes() : 0;
     const double peak_b = mb != nullptr ? mb->total_bytes() : 0;
     add(tr("Peak"), peak_a, peak_b, Unit::bytes, Better::lower);
-    add(tr("Headroom"), a_->memory.usable_bytes - peak_a, b_->memory.usable_bytes - peak_b, Unit::bytes,
-        Better::higher);
+    add(tr("Headroom"), a->memory.usable_bytes - peak_a, b->memory.usable_bytes - peak_b, Unit::bytes, Better::higher);
     for (int c = 0; c < kMemoryCategoryCount; ++c) {
       const auto category = static_cast<MemoryCategory>(c);
       add(category_label(category), ma != nullptr ? ma->bytes(category) : 0, mb != nullptr ? mb->bytes(category) : 0,
@@ -149,103 +222,17 @@ void LayoutCompareModel::setSides(std::shared_ptr<const CompareSide> a, std::sha
           Unit::seconds, Better::lower, true, tip);
     }
   }
-  endResetModel();
+  std::vector<SnapshotColumn<Row>> columns = compare_columns(a ? a->label : QString(), b ? b->label : QString());
+  setRowsAndColumns(std::move(rows), std::move(columns), [&] {
+    a_ = std::move(a);
+    b_ = std::move(b);
+  });
 }
 
 int LayoutCompareModel::rowOf(const QString& quantity) const {
-  for (size_t i = 0; i < rows_.size(); ++i)
-    if (!rows_[i].heading && rows_[i].quantity == quantity) return static_cast<int>(i);
+  for (size_t i = 0; i < rows().size(); ++i)
+    if (!rows()[i].heading && rows()[i].quantity == quantity) return static_cast<int>(i);
   return -1;
-}
-
-int LayoutCompareModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int LayoutCompareModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant LayoutCompareModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const Row& row = rows_[static_cast<size_t>(index.row())];
-  const auto column = static_cast<Column>(index.column());
-  // Differences below a millionth of the values are rounding, not a change: shown as 0.
-  const bool same = std::abs(row.b - row.a) <= 1e-6 * std::max(std::abs(row.a), std::abs(row.b));
-  const double delta = same ? 0.0 : row.b - row.a;
-  if (row.heading) {
-    if (column != kQuantity) return {};
-    if (role == Qt::DisplayRole) return row.quantity;
-    if (role == Qt::FontRole) {
-      QFont font;
-      font.setBold(true);
-      return font;
-    }
-    if (role == Qt::ToolTipRole && !row.tooltip.isEmpty()) return row.tooltip;
-    return {};
-  }
-  if (role == Qt::ToolTipRole && !row.tooltip.isEmpty()) return row.tooltip;
-  if (role == Qt::TextAlignmentRole && column != kQuantity) return static_cast<int>(kNumberAlignment);
-  if (role == Qt::ForegroundRole && (column == kDelta || column == kDeltaPercent)) {
-    if (row.better == Better::neither || delta == 0) return {};
-    const bool improved = row.better == Better::lower ? delta < 0 : delta > 0;
-    return QBrush(improved ? kBetterColour : kWorseColour);
-  }
-  if (role == SortRole) {
-    switch (column) {
-      case kQuantity:
-        return row.quantity;
-      case kA:
-        return row.a;
-      case kB:
-        return row.b;
-      case kDelta:
-        return row.b - row.a;
-      case kDeltaPercent:
-        return row.a != 0 ? QVariant(row.b / row.a - 1) : QVariant();
-    }
-    return {};
-  }
-  if (role != Qt::DisplayRole) return {};
-  switch (column) {
-    case kQuantity:
-      return row.quantity;
-    case kA:
-      return value_text(row.a, row.unit);
-    case kB:
-      return value_text(row.b, row.unit);
-    case kDelta:
-      return delta_text(delta, row.unit);
-    case kDeltaPercent:
-      if (row.a == 0) return QStringLiteral("\u2014");
-      return delta_text(same ? 0.0 : row.b / row.a - 1, Unit::fraction)
-          .replace(QStringLiteral(" pp"), QStringLiteral(" %"));
-  }
-  return {};
-}
-
-QVariant LayoutCompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
-  if (role == Qt::ToolTipRole) {
-    if (section == kA && a_) return a_->label;
-    if (section == kB && b_) return b_->label;
-    return {};
-  }
-  if (role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
-  switch (section) {
-    case kQuantity:
-      return tr("Quantity");
-    case kA:
-      return QStringLiteral("A");
-    case kB:
-      return QStringLiteral("B");
-    case kDelta:
-      return tr("\u0394 (B \u2212 A)");
-    case kDeltaPercent:
-      return tr("\u0394 %");
-    default:
-      return {};
-  }
 }
 
 LayoutCompareWidget::LayoutCompareWidget(QWidget* parent)
@@ -254,15 +241,8 @@ LayoutCompareWidget::LayoutCompareWidget(QWidget* parent)
   title_->setWordWrap(true);
   title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   view_->setModel(model_);
-  view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  view_->setWordWrap(false);
-  view_->verticalHeader()->hide();
-  view_->horizontalHeader()->setHighlightSections(false);
-  view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  style_table(view_, {.alternating_rows = false, .row_headers = false, .select_rows = true, .highlight_header = false});
   view_->horizontalHeader()->setSectionResizeMode(LayoutCompareModel::kQuantity, QHeaderView::Stretch);
-  view_->setItemDelegate(new PaddedItemDelegate(12, 4, view_));
-  view_->setStyleSheet(QStringLiteral("QHeaderView::section { padding: 4px 12px; }"));
   connect(model_, &QAbstractItemModel::modelReset, this, [this] {
     view_->clearSpans();
     for (int row = 0; row < model_->rowCount(); ++row)

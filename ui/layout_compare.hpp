@@ -3,7 +3,6 @@
 // bubble, and the communication bytes and time per mesh axis, with the difference B − A as a
 // signed amount and a percentage. Fed by the ranked layouts view's pins: the lead estimates each
 // pinned layout (estimate_step, training_memory) and hands both results here.
-#include <QAbstractTableModel>
 #include <QString>
 #include <QWidget>
 
@@ -12,6 +11,7 @@
 
 #include "core/estimate/step.hpp"
 #include "core/memory.hpp"
+#include "ui/kit/snapshot_table_model.hpp"
 
 class QLabel;
 class QTableView;
@@ -25,19 +25,31 @@ struct CompareSide {
   MemoryBudget memory;
 };
 
+// A row: a section heading or a quantity of both sides.
+struct LayoutCompareRow {
+  enum class Unit { seconds, bytes, fraction, tokens_per_s, count };
+  enum class Better { lower, higher, neither };
+  QString quantity;
+  double a = 0, b = 0;
+  Unit unit = Unit::seconds;
+  Better better = Better::lower;
+  bool heading = false;
+  QString tooltip;
+};
+
 // Rows: section headings, then quantities. Columns: quantity, A, B, Δ (B − A), Δ %.
 // Roles: DisplayRole text with units; SortRole (= Qt::UserRole) the raw number (A, B: the value;
 // Δ: B − A; Δ %: B / A − 1, absent when A is 0); Qt::ForegroundRole on Δ cells colours an
 // improvement of B over A bluish green and a regression vermillion (Okabe–Ito), for quantities
 // with a better direction; Qt::FontRole bold on section headings.
-class LayoutCompareModel final : public QAbstractTableModel {
+class LayoutCompareModel final : public SnapshotTableModel<LayoutCompareRow> {
   Q_OBJECT
 
  public:
   enum Column { kQuantity, kA, kB, kDelta, kDeltaPercent };
   static constexpr int kColumnCount = kDeltaPercent + 1;
-  enum class Unit { seconds, bytes, fraction, tokens_per_s, count };
-  enum class Better { lower, higher, neither };
+  using Unit = LayoutCompareRow::Unit;
+  using Better = LayoutCompareRow::Better;
 
   explicit LayoutCompareModel(QObject* parent = nullptr);
 
@@ -46,23 +58,8 @@ class LayoutCompareModel final : public QAbstractTableModel {
   // The row of a quantity by its label ("Step time", "TP time"); -1 if absent.
   [[nodiscard]] int rowOf(const QString& quantity) const;
 
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
-                                    int role = Qt::DisplayRole) const override;
-
  private:
-  struct Row {
-    QString quantity;
-    double a = 0, b = 0;
-    Unit unit = Unit::seconds;
-    Better better = Better::lower;
-    bool heading = false;
-    QString tooltip;
-  };
   std::shared_ptr<const CompareSide> a_, b_;
-  std::vector<Row> rows_;
 };
 
 class LayoutCompareWidget final : public QWidget {

@@ -7,7 +7,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSettings>
 #include <QShowEvent>
 #include <QStatusBar>
 #include <QTextBrowser>
@@ -16,6 +15,7 @@
 
 #include <utility>
 
+#include "ui/app_settings.hpp"
 #include "ui/communication_panel.hpp"
 #include "ui/document/project_commands.hpp"
 #include "ui/layout_compare.hpp"
@@ -335,9 +335,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   recovery_.remove();  // saved, discarded or clean: nothing to recover
-  QSettings settings;
-  settings.setValue(QStringLiteral("geometry"), saveGeometry());
-  settings.setValue(QStringLiteral("windowState"), saveState());
+  AppSettings settings;
+  settings.set_window_geometry(saveGeometry());
+  settings.set_window_state(saveState());
   evaluator_->cancelSearch();
   QMainWindow::closeEvent(event);
 }

@@ -16,7 +16,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPainter>
-#include <QSettings>
 #include <QSvgGenerator>
 #include <QUndoStack>
 
@@ -219,7 +218,7 @@ void MainWindow::create_menus() {
 
 void MainWindow::rebuild_recent_menu() {
   recent_menu_->clear();
-  const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  const QStringList recent = AppSettings().recent_files();
   for (const QString& path : recent) {
     QAction* action = recent_menu_->addAction(QFileInfo(path).fileName());
     action->setToolTip(path);
@@ -245,12 +244,12 @@ bool MainWindow::openProject(const QString& path) {
   show_inline_error({});
   path_ = path;
   setProject(*project);
-  QSettings settings;
-  QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+  AppSettings settings;
+  QStringList recent = settings.recent_files();
   recent.removeAll(path);
   recent.prepend(path);
   while (recent.size() > kMaxRecentFiles) recent.removeLast();
-  settings.setValue(QStringLiteral("recentFiles"), recent);
+  settings.set_recent_files(recent);
   rebuild_recent_menu();
   return true;
 }

@@ -10,7 +10,7 @@
 #include "core/project.hpp"
 #include "core/schedule/schedule.hpp"
 #include "ui/formatting.hpp"
-#include "ui/serving_chart.hpp"
+#include "ui/serving_chart_spec.hpp"
 
 namespace meshscope::ui::window_text {
 

@@ -6,9 +6,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "ui/memory_chart.hpp"
+#include "ui/charts/memory_chart.hpp"
 #include "ui/memory_table_model.hpp"
-#include "ui/padded_item_delegate.hpp"
 #include "ui/table_style.hpp"
 
 namespace meshscope::ui {
@@ -46,10 +45,8 @@ MemoryPanel::MemoryPanel(QWidget* parent) : QWidget(parent) {
   table_ = new ContentSizedTableView(table_box);
   table_->setObjectName(QStringLiteral("memory_table"));
   table_->setModel(model_);
-  style_table(table_);
   // Tighter than the other tables: it sits beside the chart.
-  table_->setItemDelegate(new PaddedItemDelegate(8, 3, table_));
-  table_->setStyleSheet(QStringLiteral("QHeaderView::section { padding: 3px 8px; }"));
+  style_table(table_, {.compact = true});
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   table_layout->addWidget(table_, 0, Qt::AlignLeft | Qt::AlignTop);

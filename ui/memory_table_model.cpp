@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "ui/formatting.hpp"
 
@@ -25,7 +26,6 @@ QFont bold_font() {
   return font;
 }
 
-// Qt 6.4's views read TextAlignmentRole as an int.
 constexpr Qt::Alignment kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
 // A light red that keeps dark text readable; marks a rank whose total exceeds the usable memory.
 const QColor kOverBudgetBackground{255, 205, 205};
@@ -33,111 +33,82 @@ const QColor kOverBudgetText{110, 0, 0};
 
 }  // namespace
 
-MemoryTableModel::MemoryTableModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void MemoryTableModel::setBudget(std::shared_ptr<const MemoryBudget> budget) {
-  beginResetModel();
-  budget_ = std::move(budget);
-  endResetModel();
-}
-
-int MemoryTableModel::rowCount(const QModelIndex& parent) const {
-  if (parent.isValid() || !budget_) return 0;
-  return kMemoryCategoryCount + 1;
-}
-
-int MemoryTableModel::columnCount(const QModelIndex& parent) const {
-  if (parent.isValid() || !budget_) return 0;
-  return static_cast<int>(budget_->ranks.size());
-}
-
-QVariant MemoryTableModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const RankMemory& rank = budget_->ranks[static_cast<size_t>(index.column())];
-  if (index.row() == kTotalRow) return total_cell(rank, role);
-  return category_cell(rank, static_cast<MemoryCategory>(index.row()), role);
-}
-
-QVariant MemoryTableModel::category_cell(const RankMemory& rank, MemoryCategory category, int role) const {
-  const MemoryItem* item = find_item(rank, category);
-  const double bytes = item ? item->bytes : 0.0;
-  switch (role) {
-    case Qt::DisplayRole:
-      // An en dash for a category this workload does not have (KV cache in training).
-      return bytes == 0.0 ? QStringLiteral("\u2013") : gib_text(bytes);
-    case BytesRole:
-      return bytes;
-    case Qt::ToolTipRole: {
-      const QString formula = item ? QString::fromStdString(item->formula) : QString();
-      const QString amount = QStringLiteral("= %1 (%2)").arg(exact_bytes_text(bytes), gib_text(bytes));
-      return formula.isEmpty() ? amount : formula + u'\n' + amount;
-    }
-    case Qt::TextAlignmentRole:
-      return static_cast<int>(kNumberAlignment);
-    default:
-      return {};
-  }
-}
-
-QVariant MemoryTableModel::total_cell(const RankMemory& rank, int role) const {
-  const double bytes = rank.total_bytes();
-  const bool over_budget = bytes > budget_->usable_bytes;
-  switch (role) {
-    case Qt::DisplayRole:
-      return gib_text(bytes);
-    case BytesRole:
-      return bytes;
-    case Qt::ToolTipRole: {
-      QString tip = QStringLiteral("Sum of the categories = %1 (%2)\nUsable per GPU: %3 (%4)")
-                        .arg(exact_bytes_text(bytes), gib_text(bytes), exact_bytes_text(budget_->usable_bytes),
-                             gib_text(budget_->usable_bytes));
-      if (over_budget) tip += QStringLiteral("\nExceeds it by %1").arg(gib_text(bytes - budget_->usable_bytes));
-      return tip;
-    }
-    case Qt::FontRole:
-      return bold_font();
-    case Qt::BackgroundRole:
-      return over_budget ? QVariant(QBrush(kOverBudgetBackground)) : QVariant();
-    case Qt::ForegroundRole:
-      return over_budget ? QVariant(QBrush(kOverBudgetText)) : QVariant();
-    case Qt::TextAlignmentRole:
-      return static_cast<int>(kNumberAlignment);
-    default:
-      return {};
-  }
-}
-
-QVariant MemoryTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (!budget_ || section < 0) return {};
-  if (orientation == Qt::Vertical) {
-    if (section > kTotalRow) return {};
-    const bool total = section == kTotalRow;
+MemoryTableModel::MemoryTableModel(QObject* parent) : SnapshotTableModel(BytesRole, {}, parent) {
+  setRowHeader([](const int& row, int, int role) -> QVariant {
+    const bool total = row == kTotalRow;
     switch (role) {
       case Qt::DisplayRole:
-        return total ? tr("Total") : category_label(static_cast<MemoryCategory>(section));
+        return total ? tr("Total") : category_label(static_cast<MemoryCategory>(row));
       case Qt::FontRole:
         return total ? QVariant(bold_font()) : QVariant();
       default:
         return {};
     }
+  });
+}
+
+void MemoryTableModel::setBudget(std::shared_ptr<const MemoryBudget> budget) {
+  std::vector<int> rows;
+  std::vector<Column> columns;
+  if (budget) {
+    for (int row = 0; row <= kTotalRow; ++row) rows.push_back(row);
+    for (size_t rank = 0; rank < budget->ranks.size(); ++rank) columns.push_back(rankColumn(*budget, rank));
   }
-  if (section >= columnCount()) return {};
-  const RankMemory& rank = budget_->ranks[static_cast<size_t>(section)];
-  switch (role) {
-    case Qt::DisplayRole:
-      return rank_label(rank);
-    case Qt::ToolTipRole: {
-      QString tip = tr("Pipeline stages %1: %2 layers, %3 parameters before ZeRO sharding")
-                        .arg(stage_ranges_text(rank.pp_stages))
-                        .arg(rank.layers)
-                        .arg(rank.params_on_rank, 0, 'g', 3);
-      if (rank.in_flight_micro_batches > 0)
-        tip += tr("\n%1 micro-batches of activations in flight").arg(rank.in_flight_micro_batches, 0, 'g', 3);
+  setRowsAndColumns(std::move(rows), std::move(columns), [&] { budget_ = std::move(budget); });
+}
+
+MemoryTableModel::Column MemoryTableModel::rankColumn(const MemoryBudget& budget, size_t rank_index) const {
+  // The cells of a category: its bytes (an en dash for a category this workload does not have, KV
+  // cache in training) and the formula. The total's: the sum against the usable memory, bold, red
+  // when over budget.
+  const auto rank = [this, rank_index]() -> const RankMemory& { return budget_->ranks[rank_index]; };
+  const auto bytes = [rank](int row) {
+    if (row == kTotalRow) return rank().total_bytes();
+    const MemoryItem* item = find_item(rank(), static_cast<MemoryCategory>(row));
+    return item ? item->bytes : 0.0;
+  };
+  const auto over_budget = [this, rank](int row) {
+    return row == kTotalRow && rank().total_bytes() > budget_->usable_bytes;
+  };
+  const RankMemory& header_rank = budget.ranks[rank_index];
+  Column column;
+  column.header = rank_label(header_rank);
+  column.header_tooltip = tr("Pipeline stages %1: %2 layers, %3 parameters before ZeRO sharding")
+                              .arg(stage_ranges_text(header_rank.pp_stages))
+                              .arg(header_rank.layers)
+                              .arg(header_rank.params_on_rank, 0, 'g', 3);
+  if (header_rank.in_flight_micro_batches > 0)
+    column.header_tooltip +=
+        tr("\n%1 micro-batches of activations in flight").arg(header_rank.in_flight_micro_batches, 0, 'g', 3);
+  column.display = [bytes](const int& row, int) -> QVariant {
+    const double b = bytes(row);
+    if (row == kTotalRow) return gib_text(b);
+    return b == 0.0 ? QStringLiteral("\u2013") : gib_text(b);
+  };
+  column.value = [bytes](const int& row, int) -> QVariant { return bytes(row); };
+  column.alignment = kNumberAlignment;
+  column.tooltip = [this, rank, bytes](const int& row, int) -> QVariant {
+    const double b = bytes(row);
+    if (row == kTotalRow) {
+      const double usable = budget_->usable_bytes;
+      QString tip = QStringLiteral("Sum of the categories = %1 (%2)\nUsable per GPU: %3 (%4)")
+                        .arg(exact_bytes_text(b), gib_text(b), exact_bytes_text(usable), gib_text(usable));
+      if (b > usable) tip += QStringLiteral("\nExceeds it by %1").arg(gib_text(b - usable));
       return tip;
     }
-    default:
-      return {};
-  }
+    const MemoryItem* item = find_item(rank(), static_cast<MemoryCategory>(row));
+    const QString formula = item ? QString::fromStdString(item->formula) : QString();
+    const QString amount = QStringLiteral("= %1 (%2)").arg(exact_bytes_text(b), gib_text(b));
+    return formula.isEmpty() ? amount : formula + u'\n' + amount;
+  };
+  column.font = [](const int& row, int) { return row == kTotalRow ? QVariant(bold_font()) : QVariant(); };
+  column.background = [over_budget](const int& row, int) {
+    return over_budget(row) ? QVariant(QBrush(kOverBudgetBackground)) : QVariant();
+  };
+  column.foreground = [over_budget](const int& row, int) {
+    return over_budget(row) ? QVariant(QBrush(kOverBudgetText)) : QVariant();
+  };
+  return column;
 }
 
 }  // namespace meshscope::ui

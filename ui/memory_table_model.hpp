@@ -1,15 +1,15 @@
 #pragma once
 // The memory budget as a table: one row per memory category plus a "Total" row, one column per
 // distinct rank. The model holds an immutable snapshot and replaces it whole in a model reset.
-#include <QAbstractTableModel>
-
 #include <memory>
 
 #include "core/memory.hpp"
+#include "ui/kit/snapshot_table_model.hpp"
 
 namespace meshscope::ui {
 
-class MemoryTableModel final : public QAbstractTableModel {
+// A row: a memory category's index, or MemoryTableModel::kTotalRow.
+class MemoryTableModel final : public SnapshotTableModel<int> {
   Q_OBJECT
 
  public:
@@ -24,15 +24,10 @@ class MemoryTableModel final : public QAbstractTableModel {
   void setBudget(std::shared_ptr<const MemoryBudget> budget);
   [[nodiscard]] const std::shared_ptr<const MemoryBudget>& budget() const { return budget_; }
 
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
-                                    int role = Qt::DisplayRole) const override;
-
  private:
-  [[nodiscard]] QVariant category_cell(const RankMemory& rank, MemoryCategory category, int role) const;
-  [[nodiscard]] QVariant total_cell(const RankMemory& rank, int role) const;
+  // One column per rank of `budget`: its header from `budget`, its cells read budget_->ranks[rank]
+  // (budget_ is `budget` once the reset is done).
+  [[nodiscard]] Column rankColumn(const MemoryBudget& budget, size_t rank) const;
 
   std::shared_ptr<const MemoryBudget> budget_;
 };

@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "ui/kit/snapshot_table_model.hpp"
+
 class QWidget;
 
 namespace meshscope::ui {
@@ -15,6 +17,20 @@ struct NcclComparisonRow {
   double bytes = 0;
   double measured_time_s = 0, before_time_s = 0, after_time_s = 0;
   double measured_busbw = 0, after_busbw = 0;
+};
+
+// The rows as a table: collective, size, measured, predicted before and after, busbw measured and
+// predicted, the error after the fit.
+class NcclComparisonModel final : public SnapshotTableModel<NcclComparisonRow> {
+  Q_OBJECT
+
+ public:
+  enum Column { kCollective, kSize, kMeasured, kBefore, kAfter, kMeasuredBusbw, kPredictedBusbw, kErrorAfter };
+  static constexpr int kColumnCount = kErrorAfter + 1;
+  enum Role { ValueRole = Qt::UserRole + 1 };  // raw value: bytes, seconds, bytes/s, the error as a fraction
+
+  explicit NcclComparisonModel(QObject* parent = nullptr);
+  void setComparison(std::vector<NcclComparisonRow> rows);
 };
 
 // Opens the window (non-modal, deleted when closed) over `parent`.

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "ui/formatting.hpp"
+#include "ui/kit/nice_step.hpp"
 
 namespace meshscope::ui {
 
@@ -34,15 +35,6 @@ QColor kind_colour(WorkKind kind) {
       return {0x00, 0x72, 0xB2};  // blue
   }
   return Qt::gray;
-}
-
-// A 1, 2 or 5 × 10^k step giving about `target` ticks over `span`.
-double nice_step(double span, int target) {
-  const double raw = span / std::max(target, 1);
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 5.0})
-    if (factor * power >= raw) return factor * power;
-  return 10.0 * power;
 }
 
 }  // namespace

@@ -3,9 +3,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
-#include <QGraphicsLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QMimeData>
 #include <QProgressBar>
@@ -16,424 +14,27 @@
 #include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
-#include <QtCharts/QBarCategoryAxis>
-#include <QtCharts/QBarSet>
-#include <QtCharts/QChart>
-#include <QtCharts/QChartView>
-#include <QtCharts/QLegend>
-#include <QtCharts/QStackedBarSeries>
-#include <QtCharts/QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <utility>
 
+#include "ui/charts/profile_chart.hpp"
 #include "ui/formatting.hpp"
-#include "ui/padded_item_delegate.hpp"
+#include "ui/table_style.hpp"
 
 namespace meshscope::ui {
 
 namespace {
 
 constexpr double kMicro = 1e-6;  // Kineto times are microseconds
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kProgressSteps = 1000;
-const QVariant kLeft{static_cast<int>(Qt::AlignLeft | Qt::AlignVCenter)};
-const QVariant kRight{static_cast<int>(Qt::AlignRight | Qt::AlignVCenter)};
-
-// Okabe–Ito (Okabe & Ito, "Color Universal Design", 2008), as in ui/pipeline_chart.cpp.
-const QColor kComputeColour{0x00, 0x72, 0xB2};  // blue
-const QColor kExposedColour{0xD5, 0x5E, 0x00};  // vermillion
-const QColor kIdleColour{0xBB, 0xBB, 0xBB};     // grey: nothing runs
-const QColor kErrorColour{0xC0, 0x1C, 0x28};
-
-// A 1, 2 or 5 × 10^k step giving about `target` ticks over `span`.
-double nice_step(double span, int target) {
-  const double raw = span / std::max(target, 1);
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 5.0})
-    if (factor * power >= raw) return factor * power;
-  return 10.0 * power;
-}
-
-QString bandwidth_text(double bytes_per_s) {
-  if (!std::isfinite(bytes_per_s)) return QStringLiteral("–");
-  return QStringLiteral("%1 GB/s").arg(bytes_per_s / 1e9, 0, 'f', 2);
-}
-
-QString row_value_text(const TraceCompareRow& row, double value) {
-  return row.kind == TraceRowKind::time ? duration_text(value) : bandwidth_text(value);
-}
-
-QString op_text(const std::optional<CollectiveOp>& op) {
-  return op ? QString::fromUtf8(collective_op_name(*op).data(), static_cast<int>(collective_op_name(*op).size()))
-            : QObject::tr("unknown");
-}
 
 QString file_name(const std::string& path) {
   return QFileInfo(QString::fromStdString(path)).fileName();
 }
 
-void style_table(QTableView* table) {
-  table->setItemDelegate(new PaddedItemDelegate(12, 4, table));
-  table->horizontalHeader()->setStyleSheet(QStringLiteral("QHeaderView::section { padding: 4px 12px; }"));
-  table->verticalHeader()->hide();
-  table->setAlternatingRowColors(true);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setWordWrap(false);
-  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table->horizontalHeader()->setStretchLastSection(true);
-}
-
-struct RankMeans {
-  double compute_s = 0, exposed_s = 0, idle_s = 0, step_s = 0;
-};
-
-RankMeans rank_means(const KinetoRankAnalysis& rank) {
-  RankMeans m;
-  for (const auto& s : rank.steps) {
-    m.compute_s += s.compute_us * kMicro;
-    m.exposed_s += s.exposed_communication_us * kMicro;
-    m.idle_s += s.idle_us * kMicro;
-    m.step_s += s.duration_us * kMicro;
-  }
-  const double n = static_cast<double>(rank.steps.size());
-  m.compute_s /= n;
-  m.exposed_s /= n;
-  m.idle_s /= n;
-  m.step_s /= n;
-  return m;
-}
-
 }  // namespace
-
-// ---- ProfileStepModel ---------------------------------------------------------------------------------------------
-
-ProfileStepModel::ProfileStepModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void ProfileStepModel::setRun(std::shared_ptr<const KinetoRunAnalysis> run) {
-  beginResetModel();
-  run_ = std::move(run);
-  rows_.clear();
-  if (run_)
-    for (const auto& rank : run_->ranks)
-      for (const auto& step : rank.steps) rows_.push_back({&rank, &step});
-  endResetModel();
-}
-
-int ProfileStepModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int ProfileStepModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant ProfileStepModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= kColumnCount) return {};
-  const Row& row = rows_[static_cast<size_t>(index.row())];
-  const KinetoStepBreakdown& s = *row.step;
-  const auto seconds = [&](int column) -> double {
-    switch (column) {
-      case kStepTime:
-        return s.duration_us * kMicro;
-      case kCompute:
-        return s.compute_us * kMicro;
-      case kCommunication:
-        return s.communication_us * kMicro;
-      case kExposed:
-        return s.exposed_communication_us * kMicro;
-      case kIdle:
-        return s.idle_us * kMicro;
-      default:
-        return kNaN;
-    }
-  };
-  const int column = index.column();
-  if (role == ValueRole) {
-    if (column == kRank) return static_cast<double>(row.rank->rank);
-    if (column == kStep) return static_cast<double>(s.number);
-    if (column == kGpuEvents) return static_cast<double>(s.gpu_events);
-    return seconds(column);
-  }
-  if (role == Qt::DisplayRole) {
-    if (column == kRank) return QString::number(row.rank->rank);
-    if (column == kStep) return QString::fromStdString(s.name);
-    if (column == kGpuEvents) return QString::number(s.gpu_events);
-    return duration_text(seconds(column));
-  }
-  if (role == Qt::TextAlignmentRole) return column == kStep ? kLeft : kRight;
-  if (role == Qt::ToolTipRole) return QString::fromStdString(row.rank->origin);
-  return {};
-}
-
-QVariant ProfileStepModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, orientation, role);
-  switch (section) {
-    case kRank:
-      return tr("Rank");
-    case kStep:
-      return tr("Step");
-    case kStepTime:
-      return tr("Step time");
-    case kCompute:
-      return tr("Compute");
-    case kCommunication:
-      return tr("Communication");
-    case kExposed:
-      return tr("Exposed comm.");
-    case kIdle:
-      return tr("Idle");
-    case kGpuEvents:
-      return tr("GPU events");
-    default:
-      return {};
-  }
-}
-
-// ---- ProfileCollectiveModel ---------------------------------------------------------------------------------------
-
-ProfileCollectiveModel::ProfileCollectiveModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void ProfileCollectiveModel::setRun(std::shared_ptr<const KinetoRunAnalysis> run) {
-  beginResetModel();
-  run_ = std::move(run);
-  rows_.clear();
-  if (run_)
-    for (const auto& rank : run_->ranks)
-      for (const auto& c : rank.collectives) rows_.push_back({&rank, &c});
-  endResetModel();
-}
-
-int ProfileCollectiveModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int ProfileCollectiveModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant ProfileCollectiveModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= kColumnCount) return {};
-  const Row& row = rows_[static_cast<size_t>(index.row())];
-  const KinetoCollectiveSummary& c = *row.collective;
-  const int column = index.column();
-  const bool sized = c.count_with_bytes > 0;
-  if (role == ValueRole) {
-    switch (column) {
-      case kRank:
-        return static_cast<double>(row.rank->rank);
-      case kGroup:
-        return static_cast<double>(c.group_size);
-      case kCount:
-        return static_cast<double>(c.count);
-      case kBytes:
-        return sized ? c.bytes : kNaN;
-      case kTime:
-        return c.time_us * kMicro;
-      case kAlgbw:
-        return c.algbw_bytes_per_s;
-      case kBusbw:
-        return c.busbw_bytes_per_s;
-      default:
-        return {};
-    }
-  }
-  if (role == Qt::DisplayRole) {
-    switch (column) {
-      case kRank:
-        return QString::number(row.rank->rank);
-      case kOp:
-        return op_text(c.op) + (c.on_cpu ? tr(" (CPU)") : QString());
-      case kGroup: {
-        const QString size =
-            c.group_size > 0 ? QString::number(c.group_size) + (c.group_size_assumed ? "?" : "") : QStringLiteral("–");
-        return c.process_group.empty() ? size : tr("pg %1 · %2").arg(QString::fromStdString(c.process_group), size);
-      }
-      case kCount:
-        return QString::number(c.count);
-      case kBytes:
-        return sized ? binary_bytes_text(c.bytes) : QStringLiteral("–");
-      case kTime:
-        return duration_text(c.time_us * kMicro);
-      case kAlgbw:
-        return bandwidth_text(c.algbw_bytes_per_s);
-      case kBusbw:
-        return bandwidth_text(c.busbw_bytes_per_s);
-      default:
-        return {};
-    }
-  }
-  if (role == Qt::TextAlignmentRole) return column == kOp || column == kGroup ? kLeft : kRight;
-  if (role == Qt::ToolTipRole) {
-    if (column == kGroup && c.group_size_assumed)
-      return tr("The trace does not say which group ran this collective: its size is taken as the world's.");
-    if (column == kBytes && sized && c.count_with_bytes < c.count)
-      return tr("%1 of %2 calls record their message size").arg(c.count_with_bytes).arg(c.count);
-    if (column == kBusbw)
-      return tr(
-          "algbw × bus factor of the op and group size (nccl-tests' busbw); kernel time includes waiting "
-          "for the slowest peer");
-  }
-  return {};
-}
-
-QVariant ProfileCollectiveModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, orientation, role);
-  switch (section) {
-    case kRank:
-      return tr("Rank");
-    case kOp:
-      return tr("Collective");
-    case kGroup:
-      return tr("Group");
-    case kCount:
-      return tr("Count");
-    case kBytes:
-      return tr("Bytes");
-    case kTime:
-      return tr("Kernel time");
-    case kAlgbw:
-      return tr("algbw");
-    case kBusbw:
-      return tr("busbw");
-    default:
-      return {};
-  }
-}
-
-// ---- TraceComparisonModel -----------------------------------------------------------------------------------------
-
-TraceComparisonModel::TraceComparisonModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void TraceComparisonModel::setComparison(std::shared_ptr<const TraceComparison> comparison) {
-  beginResetModel();
-  comparison_ = std::move(comparison);
-  endResetModel();
-}
-
-int TraceComparisonModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() || !comparison_ ? 0 : static_cast<int>(comparison_->rows.size());
-}
-
-int TraceComparisonModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant TraceComparisonModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= kColumnCount) return {};
-  const TraceCompareRow& row = comparison_->rows[static_cast<size_t>(index.row())];
-  const int column = index.column();
-  const std::optional<double> error = row.error();
-  if (role == ValueRole) {
-    switch (column) {
-      case kMeasured:
-        return row.measured;
-      case kPredicted:
-        return row.predicted.value_or(kNaN);
-      case kError:
-        return error.value_or(kNaN);
-      default:
-        return {};
-    }
-  }
-  if (role == Qt::DisplayRole) {
-    switch (column) {
-      case kQuantity:
-        return QString::fromStdString(row.quantity);
-      case kMeasured:
-        return row.ranks > 0 ? row_value_text(row, row.measured) : QStringLiteral("–");
-      case kRange:
-        return row.ranks > 1 ? QStringLiteral("%1 – %2").arg(row_value_text(row, row.measured_min),
-                                                             row_value_text(row, row.measured_max))
-                             : QString();
-      case kPredicted:
-        return row.predicted ? row_value_text(row, *row.predicted) : QStringLiteral("–");
-      case kError:
-        return error ? QStringLiteral("%1%2 %").arg(*error >= 0 ? "+" : "\u2212").arg(std::abs(100 * *error), 0, 'f', 1)
-                     : QStringLiteral("–");
-      case kNote:
-        return QString::fromStdString(row.note);
-      default:
-        return {};
-    }
-  }
-  if (role == Qt::TextAlignmentRole) return column == kQuantity ? kLeft : kRight;
-  if (role == Qt::ToolTipRole) {
-    QString tip = QString::fromStdString(row.note);
-    if (column == kError) tip = tr("predicted / measured − 1 (positive: the model predicts more)");
-    if (column == kRange) tip = tr("smallest and largest rank (each the mean over its ProfilerSteps)");
-    return tip.isEmpty() ? QVariant() : QVariant(tip);
-  }
-  if (role == Qt::ForegroundRole && column == kError && error && std::abs(*error) > 0.5) return QColor(kErrorColour);
-  return {};
-}
-
-QVariant TraceComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, orientation, role);
-  switch (section) {
-    case kQuantity:
-      return tr("Per step");
-    case kMeasured:
-      return tr("Measured");
-    case kRange:
-      return tr("Ranks (min – max)");
-    case kPredicted:
-      return tr("Predicted");
-    case kError:
-      return tr("Error");
-    case kNote:
-      return tr("How");
-    default:
-      return {};
-  }
-}
-
-// ---- The chart specification --------------------------------------------------------------------------------------
-
-ProfileChartSpec profile_chart_spec(const KinetoRunAnalysis& run, const StepEstimate* estimate) {
-  ProfileChartSpec spec;
-  spec.sets = {{QObject::tr("Compute"), kComputeColour, {}, {}},
-               {QObject::tr("Exposed communication"), kExposedColour, {}, {}},
-               {QObject::tr("Idle / bubble"), kIdleColour, {}, {}}};
-  int64_t steps = 0;
-  double tallest_ms = 0;
-  const auto add_bar = [&](const QString& label, double compute_s, double exposed_s, double idle_s,
-                           const QString& what) {
-    spec.bar_labels << label;
-    const double values[] = {compute_s * 1e3, exposed_s * 1e3, idle_s * 1e3};
-    for (size_t i = 0; i < spec.sets.size(); ++i) {
-      spec.sets[i].ms.push_back(values[i]);
-      spec.sets[i].tooltips.push_back(QStringLiteral("<b>%1</b> · %2<br>%3 per step (%4)")
-                                          .arg(spec.sets[i].label, label, duration_text(values[i] / 1e3), what));
-    }
-    tallest_ms = std::max(tallest_ms, values[0] + values[1] + values[2]);
-  };
-  for (const auto& rank : run.ranks) {
-    if (rank.steps.empty()) continue;
-    steps = std::max<int64_t>(steps, static_cast<int64_t>(rank.steps.size()));
-    const RankMeans m = rank_means(rank);
-    add_bar(QString::number(rank.rank), m.compute_s, m.exposed_s, m.idle_s,
-            QObject::tr("mean of %1 ProfilerSteps; step time %2").arg(rank.steps.size()).arg(duration_text(m.step_s)));
-  }
-  if (estimate) {
-    const StepBreakdown& b = estimate->breakdown;
-    // Nine or more bars leave too little room under each for the whole word.
-    add_bar(spec.bar_labels.size() < 8 ? QObject::tr("predicted") : QObject::tr("pred."),
-            predicted_compute_s(*estimate),
-            b.tp_exposed_s + b.cp_exposed_s + b.ep_exposed_s + b.pp_p2p_s + b.dp_exposed_s, b.bubble_s,
-            QObject::tr("the cost model; step time %1").arg(duration_text(estimate->step_time_s)));
-  }
-  spec.title = QObject::tr("Step breakdown per rank · mean of %n ProfilerStep(s)", nullptr, static_cast<int>(steps));
-  spec.axis_step_ms = tallest_ms > 0 ? nice_step(tallest_ms, 5) : 1;
-  spec.axis_max_ms = std::max(1.0, std::ceil(tallest_ms / spec.axis_step_ms)) * spec.axis_step_ms;
-  return spec;
-}
 
 // ---- ProfileView --------------------------------------------------------------------------------------------------
 
@@ -462,25 +63,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   message_->hide();
   layout->addWidget(message_);
 
-  auto* chart = new QChart;
-  chart->setAnimationOptions(QChart::NoAnimation);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->layout()->setContentsMargins(0, 0, 0, 0);
-  bars_ = new QStackedBarSeries;
-  bars_->setBarWidth(0.6);
-  chart->addSeries(bars_);
-  categories_ = new QBarCategoryAxis;
-  categories_->setTitleText(tr("rank"));
-  values_ = new QValueAxis;
-  values_->setLabelFormat(QStringLiteral("%.0f"));
-  values_->setTitleText(tr("ms per step"));
-  chart->addAxis(categories_, Qt::AlignBottom);
-  chart->addAxis(values_, Qt::AlignLeft);
-  bars_->attachAxis(categories_);
-  bars_->attachAxis(values_);
-  chart_view_ = new QChartView(chart, this);
-  chart_view_->setRenderHint(QPainter::Antialiasing);
-  chart_view_->setMinimumWidth(360);
+  chart_ = new ProfileChart(this);
+  chart_->setMinimumWidth(360);
 
   steps_ = new ProfileStepModel(this);
   collectives_ = new ProfileCollectiveModel(this);
@@ -489,7 +73,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   const auto add_table = [&](QAbstractItemModel* model, const QString& name) {
     auto* table = new QTableView(tabs_);
     table->setModel(model);
-    style_table(table);
+    style_table(table, {.row_headers = false, .select_rows = true, .stretch_last_section = true});
     tabs_->addTab(table, name);
     return table;
   };
@@ -507,7 +91,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   notes_->setStyleSheet(QStringLiteral("color: #444444;"));
   right_layout->addWidget(notes_);
-  splitter->addWidget(chart_view_);
+  splitter->addWidget(chart_);
   splitter->addWidget(right);
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 1);
@@ -609,35 +193,11 @@ void ProfileView::recompare() {
 
 void ProfileView::rebuildChart() {
   spec_ = run_ ? profile_chart_spec(*run_, comparison_ && estimate_ ? &*estimate_ : nullptr) : ProfileChartSpec{};
-  bars_->clear();
-  for (const auto& set : spec_.sets) {
-    auto* bar_set = new QBarSet(set.label);
-    bar_set->setColor(set.colour);
-    bar_set->setBorderColor(set.colour.darker(130));
-    for (const double ms : set.ms) bar_set->append(ms);
-    bars_->append(bar_set);
-    const std::vector<QString> tips = set.tooltips;
-    connect(bar_set, &QBarSet::hovered, this, [this, tips](bool on, int index) {
-      chart_view_->setToolTip(
-          on && index >= 0 && static_cast<size_t>(index) < tips.size() ? tips[static_cast<size_t>(index)] : QString());
-    });
-  }
-  categories_->clear();
-  categories_->append(spec_.bar_labels);
-  values_->setRange(0, spec_.axis_max_ms > 0 ? spec_.axis_max_ms : 1);
-  values_->setTickInterval(spec_.axis_step_ms > 0 ? spec_.axis_step_ms : 1);
-  values_->setTickType(QValueAxis::TicksDynamic);
-  values_->setTickAnchor(0);
-  chart_view_->chart()->setTitle(run_ ? spec_.title : QString());
-  chart_view_->chart()->legend()->setVisible(run_ != nullptr);
+  chart_->setSpec(spec_, run_ != nullptr);
 }
 
 std::vector<double> ProfileView::drawnValues(int set) const {
-  std::vector<double> out;
-  const auto sets = bars_->barSets();
-  if (set < 0 || set >= sets.size()) return out;
-  for (int i = 0; i < sets[set]->count(); ++i) out.push_back(sets[set]->at(i));
-  return out;
+  return chart_->drawnValues(set);
 }
 
 QString ProfileView::messageText() const {
@@ -647,7 +207,7 @@ QString ProfileView::messageText() const {
 void ProfileView::showMessage(const QString& text, bool error) {
   message_is_error_ = error && !text.isEmpty();
   message_->setText(text);
-  message_->setStyleSheet(error ? QStringLiteral("color: %1;").arg(kErrorColour.name())
+  message_->setStyleSheet(error ? QStringLiteral("color: %1;").arg(profile_error_colour().name())
                                 : QStringLiteral("color: palette(mid);"));
   message_->setVisible(!text.isEmpty());
 }

@@ -8,13 +8,12 @@
 //   - an importer: startImport() (or dropping .json / .json.gz files on the view) loads and analyses the files on
 //     a worker thread (QtConcurrent), shows a progress bar and a Cancel button, and reports a bad file inline in
 //     red (file, line, column, byte) while the trace already shown stays as it was.
-// Everything shown is the importer's and the cost core's numbers; nothing here recomputes them.
+// Everything shown is the importer's and the cost core's numbers; nothing here recomputes them. The tables are
+// ui/profile_models.hpp, the chart's data ui/profile_chart_spec.hpp, its drawing ui/charts/profile_chart.hpp.
 //
 // Integration (main window): create a ProfileView; call setPrediction() whenever the project's estimate changes
 // (it needs the cluster too: collective bandwidths are predicted on the trace's groups); connect imported() to
 // whatever should follow an import. setTrace() takes an analysis made elsewhere (the CLI's, a test's).
-#include <QAbstractTableModel>
-#include <QColor>
 #include <QFutureWatcher>
 #include <QString>
 #include <QStringList>
@@ -27,117 +26,20 @@
 
 #include "core/calibration/trace_compare.hpp"
 #include "core/importers/kineto.hpp"
+#include "ui/profile_chart_spec.hpp"
+#include "ui/profile_models.hpp"
 
-class QBarCategoryAxis;
-class QChartView;
 class QLabel;
 class QMimeData;
 class QProgressBar;
 class QPushButton;
-class QStackedBarSeries;
 class QTabWidget;
 class QTableView;
 class QTimer;
-class QValueAxis;
 
 namespace meshscope::ui {
 
-// ---- Item models (immutable snapshots, replaced whole in a model reset) --------------------------------------
-
-// One row per ProfilerStep of every rank, ranks in order.
-class ProfileStepModel final : public QAbstractTableModel {
-  Q_OBJECT
-
- public:
-  enum Column { kRank, kStep, kStepTime, kCompute, kCommunication, kExposed, kIdle, kGpuEvents };
-  static constexpr int kColumnCount = kGpuEvents + 1;
-  enum Role { ValueRole = Qt::UserRole + 1 };  // raw value: seconds, or a count
-
-  explicit ProfileStepModel(QObject* parent = nullptr);
-  void setRun(std::shared_ptr<const KinetoRunAnalysis> run);  // nullptr empties the table
-
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
-                                    int role = Qt::DisplayRole) const override;
-
- private:
-  struct Row {
-    const KinetoRankAnalysis* rank;
-    const KinetoStepBreakdown* step;
-  };
-  std::shared_ptr<const KinetoRunAnalysis> run_;
-  std::vector<Row> rows_;
-};
-
-// One row per collective (op × process group) of every rank.
-class ProfileCollectiveModel final : public QAbstractTableModel {
-  Q_OBJECT
-
- public:
-  enum Column { kRank, kOp, kGroup, kCount, kBytes, kTime, kAlgbw, kBusbw };
-  static constexpr int kColumnCount = kBusbw + 1;
-  enum Role { ValueRole = Qt::UserRole + 1 };  // raw value: bytes, seconds, bytes/s (NaN when unknown), a count
-
-  explicit ProfileCollectiveModel(QObject* parent = nullptr);
-  void setRun(std::shared_ptr<const KinetoRunAnalysis> run);
-
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
-                                    int role = Qt::DisplayRole) const override;
-
- private:
-  struct Row {
-    const KinetoRankAnalysis* rank;
-    const KinetoCollectiveSummary* collective;
-  };
-  std::shared_ptr<const KinetoRunAnalysis> run_;
-  std::vector<Row> rows_;
-};
-
-// The rows of a TraceComparison: quantity, measured (mean, and min–max over ranks), predicted, error, how the numbers
-// were obtained.
-class TraceComparisonModel final : public QAbstractTableModel {
-  Q_OBJECT
-
- public:
-  enum Column { kQuantity, kMeasured, kRange, kPredicted, kError, kNote };
-  static constexpr int kColumnCount = kNote + 1;
-  enum Role { ValueRole = Qt::UserRole + 1 };  // raw value: seconds or bytes/s; the error as a fraction; NaN: none
-
-  explicit TraceComparisonModel(QObject* parent = nullptr);
-  void setComparison(std::shared_ptr<const TraceComparison> comparison);
-
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
-                                    int role = Qt::DisplayRole) const override;
-
- private:
-  std::shared_ptr<const TraceComparison> comparison_;
-};
-
-// ---- The breakdown chart as data --------------------------------------------------------------------------------
-
-struct ProfileChartSpec {
-  struct Set {
-    QString label;           // "Compute", "Exposed communication", "Idle / bubble"
-    QColor colour;           // Okabe–Ito
-    std::vector<double> ms;  // one per bar: mean per step, milliseconds (the value axis' unit)
-    std::vector<QString> tooltips;
-  };
-  QString title;            // "Step breakdown per rank · mean of 3 ProfilerSteps"
-  QStringList bar_labels;   // "0", "1", ... (ranks), "predicted" ("pred." after 8 ranks)
-  std::vector<Set> sets;    // compute, exposed communication, idle / bubble
-  double axis_max_ms = 0;   // a whole number of steps above the tallest bar
-  double axis_step_ms = 0;  // 1, 2 or 5 × 10^k
-};
-// One bar per rank with ProfilerSteps; a "predicted" bar when `estimate` is given.
-[[nodiscard]] ProfileChartSpec profile_chart_spec(const KinetoRunAnalysis& run, const StepEstimate* estimate);
+class ProfileChart;
 
 // ---- The view -----------------------------------------------------------------------------------------------------
 
@@ -225,10 +127,7 @@ class ProfileView final : public QWidget {
   QLabel* message_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;
-  QChartView* chart_view_ = nullptr;
-  QStackedBarSeries* bars_ = nullptr;
-  QBarCategoryAxis* categories_ = nullptr;
-  QValueAxis* values_ = nullptr;
+  ProfileChart* chart_ = nullptr;  // ui/charts/profile_chart.hpp
   QTabWidget* tabs_ = nullptr;
   ProfileStepModel* steps_ = nullptr;
   ProfileCollectiveModel* collectives_ = nullptr;

@@ -57,10 +57,6 @@ QString instance_text(const ServingLayout& layout) {
   return QStringLiteral("%1 \u00d7 %2").arg(number(layout.replicas), axes.join(kSeparator));
 }
 
-QVariant alignment(bool numeric) {
-  return numeric ? QVariant(static_cast<int>(kNumberAlignment)) : QVariant();
-}
-
 }  // namespace
 
 QString pipeline_schedule_label(PipelineSchedule schedule) {
@@ -128,14 +124,79 @@ QString rejected_totals_text(const std::map<std::string, int64_t>& rejected) {
 
 // ---- RankedLayoutsModel -------------------------------------------------------------------------
 
-RankedLayoutsModel::RankedLayoutsModel(QObject* parent) : QAbstractTableModel(parent) {}
+RankedLayoutsModel::RankedLayoutsModel(QObject* parent) : SnapshotTableModel(SortRole, {}, parent) {
+  setRowsAndColumns({}, rankedColumns());
+}
+
+std::vector<SnapshotColumn<RankedLayout>> RankedLayoutsModel::rankedColumns() const {
+  using Cell = SnapshotColumn<RankedLayout>::Cell;
+  const Cell tooltip = [this](const RankedLayout&, int row) { return rowToolTip(row); };
+  const auto column = [&](const char* header, const QString& header_tooltip, Cell display, Cell value,
+                          bool numeric = true) {
+    return SnapshotColumn<RankedLayout>{tr(header),
+                                        header_tooltip,
+                                        std::move(display),
+                                        std::move(value),
+                                        numeric ? kNumberAlignment : Qt::Alignment{},
+                                        tooltip,
+                                        {},
+                                        {},
+                                        {}};
+  };
+  return {
+      column(
+          QT_TR_NOOP("#"), tr("Rank by the search's objective; * re-scored by the full event simulation"),
+          [this](const RankedLayout& r, int row) {
+            // A star marks layouts re-scored by the full event simulation (SearchOptions::refine); a
+            // letter the pinned ones, as the comparison labels them.
+            QString rank = QString::number(row + 1);
+            if (r.refined) rank += u'*';
+            const auto pin = std::find(pinned_rows_.begin(), pinned_rows_.end(), row);
+            if (pin != pinned_rows_.end())
+              rank =
+                  QStringLiteral("%1 \u00b7 %2").arg(QChar(u'A' + static_cast<int>(pin - pinned_rows_.begin())), rank);
+            return rank;
+          },
+          [](const RankedLayout&, int row) { return static_cast<double>(row + 1); }),
+      column(
+          QT_TR_NOOP("Layout"), {}, [](const RankedLayout& r, int) { return ranked_layout_text(r); },
+          [](const RankedLayout& r, int) { return ranked_layout_text(r); }, false),
+      column(
+          QT_TR_NOOP("Step"), tr("Predicted time of one optimizer step"),
+          [](const RankedLayout& r, int) { return duration_text(r.step_time_s); },
+          [](const RankedLayout& r, int) { return r.step_time_s; }),
+      column(
+          QT_TR_NOOP("Tok/s/GPU"), tr("Training tokens per second per GPU"),
+          [](const RankedLayout& r, int) { return count_text(r.tokens_per_s_per_gpu); },  // the header carries the unit
+          [](const RankedLayout& r, int) { return r.tokens_per_s_per_gpu; }),
+      column(
+          QT_TR_NOOP("MFU"), tr("Model FLOPs utilisation: model FLOPs (no recompute) per second over the dense peak"),
+          [](const RankedLayout& r, int) { return percent_text(r.mfu); },
+          [](const RankedLayout& r, int) { return r.mfu; }),
+      column(
+          QT_TR_NOOP("Peak"), tr("Predicted peak memory of the worst rank"),
+          [](const RankedLayout& r, int) { return binary_bytes_text(r.peak_memory_bytes); },
+          [](const RankedLayout& r, int) { return r.peak_memory_bytes; }),
+      column(
+          QT_TR_NOOP("Headroom"), tr("GPU memory left on the worst rank"),
+          [](const RankedLayout& r, int) { return binary_bytes_text(r.headroom_bytes); },
+          [](const RankedLayout& r, int) { return r.headroom_bytes; }),
+      column(
+          QT_TR_NOOP("Bubble"), tr("Pipeline bubble: 1 \u2212 busy / (stages \u00b7 makespan)"),
+          [](const RankedLayout& r, int) { return percent_text(r.bubble_fraction); },
+          [](const RankedLayout& r, int) { return r.bubble_fraction; }),
+  };
+}
 
 void RankedLayoutsModel::setResult(std::shared_ptr<const SearchResult> result, RankObjective objective) {
-  beginResetModel();
-  result_ = std::move(result);
-  objective_ = objective;
-  pinned_rows_.clear();
-  endResetModel();
+  // The rows are the result's own layouts (an aliasing pointer: no copy).
+  std::shared_ptr<const std::vector<RankedLayout>> rows;
+  if (result) rows = std::shared_ptr<const std::vector<RankedLayout>>(result, &result->layouts);
+  setRows(std::move(rows), [&] {
+    result_ = std::move(result);
+    objective_ = objective;
+    pinned_rows_.clear();
+  });
 }
 
 void RankedLayoutsModel::setPinnedRows(std::vector<int> rows) {
@@ -146,71 +207,6 @@ void RankedLayoutsModel::setPinnedRows(std::vector<int> rows) {
 const RankedLayout* RankedLayoutsModel::layoutAt(int row) const {
   if (!result_ || row < 0 || row >= static_cast<int>(result_->layouts.size())) return nullptr;
   return &result_->layouts[static_cast<size_t>(row)];
-}
-
-int RankedLayoutsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() || !result_ ? 0 : static_cast<int>(result_->layouts.size());
-}
-
-int RankedLayoutsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant RankedLayoutsModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const RankedLayout& r = *layoutAt(index.row());
-  const auto column = static_cast<Column>(index.column());
-  if (role == Qt::ToolTipRole) return rowToolTip(index.row());
-  if (role == Qt::TextAlignmentRole) return alignment(column != kLayout);
-  const auto pin = std::find(pinned_rows_.begin(), pinned_rows_.end(), index.row());
-  if (role == SortRole) {
-    switch (column) {
-      case kRank:
-        return static_cast<double>(index.row() + 1);
-      case kLayout:
-        return ranked_layout_text(r);
-      case kStepTime:
-        return r.step_time_s;
-      case kTokensPerGpu:
-        return r.tokens_per_s_per_gpu;
-      case kMfu:
-        return r.mfu;
-      case kPeakMemory:
-        return r.peak_memory_bytes;
-      case kHeadroom:
-        return r.headroom_bytes;
-      case kBubble:
-        return r.bubble_fraction;
-    }
-    return {};
-  }
-  if (role != Qt::DisplayRole) return {};
-  switch (column) {
-    case kRank: {
-      // A star marks layouts re-scored by the full event simulation (SearchOptions::refine); a
-      // letter the pinned ones, as the comparison labels them.
-      QString rank = QString::number(index.row() + 1);
-      if (r.refined) rank += u'*';
-      if (pin != pinned_rows_.end())
-        rank = QStringLiteral("%1 \u00b7 %2").arg(QChar(u'A' + static_cast<int>(pin - pinned_rows_.begin())), rank);
-      return rank;
-    }
-    case kLayout:
-      return ranked_layout_text(r);
-    case kStepTime:
-      return duration_text(r.step_time_s);
-    case kTokensPerGpu:
-      return count_text(r.tokens_per_s_per_gpu);  // the header carries the unit
-    case kMfu:
-      return percent_text(r.mfu);
-    case kPeakMemory:
-      return binary_bytes_text(r.peak_memory_bytes);
-    case kHeadroom:
-      return binary_bytes_text(r.headroom_bytes);
-    case kBubble:
-      return percent_text(r.bubble_fraction);
-  }
-  return {};
 }
 
 QString RankedLayoutsModel::rowToolTip(int row) const {
@@ -265,66 +261,77 @@ QString RankedLayoutsModel::rowToolTip(int row) const {
   return lines.join(QStringLiteral("<br>"));
 }
 
-QVariant RankedLayoutsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
-    switch (section) {
-      case kRank:
-        return tr("Rank by the search's objective; * re-scored by the full event simulation");
-      case kStepTime:
-        return tr("Predicted time of one optimizer step");
-      case kTokensPerGpu:
-        return tr("Training tokens per second per GPU");
-      case kMfu:
-        return tr("Model FLOPs utilisation: model FLOPs (no recompute) per second over the dense peak");
-      case kPeakMemory:
-        return tr("Predicted peak memory of the worst rank");
-      case kHeadroom:
-        return tr("GPU memory left on the worst rank");
-      case kBubble:
-        return tr("Pipeline bubble: 1 \u2212 busy / (stages \u00b7 makespan)");
-      default:
-        return {};
-    }
-  }
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, orientation, role);
-  static const char* const kHeaders[kColumnCount] = {QT_TR_NOOP("#"),         QT_TR_NOOP("Layout"), QT_TR_NOOP("Step"),
-                                                     QT_TR_NOOP("Tok/s/GPU"), QT_TR_NOOP("MFU"),    QT_TR_NOOP("Peak"),
-                                                     QT_TR_NOOP("Headroom"),  QT_TR_NOOP("Bubble")};
-  if (section < 0 || section >= kColumnCount) return {};
-  return tr(kHeaders[section]);
-}
-
 // ---- RejectedLayoutsModel -----------------------------------------------------------------------
 
-RejectedLayoutsModel::RejectedLayoutsModel(QObject* parent) : QAbstractTableModel(parent) {}
+namespace {
+
+using RejectedCell = SnapshotColumn<RejectedLayoutRow>::Cell;
+
+QVariant rejected_tooltip(const RejectedLayoutRow& row, int) {
+  const QString count = count_text(static_cast<double>(row.reason_count));
+  QString tip =
+      row.totals_only
+          ? RejectedLayoutsModel::tr("%1 serving layouts rejected: %2").arg(count, row.reason.toHtmlEscaped())
+          : RejectedLayoutsModel::tr("%1 candidates rejected for this reason; this is one example").arg(count);
+  if (row.overflow_bytes > 0)
+    tip += RejectedLayoutsModel::tr("<br>Predicted peak %1 on the worst rank, %2 over the GPU's capacity")
+               .arg(binary_bytes_text(row.peak_memory_bytes), binary_bytes_text(row.overflow_bytes));
+  return tip;
+}
+
+std::vector<SnapshotColumn<RejectedLayoutRow>> rejected_columns() {
+  const auto column = [](const char* header, RejectedCell display, RejectedCell value, bool numeric = false) {
+    return SnapshotColumn<RejectedLayoutRow>{RejectedLayoutsModel::tr(header),
+                                             {},
+                                             std::move(display),
+                                             std::move(value),
+                                             numeric ? kNumberAlignment : Qt::Alignment{},
+                                             rejected_tooltip,
+                                             {},
+                                             {},
+                                             {}};
+  };
+  return {
+      column(
+          QT_TR_NOOP("Layout"), [](const RejectedLayoutRow& row, int) { return row.layout; },
+          [](const RejectedLayoutRow& row, int) {
+            return row.totals_only ? QVariant(static_cast<double>(row.reason_count)) : QVariant(row.layout);
+          }),
+      column(
+          QT_TR_NOOP("Reason"), [](const RejectedLayoutRow& row, int) { return row.reason; },
+          [](const RejectedLayoutRow& row, int) { return row.reason; }),
+      column(
+          QT_TR_NOOP("Over capacity by"),
+          [](const RejectedLayoutRow& row, int) {
+            return row.overflow_bytes > 0 ? binary_bytes_text(row.overflow_bytes) : QString();
+          },
+          [](const RejectedLayoutRow& row, int) { return row.overflow_bytes; }, true),
+  };
+}
+
+}  // namespace
+
+RejectedLayoutsModel::RejectedLayoutsModel(QObject* parent)
+    : SnapshotTableModel(SortRole, rejected_columns(), parent) {}
 
 void RejectedLayoutsModel::setResult(std::shared_ptr<const SearchResult> result) {
-  beginResetModel();
-  rows_.clear();
-  totals_.clear();
-  if (result) {
-    totals_ = result->rejected;
+  std::vector<RejectedLayoutRow> rows;
+  if (result)
     for (const RejectedLayout& example : result->rejected_examples) {
       const auto count = result->rejected.find(example.reason);
-      rows_.push_back({rejected_layout_text(example), QString::fromStdString(example.reason), example.overflow_bytes,
-                       example.peak_memory_bytes, count == result->rejected.end() ? 0 : count->second, false});
+      rows.push_back({rejected_layout_text(example), QString::fromStdString(example.reason), example.overflow_bytes,
+                      example.peak_memory_bytes, count == result->rejected.end() ? 0 : count->second, false});
     }
-  }
-  endResetModel();
+  setRows(std::move(rows), [&] { totals_ = result ? result->rejected : std::map<std::string, int64_t>{}; });
 }
 
 void RejectedLayoutsModel::setServingResult(std::shared_ptr<const ServingRankResult> result) {
-  beginResetModel();
-  rows_.clear();
-  totals_.clear();
-  if (result) {
-    totals_ = result->rejected;
+  std::vector<RejectedLayoutRow> rows;
+  if (result)
     for (const auto& [reason, count] : result->rejected)
-      rows_.push_back({tr("%1 layouts").arg(count_text(static_cast<double>(count))), QString::fromStdString(reason), 0,
-                       0, count, true});
-  }
-  endResetModel();
+      rows.push_back({tr("%1 layouts").arg(count_text(static_cast<double>(count))), QString::fromStdString(reason), 0,
+                      0, count, true});
+  setRows(std::move(rows), [&] { totals_ = result ? result->rejected : std::map<std::string, int64_t>{}; });
 }
 
 int64_t RejectedLayoutsModel::rejectedTotal() const {
@@ -333,137 +340,69 @@ int64_t RejectedLayoutsModel::rejectedTotal() const {
   return total;
 }
 
-int RejectedLayoutsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int RejectedLayoutsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant RejectedLayoutsModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const Row& row = rows_[static_cast<size_t>(index.row())];
-  const auto column = static_cast<Column>(index.column());
-  if (role == Qt::TextAlignmentRole) return alignment(column == kOverflow);
-  if (role == Qt::ToolTipRole) {
-    const QString count = count_text(static_cast<double>(row.reason_count));
-    QString tip = row.totals_only ? tr("%1 serving layouts rejected: %2").arg(count, row.reason.toHtmlEscaped())
-                                  : tr("%1 candidates rejected for this reason; this is one example").arg(count);
-    if (row.overflow_bytes > 0)
-      tip += tr("<br>Predicted peak %1 on the worst rank, %2 over the GPU's capacity")
-                 .arg(binary_bytes_text(row.peak_memory_bytes), binary_bytes_text(row.overflow_bytes));
-    return tip;
-  }
-  if (role == SortRole) {
-    switch (column) {
-      case kLayout:
-        return row.totals_only ? QVariant(static_cast<double>(row.reason_count)) : QVariant(row.layout);
-      case kReason:
-        return row.reason;
-      case kOverflow:
-        return row.overflow_bytes;
-    }
-    return {};
-  }
-  if (role != Qt::DisplayRole) return {};
-  switch (column) {
-    case kLayout:
-      return row.layout;
-    case kReason:
-      return row.reason;
-    case kOverflow:
-      return row.overflow_bytes > 0 ? binary_bytes_text(row.overflow_bytes) : QString();
-  }
-  return {};
-}
-
-QVariant RejectedLayoutsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, orientation, role);
-  static const char* const kHeaders[kColumnCount] = {QT_TR_NOOP("Layout"), QT_TR_NOOP("Reason"),
-                                                     QT_TR_NOOP("Over capacity by")};
-  if (section < 0 || section >= kColumnCount) return {};
-  return tr(kHeaders[section]);
-}
-
 // ---- ServingLayoutsModel ------------------------------------------------------------------------
 
-ServingLayoutsModel::ServingLayoutsModel(QObject* parent) : QAbstractTableModel(parent) {}
+ServingLayoutsModel::ServingLayoutsModel(QObject* parent) : SnapshotTableModel(SortRole, {}, parent) {
+  setRowsAndColumns({}, servingColumns());
+}
+
+std::vector<SnapshotColumn<RankedServing>> ServingLayoutsModel::servingColumns() const {
+  using Cell = SnapshotColumn<RankedServing>::Cell;
+  const Cell tooltip = [this](const RankedServing&, int row) { return rowToolTip(row); };
+  const auto column = [&](const char* header, Cell display, Cell value, bool numeric = true) {
+    return SnapshotColumn<RankedServing>{
+        tr(header), {}, std::move(display), std::move(value), numeric ? kNumberAlignment : Qt::Alignment{}, tooltip, {},
+        {},         {}};
+  };
+  return {
+      column(
+          QT_TR_NOOP("#"), [](const RankedServing&, int row) { return QString::number(row + 1); },
+          [](const RankedServing&, int row) { return static_cast<double>(row + 1); }),
+      column(
+          QT_TR_NOOP("Layout"), [](const RankedServing& r, int) { return serving_layout_text(r); },
+          [](const RankedServing& r, int) { return serving_layout_text(r); }, false),
+      column(
+          QT_TR_NOOP("GPUs"), [](const RankedServing& r, int) { return number(r.gpus_used); },
+          [](const RankedServing& r, int) { return static_cast<double>(r.gpus_used); }),
+      column(
+          QT_TR_NOOP("Batch"), [](const RankedServing& r, int) { return number(r.concurrency); },
+          [](const RankedServing& r, int) { return static_cast<double>(r.concurrency); }),
+      column(
+          QT_TR_NOOP("Tok/s/GPU"),
+          [](const RankedServing& r, int) { return tokens_per_s_text(r.output_tokens_per_s_per_gpu); },
+          [](const RankedServing& r, int) { return r.output_tokens_per_s_per_gpu; }),
+      column(
+          QT_TR_NOOP("Tok/s"), [](const RankedServing& r, int) { return tokens_per_s_text(r.output_tokens_per_s); },
+          [](const RankedServing& r, int) { return r.output_tokens_per_s; }),
+      column(
+          QT_TR_NOOP("TTFT"), [](const RankedServing& r, int) { return duration_text(r.ttft_s); },
+          [](const RankedServing& r, int) { return r.ttft_s; }),
+      column(
+          QT_TR_NOOP("ITL"), [](const RankedServing& r, int) { return duration_text(r.itl_s); },
+          [](const RankedServing& r, int) { return r.itl_s; }),
+      column(
+          QT_TR_NOOP("Bound by"),
+          [](const RankedServing& r, int) {
+            return r.bound_by.empty()
+                       ? qstring(serving_binding_name(r.binding))
+                       : QStringLiteral("%1 (%2)").arg(qstring(serving_binding_name(r.binding)), qstring(r.bound_by));
+          },
+          [](const RankedServing& r, int) { return qstring(serving_binding_name(r.binding)); }, false),
+  };
+}
 
 void ServingLayoutsModel::setResult(std::shared_ptr<const ServingRankResult> result, ServingTarget target) {
-  beginResetModel();
-  result_ = std::move(result);
-  target_ = target;
-  endResetModel();
+  std::shared_ptr<const std::vector<RankedServing>> rows;
+  if (result) rows = std::shared_ptr<const std::vector<RankedServing>>(result, &result->layouts);
+  setRows(std::move(rows), [&] {
+    result_ = std::move(result);
+    target_ = target;
+  });
 }
 
 const RankedServing* ServingLayoutsModel::layoutAt(int row) const {
   if (!result_ || row < 0 || row >= static_cast<int>(result_->layouts.size())) return nullptr;
   return &result_->layouts[static_cast<size_t>(row)];
-}
-
-int ServingLayoutsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() || !result_ ? 0 : static_cast<int>(result_->layouts.size());
-}
-
-int ServingLayoutsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant ServingLayoutsModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const RankedServing& r = *layoutAt(index.row());
-  const auto column = static_cast<Column>(index.column());
-  if (role == Qt::ToolTipRole) return rowToolTip(index.row());
-  if (role == Qt::TextAlignmentRole) return alignment(column != kLayout && column != kBinding);
-  if (role == SortRole) {
-    switch (column) {
-      case kRank:
-        return static_cast<double>(index.row() + 1);
-      case kLayout:
-        return serving_layout_text(r);
-      case kGpus:
-        return static_cast<double>(r.gpus_used);
-      case kConcurrency:
-        return static_cast<double>(r.concurrency);
-      case kTokensPerGpu:
-        return r.output_tokens_per_s_per_gpu;
-      case kTokens:
-        return r.output_tokens_per_s;
-      case kTtft:
-        return r.ttft_s;
-      case kItl:
-        return r.itl_s;
-      case kBinding:
-        return qstring(serving_binding_name(r.binding));
-    }
-    return {};
-  }
-  if (role != Qt::DisplayRole) return {};
-  switch (column) {
-    case kRank:
-      return QString::number(index.row() + 1);
-    case kLayout:
-      return serving_layout_text(r);
-    case kGpus:
-      return number(r.gpus_used);
-    case kConcurrency:
-      return number(r.concurrency);
-    case kTokensPerGpu:
-      return tokens_per_s_text(r.output_tokens_per_s_per_gpu);
-    case kTokens:
-      return tokens_per_s_text(r.output_tokens_per_s);
-    case kTtft:
-      return duration_text(r.ttft_s);
-    case kItl:
-      return duration_text(r.itl_s);
-    case kBinding:
-      return r.bound_by.empty()
-                 ? qstring(serving_binding_name(r.binding))
-                 : QStringLiteral("%1 (%2)").arg(qstring(serving_binding_name(r.binding)), qstring(r.bound_by));
-  }
-  return {};
 }
 
 QString ServingLayoutsModel::rowToolTip(int row) const {
@@ -487,16 +426,6 @@ QString ServingLayoutsModel::rowToolTip(int row) const {
   lines << ttft << itl;
   lines << tr("Bound by %1 at %2 sequences").arg(qstring(serving_binding_name(r.binding)), number(r.concurrency));
   return lines.join(QStringLiteral("<br>"));
-}
-
-QVariant ServingLayoutsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, orientation, role);
-  static const char* const kHeaders[kColumnCount] = {
-      QT_TR_NOOP("#"),     QT_TR_NOOP("Layout"), QT_TR_NOOP("GPUs"), QT_TR_NOOP("Batch"),   QT_TR_NOOP("Tok/s/GPU"),
-      QT_TR_NOOP("Tok/s"), QT_TR_NOOP("TTFT"),   QT_TR_NOOP("ITL"),  QT_TR_NOOP("Bound by")};
-  if (section < 0 || section >= kColumnCount) return {};
-  return tr(kHeaders[section]);
 }
 
 }  // namespace meshscope::ui

@@ -9,7 +9,6 @@
 //                     fraction in [0, 1], tokens/s, the rank) or, for text columns, the text;
 //                     set it as a QSortFilterProxyModel's sortRole to sort numerically
 //   Qt::ToolTipRole   per row: why it ranks where it does, or why it was rejected
-#include <QAbstractTableModel>
 #include <QString>
 
 #include <map>
@@ -19,6 +18,7 @@
 
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"
+#include "ui/kit/snapshot_table_model.hpp"
 
 namespace meshscope::ui {
 
@@ -42,7 +42,7 @@ namespace meshscope::ui {
 
 enum : int { SortRole = Qt::UserRole };
 
-class RankedLayoutsModel final : public QAbstractTableModel {
+class RankedLayoutsModel final : public SnapshotTableModel<RankedLayout> {
   Q_OBJECT
 
  public:
@@ -60,22 +60,27 @@ class RankedLayoutsModel final : public QAbstractTableModel {
   // Marks pinned rows (oldest first): "A · 3", "B · 7" in the rank column, as the comparison names them.
   void setPinnedRows(std::vector<int> rows);
 
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
-                                    int role = Qt::DisplayRole) const override;
-
  private:
+  [[nodiscard]] std::vector<SnapshotColumn<RankedLayout>> rankedColumns() const;
   [[nodiscard]] QString rowToolTip(int row) const;
   std::shared_ptr<const SearchResult> result_;
   RankObjective objective_ = RankObjective::throughput;
   std::vector<int> pinned_rows_;
 };
 
+// A row of the rejected table: one example, or (serving) one reason's total.
+struct RejectedLayoutRow {
+  QString layout;
+  QString reason;
+  double overflow_bytes = 0;
+  double peak_memory_bytes = 0;
+  int64_t reason_count = 0;
+  bool totals_only = false;
+};
+
 // The rejected examples of a search (SearchResult::rejected_examples) and, for a serving ranking,
 // which keeps no examples, the reason totals as rows.
-class RejectedLayoutsModel final : public QAbstractTableModel {
+class RejectedLayoutsModel final : public SnapshotTableModel<RejectedLayoutRow> {
   Q_OBJECT
 
  public:
@@ -92,26 +97,11 @@ class RejectedLayoutsModel final : public QAbstractTableModel {
   [[nodiscard]] const std::map<std::string, int64_t>& reasonTotals() const { return totals_; }
   [[nodiscard]] int64_t rejectedTotal() const;
 
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
-                                    int role = Qt::DisplayRole) const override;
-
  private:
-  struct Row {
-    QString layout;
-    QString reason;
-    double overflow_bytes = 0;
-    double peak_memory_bytes = 0;
-    int64_t reason_count = 0;
-    bool totals_only = false;
-  };
-  std::vector<Row> rows_;
   std::map<std::string, int64_t> totals_;
 };
 
-class ServingLayoutsModel final : public QAbstractTableModel {
+class ServingLayoutsModel final : public SnapshotTableModel<RankedServing> {
   Q_OBJECT
 
  public:
@@ -126,13 +116,8 @@ class ServingLayoutsModel final : public QAbstractTableModel {
   [[nodiscard]] const std::shared_ptr<const ServingRankResult>& result() const { return result_; }
   [[nodiscard]] const RankedServing* layoutAt(int row) const;
 
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
-                                    int role = Qt::DisplayRole) const override;
-
  private:
+  [[nodiscard]] std::vector<SnapshotColumn<RankedServing>> servingColumns() const;
   [[nodiscard]] QString rowToolTip(int row) const;
   std::shared_ptr<const ServingRankResult> result_;
   ServingTarget target_;

@@ -15,8 +15,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "ui/padded_item_delegate.hpp"
 #include "ui/ranked_layouts_model.hpp"
+#include "ui/table_style.hpp"
 
 namespace meshscope::ui {
 
@@ -79,16 +79,13 @@ namespace {
 QTableView* make_table(QAbstractItemModel* model, QWidget* parent) {
   auto* view = new QTableView(parent);
   view->setModel(model);
-  view->setSortingEnabled(true);
-  view->setSelectionBehavior(QAbstractItemView::SelectRows);
-  view->setSelectionMode(QAbstractItemView::SingleSelection);
-  view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  view->setAlternatingRowColors(true);
-  view->setWordWrap(false);
-  view->verticalHeader()->hide();
-  view->horizontalHeader()->setHighlightSections(false);
-  view->setItemDelegate(new PaddedItemDelegate(12, 4, view));
-  view->setStyleSheet(QStringLiteral("QHeaderView::section { padding: 4px 12px; }"));
+  // Columns are sized by size_columns() once the model is set.
+  style_table(view, {.row_headers = false,
+                     .select_rows = true,
+                     .single_selection = true,
+                     .sortable = true,
+                     .highlight_header = false,
+                     .resize_to_contents = false});
   return view;
 }
 

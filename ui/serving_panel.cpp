@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "ui/charts/serving_chart.hpp"
 #include "ui/document/project_commands.hpp"
 #include "ui/document/project_document.hpp"
-#include "ui/serving_chart.hpp"
 
 namespace meshscope::ui {
 

@@ -31,9 +31,9 @@
 #include "core/topology/routing.hpp"
 #include "qt_catch.hpp"
 #include "ui/chart_style.hpp"
+#include "ui/charts/memory_chart.hpp"
+#include "ui/charts/serving_chart.hpp"
 #include "ui/formatting.hpp"
-#include "ui/memory_chart.hpp"
-#include "ui/serving_chart.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;

@@ -9,7 +9,6 @@
 #include <QLabel>
 #include <QSpinBox>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QUndoStack>
@@ -24,6 +23,7 @@
 #include "qt_catch.hpp"
 #include "ui/layout_compare.hpp"
 #include "ui/main_window.hpp"
+#include "ui/padded_item_delegate.hpp"
 #include "ui/pipeline_chart.hpp"
 #include "ui/ranked_layouts_panel.hpp"
 #include "ui/workload_panel.hpp"
@@ -61,6 +61,20 @@ void write(const QString& path, const QByteArray& bytes) {
 }
 
 }  // namespace
+
+TEST_CASE("main window: every table has the one table style (read-only, padded cells, no word wrap)") {
+  ui::MainWindow window(project_or_fail());
+  window.waitForEvaluation();
+  const QList<QTableView*> tables = window.findChildren<QTableView*>();
+  CHECK(tables.size() >= 7);  // memory, communication, valid, rejected, compare, profile ×3
+  for (const QTableView* table : tables) {
+    INFO(table->objectName().toStdString() << " in " << table->parent()->metaObject()->className());
+    CHECK(qobject_cast<ui::PaddedItemDelegate*>(table->itemDelegate()) != nullptr);
+    CHECK(table->editTriggers() == QAbstractItemView::NoEditTriggers);
+    CHECK_FALSE(table->wordWrap());
+    CHECK(table->styleSheet().contains(QStringLiteral("QHeaderView::section")));
+  }
+}
 
 TEST_CASE("main window: the default project shows its memory table under a summary header") {
   const Project project = project_or_fail();
@@ -447,9 +461,10 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
   }
   CHECK(after < before);
   window.showNcclComparison(summary);
-  auto* table = window.findChild<QTableWidget*>(QStringLiteral("nccl_comparison"));
+  auto* table = window.findChild<QTableView*>(QStringLiteral("nccl_comparison"));
   REQUIRE(table != nullptr);
-  CHECK(table->rowCount() == static_cast<int>(rows.size()));
+  REQUIRE(table->model() != nullptr);
+  CHECK(table->model()->rowCount() == static_cast<int>(rows.size()));
   window.waitForEvaluation();
   // The fit is an NVLink efficiency (the all-gather rows are NVSwitch-bound), now in the project.
   REQUIRE_FALSE(window.project().comm_keys.empty());

@@ -575,7 +575,9 @@ struct Reader {
       torchtitan_seen = true;
     }
     if (s.find("ModelArgs(") != std::string_view::npos) read_torchtitan_model(s, tt_model);
-    if (s.find("Applied selective activation checkpointing") != std::string_view::npos) tt_recompute = "selective";
+    // torchtitan's "selective" is its op-level SAC by default (selective_ac_option "op" in the presets): meshscope's
+    // recompute=op.
+    if (s.find("Applied selective activation checkpointing") != std::string_view::npos) tt_recompute = "op";
     if (s.find("Applied full activation checkpointing") != std::string_view::npos) tt_recompute = "full";
   }
 

@@ -232,7 +232,8 @@ TEST_CASE("training log: torchtitan's step lines give tps, max reserved memory a
   CHECK(run.model.num_query_groups == 8);
   CHECK(run.model.vocab_size == 128256);
   CHECK(run.layout.layout_keys() == "tp=1,pp=1,dp=8,micro_batch=1");
-  CHECK(run.layout.train_keys() == "global_batch=8,zero=3,recompute=selective");  // line 24: selective AC; FSDP
+  // Line 24: selective AC (torchtitan's op-level SAC: recompute=op); FSDP (zero=3).
+  CHECK(run.layout.train_keys() == "global_batch=8,zero=3,recompute=op");
 }
 
 TEST_CASE("training log: an accelerate + DeepSpeed SFT log is timed by the timestamps of its Step lines") {

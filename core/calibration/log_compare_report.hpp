@@ -1,0 +1,16 @@
+#pragma once
+// The documents of `meshscope-cli compare --log` (docs/logs.md): a LogComparison as stable JSON and as a table.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/calibration/log_compare.hpp"
+
+namespace meshscope {
+
+// Keys: file, framework, iterations, excluded_iterations, layout (keys), train (keys), layout_from_log, rows
+// [{quantity, unit, measured, measured_min, measured_max, samples, predicted, error, note}], notes.
+[[nodiscard]] nlohmann::json log_comparison_json(const LogComparison& comparison, const std::string& file);
+[[nodiscard]] std::string log_comparison_text(const LogComparison& comparison, const std::string& file,
+                                              const std::string& model, const std::string& cluster);
+
+}  // namespace meshscope

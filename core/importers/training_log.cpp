@@ -683,6 +683,9 @@ void finish_layout(Reader& r, MeasuredRun& run) {
   if (!l.global_batch)
     if (const auto it = r.ds_config.find("train_batch_size"); it != r.ds_config.end())
       l.global_batch = as_count(number_at(it->second));
+  if (!l.micro_batch)
+    if (const auto it = r.ds_config.find("train_micro_batch_size_per_gpu"); it != r.ds_config.end())
+      l.micro_batch = as_count(number_at(it->second));
 }
 
 }  // namespace
@@ -831,7 +834,7 @@ Result<MeasuredRun> parse_training_log(std::string_view text, const std::string&
   if (run.framework == TrainingFramework::torchtitan) {
     const bool printed = std::any_of(iterations.begin(), iterations.end(),
                                      [](const LogIteration& it) { return it.step_time_s.has_value(); });
-    run.step_time_source = printed ? "elapsed_time_per_step" : "local batch × sequence length / (tps × tp·pp·cp)";
+    run.step_time_source = printed ? "elapsed_time_per_step" : "local_batch * seq_len / (tps * tp*pp*cp)";
     run.tokens_per_s_source = "printed (tps)";
     const int64_t non_dp = l.tp.value_or(1) * l.pp.value_or(1) * l.cp.value_or(1);
     if (!printed && reader.tt_local_batch && reader.tt_seq)
@@ -856,7 +859,7 @@ Result<MeasuredRun> parse_training_log(std::string_view text, const std::string&
     if (printed) {
       run.tokens_per_s_source = "printed (tokens per gpu per second)";
     } else if (run.model.seq_length && l.world_size && *l.world_size > 0) {
-      run.tokens_per_s_source = "global batch × seq_length / (step time × world_size)";
+      run.tokens_per_s_source = "global_batch * seq_length / (step_time * world_size)";
       for (LogIteration& it : iterations) {
         const auto gbs = it.global_batch ? it.global_batch : l.global_batch;
         if (gbs && it.step_time_s && *it.step_time_s > 0)

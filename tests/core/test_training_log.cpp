@@ -87,7 +87,7 @@ TEST_CASE("training log: Megatron-LM on 8 MI300X gives the median step time afte
   CHECK_THAT(run.tflops_per_gpu->median, WithinRel(250.8, 1e-12));
   CHECK_THAT(run.tflops_per_gpu->max, WithinRel(251.4, 1e-12));  // line 1590
   // Tokens/s/GPU derived: global batch 512 × seq 8192 / (step time × 8 GPUs).
-  CHECK(run.tokens_per_s_source == "global batch × seq_length / (step time × world_size)");
+  CHECK(run.tokens_per_s_source == "global_batch * seq_length / (step_time * world_size)");
   const LogIteration* it2 = iteration(run, 2);
   REQUIRE(it2);
   REQUIRE(it2->tokens_per_s_per_gpu);
@@ -251,6 +251,9 @@ TEST_CASE("training log: an accelerate + DeepSpeed SFT log is timed by the times
   CHECK(run.layout.world_size == 32);  // "Num processes: 32"
   CHECK(run.layout.zero_stage == 3);   // ds_config 'zero_optimization': {'stage': 3
   CHECK(run.layout.precision == "bf16");
+  // DeepSpeed's config print, lines 933 and 934: train_batch_size 128, train_micro_batch_size_per_gpu 2.
+  CHECK(run.layout.global_batch == 128);
+  CHECK(run.layout.micro_batch == 2);
   CHECK_FALSE(run.peak_memory_bytes);  // only see_memory_usage before training
   CHECK(has_warning(run, "memory is printed only before training"));
 }

@@ -11,6 +11,8 @@
 //             (core/calibration/log_compare.hpp)
 //   calibrate --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M] [--comm k=v,...] [--json]
 //             fits the efficiency of the link kind that limits the groups; prints it as --comm keys
+//   calibrate --log FILE --model M --cluster C [--train k=v,...] [--layout k=v,...] [--efficiency k=v,...] [--json]
+//             the GEMM efficiency that makes the predicted step time match the log's (log_compare.hpp)
 // Without --gpus a log runs on the cluster's first `ranks` GPUs (the ranks its header lists).
 #include <algorithm>
 #include <cmath>
@@ -284,7 +286,7 @@ Result<LogSetup> log_setup(const Args& args) {
                   layout,         layout_keys,      train_keys,         from_log};
 }
 
-int compare_log_command(const Args& args) {
+int log_command(const Args& args, bool calibrate) {
   auto setup = log_setup(args);
   if (!setup) return fail(setup.error());
   const LogSetup& s = *setup;
@@ -306,6 +308,16 @@ int compare_log_command(const Args& args) {
   comparison->train_keys = s.train_keys;
   comparison->layout_from_log = s.layout_from_log;
   const std::string& file = args.get("--log");
+  if (calibrate) {
+    auto hint =
+        step_time_gemm_hint(s.run.step_time_s->median, s.model, s.workload, s.layout, s.cluster, router, *options);
+    if (!hint) return fail(hint.error());
+    if (args.json)
+      std::cout << log_gemm_hint_json(*hint, *comparison, file).dump(2) << "\n";
+    else
+      std::cout << log_gemm_hint_text(*hint, *comparison, file);
+    return 0;
+  }
   if (args.json)
     std::cout << log_comparison_json(*comparison, file).dump(2) << "\n";
   else
@@ -317,7 +329,7 @@ int compare_log_command(const Args& args) {
 
 int cmd_compare(const Args& args) {
   if (args.has("--trace")) return compare_trace_command(args);
-  if (args.has("--log")) return compare_log_command(args);
+  if (args.has("--log")) return log_command(args, /*calibrate=*/false);
   if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG, --trace PATH or --log FILE is required");
   const std::string path = args.get("--nccl-tests");
   auto cluster = cluster_arg(args);
@@ -360,7 +372,8 @@ int cmd_compare(const Args& args) {
 }
 
 int cmd_calibrate(const Args& args) {
-  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG[,LOG...] is required");
+  if (args.has("--log")) return log_command(args, /*calibrate=*/true);
+  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG[,LOG...] or --log FILE is required");
   auto cluster = cluster_arg(args);
   if (!cluster) return fail(cluster.error());
   auto constants = comm_arg(args);

@@ -23,6 +23,8 @@
 #include "core/importers/training_log.hpp"
 #include "core/layout.hpp"
 #include "core/result.hpp"
+#include "core/topology/cluster.hpp"
+#include "core/topology/routing.hpp"
 
 namespace meshscope {
 
@@ -55,5 +57,24 @@ struct LogComparison {
 // world size differs from the layout's dp·tp·pp·cp; a log without a step time.
 [[nodiscard]] Result<LogComparison> compare_training_log(const MeasuredRun& run, const StepEstimate& estimate,
                                                          const Layout& layout);
+
+// Calibration from a log, as from a trace (trace_compare.hpp gemm_efficiency_hint), but on the whole step: a log
+// measures the step, not its compute. The GEMM efficiency (ComputeEfficiency::gemm) that makes the predicted step
+// time equal `measured_step_s`, by the fixed point gemm ← gemm · predicted / measured, re-estimating each time. With
+// step = A + B / gemm (A: what GEMMs do not change — other kernels, exposed communication, the bubble's non-GEMM
+// part) it converges while A < measured; it stops under 0.1 % error or when the efficiency stops moving, stays within
+// [0.05, 1] and is rounded to 0.001 so that the printed --efficiency key reproduces step_error_after. Everything
+// the model gets wrong outside the GEMMs lands in this one number: read it as a calibration of this run, not of the
+// GPU.
+struct LogGemmHint {
+  double before = 0, after = 0;                        // ComputeEfficiency::gemm
+  double step_error_before = 0, step_error_after = 0;  // predicted / measured step time − 1
+  bool at_limit = false;                               // 0.05 or 1: GEMMs alone cannot match the step
+  std::string efficiency_key;                          // "gemm=0.412", for --efficiency
+};
+[[nodiscard]] Result<LogGemmHint> step_time_gemm_hint(double measured_step_s, const ModelSpec& model,
+                                                      const TrainingWorkload& workload, const Layout& layout,
+                                                      const Cluster& cluster, const Router& router,
+                                                      const EstimateOptions& options);
 
 }  // namespace meshscope

@@ -76,4 +76,33 @@ std::string log_comparison_text(const LogComparison& c, const std::string& file,
   return out;
 }
 
+json log_gemm_hint_json(const LogGemmHint& hint, const LogComparison& c, const std::string& file) {
+  const LogCompareRow* step = c.row("step time");
+  return {{"file", file},
+          {"framework", c.framework},
+          {"measured_step_s", step ? json(step->measured) : json(nullptr)},
+          {"layout", c.layout_keys},
+          {"train", c.train_keys},
+          {"gemm_efficiency",
+           {{"before", hint.before},
+            {"after", hint.after},
+            {"step_error_before", hint.step_error_before},
+            {"step_error_after", hint.step_error_after},
+            {"at_limit", hint.at_limit},
+            {"efficiency", hint.efficiency_key}}}};
+}
+
+std::string log_gemm_hint_text(const LogGemmHint& hint, const LogComparison& c, const std::string& file) {
+  const LogCompareRow* step = c.row("step time");
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "# %s (%s): measured step %.4f s (median after warm-up)\n"
+                "# GEMM efficiency %.3f -> %.3f: step time error %+.1f %% -> %+.1f %%%s\n--efficiency %s\n",
+                file.c_str(), c.framework.c_str(), step ? step->measured : 0.0, hint.before, hint.after,
+                100 * hint.step_error_before, 100 * hint.step_error_after,
+                hint.at_limit ? " (at its limit: GEMMs alone cannot explain the difference)" : "",
+                hint.efficiency_key.c_str());
+  return line;
+}
+
 }  // namespace meshscope

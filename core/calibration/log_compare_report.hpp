@@ -13,4 +13,11 @@ namespace meshscope {
 [[nodiscard]] std::string log_comparison_text(const LogComparison& comparison, const std::string& file,
                                               const std::string& model, const std::string& cluster);
 
+// `calibrate --log`: file, framework, measured_step_s, layout, train, gemm_efficiency {before, after,
+// step_error_before, step_error_after, at_limit, efficiency}.
+[[nodiscard]] nlohmann::json log_gemm_hint_json(const LogGemmHint& hint, const LogComparison& comparison,
+                                                const std::string& file);
+[[nodiscard]] std::string log_gemm_hint_text(const LogGemmHint& hint, const LogComparison& comparison,
+                                             const std::string& file);
+
 }  // namespace meshscope

@@ -2,6 +2,7 @@
 // ../shared/data/training_logs. Measured figures are the log's (test_training_log.cpp cites their lines); predicted
 // ones are estimate_step's own fields, so these tests check the pairing, the units and the error convention.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 
 #include "core/calibration/log_compare.hpp"
@@ -121,4 +122,32 @@ TEST_CASE("log compare: Megatron-DeepSpeed's TFLOPs meet the hardware FLOP rate,
   CHECK(doc.at("rows").size() == comparison->rows.size());
   CHECK(doc.at("rows")[0].at("quantity") == "step time");
   CHECK_THAT(log_comparison_text(*comparison, "superbench.log.gz", "m", "c"), Contains("peak memory (max allocated)"));
+}
+
+TEST_CASE("log compare: the GEMM efficiency hint makes the predicted step time meet the log's median") {
+  const Case c = torchtitan_case();
+  auto cluster = generate_cluster("hgx-h200");
+  REQUIRE(cluster);
+  const Router router(*cluster);
+  TrainingWorkload w;
+  w.seq_len = 8192;
+  w.global_batch = 8;
+  w.zero_stage = 3;
+  w.recompute = RecomputeMode::op;
+  EstimateOptions options;
+  options.order = AxisOrder::torchtitan;
+  const ModelSpec model = *model_preset("llama3-8b");
+  const double measured = c.run.step_time_s->median;
+  auto hint = step_time_gemm_hint(measured, model, w, c.layout, *cluster, router, options);
+  REQUIRE(hint);
+  CHECK_THAT(hint->step_error_before, WithinRel(c.estimate.step_time_s / measured - 1, 1e-12));
+  CHECK_FALSE(hint->at_limit);
+  CHECK(std::abs(hint->step_error_after) < 0.01);
+  // The printed key reproduces the error after.
+  options.efficiency.gemm = hint->after;
+  auto again = estimate_step(model, w, c.layout, *cluster, router, options);
+  REQUIRE(again);
+  CHECK_THAT(again->step_time_s / measured - 1, WithinRel(hint->step_error_after, 1e-9));
+  CHECK(hint->efficiency_key.rfind("gemm=0.", 0) == 0);
+  CHECK_FALSE(step_time_gemm_hint(0, model, w, c.layout, *cluster, router, options));
 }

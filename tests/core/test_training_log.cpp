@@ -371,3 +371,36 @@ TEST_CASE("training log: a truncated gzip file and a missing file are io errors"
   CHECK_THAT(run.error().message, Contains("truncated"));
   CHECK(load_training_log("/nonexistent/x.log").error().code == ErrorCode::io_error);
 }
+
+TEST_CASE("training log: srun --label prefixes ('3: ') are launcher prefixes, not part of the line") {
+  std::vector<std::string> lines = lines_of(read_text_file(kThera).value());
+  for (std::string& line : lines) line = "3: " + line;
+  auto run = parse_training_log(join(lines), "srun.log");
+  REQUIRE(run);
+  CHECK(run->iterations.size() == 17);
+  CHECK_THAT(run->step_time_s->median, WithinRel(419.265, 1e-12));
+  CHECK(run->layout.tp == 4);  // the argument dump reads through the prefix too
+}
+
+TEST_CASE("training log: DeepSpeed's engine lines give samples/s, max allocated and train_batch_size / samples/s") {
+  // The shape of DeepSpeed's engine print (deepspeed/runtime/engine.py, steps_per_print) and its config print; no
+  // shared log has them, so the numbers are this text's own.
+  const std::string text =
+      "[2024-01-01 10:00:00,000] [INFO] [config.py:984:print]   train_batch_size ............. 256\n"
+      "[2024-01-01 10:00:10,000] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=0, lr=[0.0001]\n"
+      "[2024-01-01 10:00:10,001] [INFO] [timer.py:260:stop] epoch=0/micro_step=10/global_step=10, "
+      "RunningAvgSamplesPerSec=120.5, CurrSamplesPerSec=128.0, MemAllocated=10.5GB, MaxMemAllocated=30.25GB\n"
+      "[2024-01-01 10:00:20,001] [INFO] [timer.py:260:stop] epoch=0/micro_step=20/global_step=20, "
+      "RunningAvgSamplesPerSec=124.0, CurrSamplesPerSec=125.0, MemAllocated=10.5GB, MaxMemAllocated=31.5GB\n"
+      "[2024-01-01 10:00:30,001] [INFO] [timer.py:260:stop] epoch=0/micro_step=30/global_step=30, "
+      "RunningAvgSamplesPerSec=124.5, CurrSamplesPerSec=127.5, MemAllocated=10.5GB, MaxMemAllocated=31.5GB\n";
+  auto run = parse_training_log(text, "deepspeed.log");
+  REQUIRE(run);
+  CHECK(run->framework == TrainingFramework::deepspeed);
+  CHECK(run->iterations.size() == 3);
+  CHECK(run->excluded_iterations == std::vector<int64_t>{10});
+  CHECK_THAT(run->step_time_s->median, WithinRel((256.0 / 125.0 + 256.0 / 127.5) / 2, 1e-12));
+  CHECK_THAT(run->samples_per_s->median, WithinRel((125.0 + 127.5) / 2, 1e-12));
+  CHECK(run->peak_memory_quantity == "max allocated");
+  CHECK_THAT(*run->peak_memory_bytes, WithinRel(31.5 * kGiB, 1e-12));
+}

@@ -5,13 +5,13 @@
 //             [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
 //             a profiler trace (one file per rank, or a folder of them) against the predicted step of the layout it
 //             ran with (core/calibration/trace_compare.hpp), and the GEMM efficiency that matches its compute
-//   compare   --log FILE --model M --cluster C [--train k=v,...] [--layout k=v,...] [--efficiency k=v,...] [--json]
+//   compare   --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...] [--efficiency k=v,...] [--json]
 //             a training log (core/importers/training_log.hpp) against the predicted step of the layout it ran: the
 //             log's argument dump gives the layout and training keys, --layout and --train override them key by key
 //             (core/calibration/log_compare.hpp)
 //   calibrate --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M] [--comm k=v,...] [--json]
 //             fits the efficiency of the link kind that limits the groups; prints it as --comm keys
-//   calibrate --log FILE --model M --cluster C [--train k=v,...] [--layout k=v,...] [--efficiency k=v,...] [--json]
+//   calibrate --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...] [--efficiency k=v,...] [--json]
 //             the GEMM efficiency that makes the predicted step time match the log's (log_compare.hpp)
 // Without --gpus a log runs on the cluster's first `ranks` GPUs (the ranks its header lists).
 #include <algorithm>
@@ -34,6 +34,7 @@
 #include "core/importers/kineto.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/training_log.hpp"
+#include "core/importers/training_log_model.hpp"
 #include "core/options.hpp"
 
 namespace meshscope::cli {
@@ -261,7 +262,8 @@ struct LogSetup {
 
 Result<LogSetup> log_setup(const Args& args) {
   MS_TRY(run, load_training_log(args.get("--log")));
-  MS_TRY(model, model_arg(args));
+  // Without --model, the model the log describes (its argument dump or torchtitan's ModelArgs).
+  MS_TRY(model, args.has("--model") ? model_arg(args) : model_spec_from_log(run));
   MS_TRY(cluster, cluster_arg(args));
   std::string train_text = run.layout.train_keys();
   if (run.model.seq_length) train_text = "seq=" + std::to_string(*run.model.seq_length) + "," + train_text;

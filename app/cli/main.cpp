@@ -39,11 +39,11 @@ Usage:
   meshscope-cli compare    --nccl-tests LOG --cluster C [--gpus LIST] [--comm k=v,...] [--json]
                            | --trace PATH[,PATH...] --model M --cluster C --train k=v,... --layout k=v,...
                              [--efficiency k=v,...] [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
-                           | --log FILE --model M --cluster C [--train k=v,...] [--layout k=v,...]
-                             [--efficiency k=v,...] [--json]   (the layout and training keys default to the log's)
+                           | --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...]
+                             [--efficiency k=v,...] [--json]   (model, layout and training keys default to the log's)
   meshscope-cli calibrate  --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M]
                            [--comm k=v,...] [--json]
-                           | --log FILE --model M --cluster C [--train k=v,...] [--layout k=v,...]
+                           | --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...]
                              [--efficiency k=v,...] [--json]   (a GEMM efficiency from the measured step time)
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version

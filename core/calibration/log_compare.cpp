@@ -90,6 +90,13 @@ Result<LogComparison> compare_training_log(const MeasuredRun& run, const StepEst
     row.note = "torch.cuda.max_memory_reserved; fragmentation has no closed form (docs/estimate.md §6)";
     c.rows.push_back(row);
   }
+  bool steady_memory = false, first_memory = false;
+  for (const auto& m : run.memory)
+    if (m.after_iterations) (*m.after_iterations <= 1 ? first_memory : steady_memory) = true;
+  if (first_memory && !steady_memory)
+    c.notes.push_back(
+        "the memory reports are after the first iteration only (optimizer state and allocator growth may still "
+        "differ from a steady step); the prediction is for a steady step");
   if (!run.excluded_iterations.empty())
     c.notes.push_back("warm-up excluded: the first timed iteration (" + std::to_string(run.excluded_iterations[0]) +
                       ")");

@@ -95,6 +95,21 @@ void read_megatron_arguments(const std::map<std::string, std::string>& a, LogMod
   m.vocab_size = int_arg(a, "padded_vocab_size");
   if (!m.vocab_size) m.vocab_size = int_arg(a, "vocab_size");
   m.num_experts = int_arg(a, "num_experts");
+  m.head_dim = int_arg(a, "kv_channels");
+  m.max_position_embeddings = int_arg(a, "max_position_embeddings");
+  // Megatron's defaults where an older version prints no such argument: GeLU MLP, LayerNorm, learned absolute
+  // positions, tied embeddings, biases on every linear layer (megatron/training/arguments.py).
+  m.gated_mlp = bool_arg(a, "swiglu").value_or(false);
+  m.rmsnorm = str_arg(a, "normalization").value_or("LayerNorm") == "RMSNorm";
+  m.rotary = str_arg(a, "position_embedding_type").value_or("learned_absolute") == "rope" ||
+             bool_arg(a, "use_rotary_position_embeddings").value_or(false);
+  m.tied_embeddings = !bool_arg(a, "untie_embeddings_and_output_weights").value_or(false);
+  m.linear_bias = bool_arg(a, "add_bias_linear").value_or(true);
+  const auto positive = [&](const char* name) {
+    const auto it = a.find(name);
+    return it != a.end() && number_at(it->second).value_or(0) > 0;
+  };
+  m.dropout = positive("hidden_dropout") || positive("attention_dropout");
   l.world_size = int_arg(a, "world_size");
   l.tp = int_arg(a, "tensor_model_parallel_size");
   if (!l.tp) l.tp = int_arg(a, "model_parallel_size");  // Megatron v1.1.5: model parallel = tensor parallel
@@ -151,6 +166,25 @@ void read_torchtitan_model(std::string_view s, LogModelDims& m) {
   m.num_query_groups = arg("n_kv_heads=");
   m.vocab_size = arg("vocab_size=");
   m.seq_length = arg("max_seq_len=");
+  m.max_position_embeddings = m.seq_length;
+  // torchtitan's Llama FeedForward: 4·dim → 2/3 of it → × ffn_dim_multiplier → up to a multiple of multiple_of.
+  if (m.hidden_size) {
+    int64_t ffn = 2 * (4 * *m.hidden_size) / 3;
+    if (const size_t at = s.find("ffn_dim_multiplier="); at != std::string_view::npos)
+      if (const auto f = number_at(s.substr(at + 19)); f && *f > 0 && *f < 100)
+        ffn = static_cast<int64_t>(*f * static_cast<double>(ffn));
+    if (const auto multiple = arg("multiple_of="); multiple && *multiple > 0)
+      ffn = *multiple * ((ffn + *multiple - 1) / *multiple);
+    m.ffn_hidden_size = ffn;
+  }
+  if (m.hidden_size && m.num_attention_heads && *m.num_attention_heads > 0)
+    m.head_dim = *m.hidden_size / *m.num_attention_heads;
+  m.gated_mlp = true;
+  m.rmsnorm = true;
+  m.rotary = true;
+  m.tied_embeddings = false;
+  m.linear_bias = false;
+  m.dropout = false;
 }
 
 // "Building 1-D device mesh with ['dp_shard'], [8]" → name → size.
@@ -227,6 +261,7 @@ struct Reader {
   std::optional<int64_t> world_size_line, accelerate_processes, zero_stage_line, tt_local_batch, tt_global_batch,
       tt_seq;
   std::optional<std::string> mixed_precision, tt_recompute;
+  std::optional<int64_t> padded_vocab;
   std::map<std::string, int64_t> mesh;
   LogModelDims tt_model;
   std::string memory_label;
@@ -424,6 +459,9 @@ struct Reader {
       torchtitan_seen = true;
     }
     if (s.find("ModelArgs(") != std::string_view::npos) read_torchtitan_model(s, tt_model);
+    if (const size_t at = s.find("padded vocab (size:"); at != std::string_view::npos && !padded_vocab)
+      if (const size_t p = s.find("new size:", at); p != std::string_view::npos)
+        padded_vocab = as_count(number_at(s.substr(p + 9)));
     // torchtitan's "selective" is its op-level SAC by default (selective_ac_option "op" in the presets): meshscope's
     // recompute=op.
     if (s.find("Applied selective activation checkpointing") != std::string_view::npos) tt_recompute = "op";
@@ -496,6 +534,7 @@ std::vector<LogIteration> one_rank(const std::vector<Record>& records, std::vect
 void finish_layout(Reader& r, MeasuredRun& run) {
   LogLayout& l = run.layout;
   if (!r.arguments.empty()) read_megatron_arguments(r.arguments, run.model, l);
+  if (r.padded_vocab) run.model.vocab_size = r.padded_vocab;
   if (!l.world_size) l.world_size = r.world_size_line;
   if (run.framework == TrainingFramework::torchtitan) {
     run.model = r.tt_model;

@@ -73,6 +73,11 @@ struct LogMemory {
 struct LogModelDims {
   std::optional<int64_t> num_layers, hidden_size, ffn_hidden_size, num_attention_heads, num_query_groups, seq_length,
       vocab_size, num_experts;
+  // The rest of the architecture where the log says (Megatron: swiglu, normalization, position_embedding_type,
+  // untie_embeddings_and_output_weights, add_bias_linear, kv_channels, max_position_embeddings, dropouts; torchtitan:
+  // its Llama definition). vocab_size is the padded size ("padded vocab (size: V) with N dummy tokens (new size: P)").
+  std::optional<int64_t> head_dim, max_position_embeddings;
+  std::optional<bool> gated_mlp, rmsnorm, rotary, tied_embeddings, linear_bias, dropout;
 };
 
 // The parallel layout and training settings that ran.

@@ -12,4 +12,5 @@
 #include "core/importers/nvidia_smi_topo.hpp"
 #include "core/importers/rocm_smi_topo.hpp"
 #include "core/importers/training_log.hpp"
+#include "core/importers/training_log_model.hpp"
 #include "core/importers/training_log_report.hpp"

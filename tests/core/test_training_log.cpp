@@ -3,6 +3,7 @@
 // a median is taken by hand over the printed values listed next to it.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/importers/training_log.hpp"
+#include "core/importers/training_log_model.hpp"
 #include "core/model_io.hpp"
 #include "support/csv.hpp"
 
@@ -403,4 +405,40 @@ TEST_CASE("training log: DeepSpeed's engine lines give samples/s, max allocated 
   CHECK_THAT(run->samples_per_s->median, WithinRel((125.0 + 127.5) / 2, 1e-12));
   CHECK(run->peak_memory_quantity == "max allocated");
   CHECK_THAT(*run->peak_memory_bytes, WithinRel(31.5 * kGiB, 1e-12));
+}
+
+TEST_CASE("training log: the argument dump makes a model with the parameter count the log prints") {
+  const MeasuredRun run = load(kThera);
+  auto model = model_spec_from_log(run);
+  REQUIRE(model);
+  // Lines 571..975: swiglu True, normalization RMSNorm, position_embedding_type rope,
+  // untie_embeddings_and_output_weights True, add_bias_linear False, kv_channels 64, dropouts 0.0; line 978: "padded
+  // vocab ... (new size: 50688)".
+  CHECK(model->vocab_size == 50688);
+  CHECK(model->num_kv_heads == 24);
+  CHECK(model->head_dim == 64);
+  CHECK(model->mlp == MlpKind::gated);
+  CHECK(model->norm == NormKind::rmsnorm);
+  CHECK(model->position == PositionKind::rotary);
+  CHECK_FALSE(model->tied_embeddings);
+  CHECK_FALSE(model->mlp_bias);
+  CHECK_FALSE(model->dropout);
+  // Line 1569: "Total number of parameters in billions: 28.11".
+  CHECK(std::abs(count_params(*model).total_params() / 28.11e9 - 1) < 0.0005);
+}
+
+TEST_CASE("training log: torchtitan's ModelArgs make Llama 3 8B with the size the log prints") {
+  auto model = model_spec_from_log(load(kTitan));
+  REQUIRE(model);
+  // Line 22: dim=4096, ffn_dim_multiplier=1.3, multiple_of=1024 → FFN 14336 by torchtitan's FeedForward rule.
+  CHECK(model->ffn_hidden_size == 14336);
+  // Line 23: "Model llama3 8B size: 8,030,261,248 total parameters".
+  CHECK(count_params(*model).total_params() == 8030261248.0);
+}
+
+TEST_CASE("training log: a log without model dims gives no model, and says what is missing") {
+  auto model = model_spec_from_log(load(kOlmoe));
+  REQUIRE_FALSE(model);
+  CHECK(model.error().code == ErrorCode::missing_field);
+  CHECK_THAT(model.error().message, Contains("num_layers") && Contains("--model"));
 }

@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(fuzz_hf_config fuzz_cluster fuzz_project fuzz_nccl_tests fuzz_kineto fuzz_kernel_rules fuzz_node_topology
-  fuzz_hwloc_xml fuzz_nccl_topo_xml)
+  fuzz_hwloc_xml fuzz_nccl_topo_xml fuzz_training_log)
 long=0
 targets=()
 for arg in "$@"; do
@@ -73,6 +73,7 @@ seed_all() {
       "$shared"/data/hwloc_xml/hwloc_power8_4xP100_nvlink.xml ;;
     fuzz_hwloc_xml) seed "$1" "$shared"/data/hwloc_xml/*.xml ;;
     fuzz_nccl_topo_xml) seed "$1" "$shared"/data/nccl_topo_xml/*.xml ;;
+    fuzz_training_log) seed "$1" "$shared"/data/training_logs/*.log "$shared"/data/training_logs/*.log.gz ;;
   esac
 }
 summary=()

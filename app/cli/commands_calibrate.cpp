@@ -5,8 +5,14 @@
 //             [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
 //             a profiler trace (one file per rank, or a folder of them) against the predicted step of the layout it
 //             ran with (core/calibration/trace_compare.hpp), and the GEMM efficiency that matches its compute
+//   compare   --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...] [--efficiency k=v,...] [--json]
+//             a training log (core/importers/training_log.hpp) against the predicted step of the layout it ran: the
+//             log's argument dump gives the layout and training keys, --layout and --train override them key by key
+//             (core/calibration/log_compare.hpp)
 //   calibrate --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M] [--comm k=v,...] [--json]
 //             fits the efficiency of the link kind that limits the groups; prints it as --comm keys
+//   calibrate --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...] [--efficiency k=v,...] [--json]
+//             the GEMM efficiency that makes the predicted step time match the log's (log_compare.hpp)
 // Without --gpus a log runs on the cluster's first `ranks` GPUs (the ranks its header lists).
 #include <algorithm>
 #include <cmath>
@@ -21,10 +27,15 @@
 
 #include "app/cli/cli.hpp"
 #include "core/calibration/calibrate.hpp"
+#include "core/calibration/log_compare.hpp"
+#include "core/calibration/log_compare_report.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
 #include "core/importers/nccl_tests.hpp"
+#include "core/importers/training_log.hpp"
+#include "core/importers/training_log_model.hpp"
+#include "core/options.hpp"
 #include "core/report/calibration.hpp"
 #include "core/report/units.hpp"
 #include "core/session/calibrate.hpp"
@@ -149,11 +160,91 @@ int compare_trace_command(const Args& args) {
   return 0;
 }
 
+// What a training log and the options predict: the log's layout and training keys, overridden key by key by
+// --layout and --train; the model and cluster from --model and --cluster.
+struct LogSetup {
+  MeasuredRun run;
+  ModelSpec model;
+  Cluster cluster;
+  TrainingWorkload workload;
+  Layout layout;
+  std::string layout_keys, train_keys;
+  bool layout_from_log = false;
+};
+
+Result<LogSetup> log_setup(const Args& args) {
+  MS_TRY(run, load_training_log(args.get("--log")));
+  // Without --model, the model the log describes (its argument dump or torchtitan's ModelArgs).
+  MS_TRY(model, args.has("--model") ? model_arg(args) : model_spec_from_log(run));
+  MS_TRY(cluster, cluster_arg(args));
+  std::string train_text = run.layout.train_keys();
+  if (run.model.seq_length) train_text = "seq=" + std::to_string(*run.model.seq_length) + "," + train_text;
+  if (!train_text.empty() && train_text.back() == ',') train_text.pop_back();
+  MS_TRY(log_train_keys, split_key_values(train_text, "the log's training settings"));
+  MS_TRY(log_layout_keys, split_key_values(run.layout.layout_keys(), "the log's layout"));
+  MS_TRY(user_train_keys, key_values_arg(args, "--train"));
+  MS_TRY(user_layout_keys, key_values_arg(args, "--layout"));
+  MS_TRY(log_workload, training_from_keys(log_train_keys));
+  MS_TRY(workload, training_from_keys(user_train_keys, log_workload));
+  MS_TRY(log_layout, layout_from_keys(log_layout_keys));
+  MS_TRY(layout, layout_from_keys(user_layout_keys, log_layout));
+  const auto joined = [](const KeyValues& keys) {
+    std::string out;
+    for (const auto& [key, value] : keys) out += (out.empty() ? "" : ",") + key + "=" + value;
+    return out;
+  };
+  const std::string layout_keys = joined(layout_to_keys(layout));
+  const std::string train_keys = joined(training_to_keys(workload));
+  const bool from_log = !args.has("--layout") && !run.layout.layout_keys().empty();
+  return LogSetup{std::move(run), std::move(model), std::move(cluster), workload,
+                  layout,         layout_keys,      train_keys,         from_log};
+}
+
+int log_command(const Args& args, bool calibrate) {
+  auto setup = log_setup(args);
+  if (!setup) return fail(setup.error());
+  const LogSetup& s = *setup;
+  const auto problems = validate_training_layout(s.model, s.workload, s.layout);
+  if (!problems.empty()) return fail(problems_message(s.model.name, problems));
+  if (s.layout.world_size() > s.cluster.num_gpus())
+    return fail("the layout has " + std::to_string(s.layout.world_size()) + " ranks but the cluster only " +
+                std::to_string(s.cluster.num_gpus()) + " GPUs");
+  auto options = estimate_options_arg(args);
+  if (!options) return fail(options.error());
+  // torchtitan's mesh is ordered dp_replicate, dp_shard, cp, tp (ParallelDims.build_mesh).
+  if (s.run.framework == TrainingFramework::torchtitan && !args.has("--order")) options->order = AxisOrder::torchtitan;
+  const Router router(s.cluster);
+  auto estimate = estimate_step(s.model, s.workload, s.layout, s.cluster, router, *options);
+  if (!estimate) return fail(estimate.error());
+  auto comparison = compare_training_log(s.run, *estimate, s.layout);
+  if (!comparison) return fail(comparison.error());
+  comparison->layout_keys = s.layout_keys;
+  comparison->train_keys = s.train_keys;
+  comparison->layout_from_log = s.layout_from_log;
+  const std::string& file = args.get("--log");
+  if (calibrate) {
+    auto hint =
+        step_time_gemm_hint(s.run.step_time_s->median, s.model, s.workload, s.layout, s.cluster, router, *options);
+    if (!hint) return fail(hint.error());
+    if (args.json)
+      std::cout << log_gemm_hint_json(*hint, *comparison, file).dump(2) << "\n";
+    else
+      std::cout << log_gemm_hint_text(*hint, *comparison, file);
+    return 0;
+  }
+  if (args.json)
+    std::cout << log_comparison_json(*comparison, file).dump(2) << "\n";
+  else
+    std::cout << log_comparison_text(*comparison, file, s.model.name, s.cluster.name);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_compare(const Args& args) {
   if (args.has("--trace")) return compare_trace_command(args);
-  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG or --trace PATH is required");
+  if (args.has("--log")) return log_command(args, /*calibrate=*/false);
+  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG, --trace PATH or --log FILE is required");
   const std::string path = args.get("--nccl-tests");
   auto cluster = cluster_arg(args);
   if (!cluster) return fail(cluster.error());
@@ -176,7 +267,8 @@ int cmd_compare(const Args& args) {
 }
 
 int cmd_calibrate(const Args& args) {
-  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG[,LOG...] is required");
+  if (args.has("--log")) return log_command(args, /*calibrate=*/true);
+  if (!args.has("--nccl-tests")) return fail("--nccl-tests LOG[,LOG...] or --log FILE is required");
   auto cluster = cluster_arg(args);
   if (!cluster) return fail(cluster.error());
   // Checked here, before the logs are read, as the other options.

@@ -3,6 +3,8 @@
 //                                                          stands for the .json / .json.gz files in it
 //   import --nccl-tests LOG [--json]                       an nccl-tests log (core/importers/nccl_tests.hpp)
 //   import --topo FILE [--nodes N] [--gpu G]               nvidia-smi topo -m, hwloc XML, NCCL topology XML
+//   import --log FILE [--json]                             a training log: Megatron-LM, Megatron-DeepSpeed, DeepSpeed,
+//                                                          torchtitan (core/importers/training_log.hpp, docs/logs.md)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +18,8 @@
 #include "core/importers/kineto.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
+#include "core/importers/training_log.hpp"
+#include "core/importers/training_log_report.hpp"
 #include "core/report/importers.hpp"
 #include "core/report/units.hpp"
 #include "core/topology/cluster_io.hpp"
@@ -108,6 +112,16 @@ int import_topology(const Args& args) {
   return 0;
 }
 
+int import_training_log(const Args& args) {
+  auto run = load_training_log(args.get("--log"));
+  if (!run) return fail(run.error());
+  if (args.json)
+    std::cout << training_log_json(*run).dump(2) << "\n";
+  else
+    std::cout << training_log_text(*run);
+  return 0;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> trace_files(const std::string& option) {
@@ -133,9 +147,11 @@ Result<std::vector<std::string>> trace_files(const std::string& option) {
 
 int cmd_import(const Args& args) {
   const int sources = static_cast<int>(args.has("--trace")) + static_cast<int>(args.has("--nccl-tests")) +
-                      static_cast<int>(args.has("--topo"));
-  if (sources != 1) return fail("import needs exactly one of --trace PATH[,PATH...], --nccl-tests LOG or --topo FILE");
+                      static_cast<int>(args.has("--topo")) + static_cast<int>(args.has("--log"));
+  if (sources != 1)
+    return fail("import needs exactly one of --trace PATH[,PATH...], --nccl-tests LOG, --topo FILE or --log FILE");
   if (args.has("--topo")) return import_topology(args);
+  if (args.has("--log")) return import_training_log(args);
   if (args.has("--nccl-tests")) return import_nccl_tests(args);
   return import_traces(args);
 }

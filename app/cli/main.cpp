@@ -35,11 +35,16 @@ Usage:
                            [--top N] [--json]
   meshscope-cli import     --trace PATH[,PATH...] [--rules FILE] [--json]
                            | --nccl-tests LOG [--json] | --topo FILE [--nodes N] [--gpu G] [--json]
+                           | --log FILE [--json]   (a Megatron / DeepSpeed / torchtitan training log)
   meshscope-cli compare    --nccl-tests LOG --cluster C [--gpus LIST] [--comm k=v,...] [--json]
                            | --trace PATH[,PATH...] --model M --cluster C --train k=v,... --layout k=v,...
                              [--efficiency k=v,...] [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
+                           | --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...]
+                             [--efficiency k=v,...] [--json]   (model, layout and training keys default to the log's)
   meshscope-cli calibrate  --nccl-tests LOG[,LOG...] --cluster C [--gpus LIST] [--min-bytes 64M]
                            [--comm k=v,...] [--json]
+                           | --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...]
+                             [--efficiency k=v,...] [--json]   (a GEMM efficiency from the measured step time)
   meshscope-cli presets    [--json]
   meshscope-cli --help | --version
 
@@ -74,7 +79,7 @@ Result<Args> parse_args(int argc, char** argv) {
       "--fwd",           "--bwd",         "--wgrad",        "--p2p",
       "--engine",        "--target-ttft", "--target-itl",   "--prefill-layout",
       "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
-      "--rules",         "--nodes",       "--min-bytes"};
+      "--rules",         "--nodes",       "--min-bytes",    "--log"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {

@@ -1,5 +1,7 @@
 #pragma once
 // meshscope's public API: calibrating the collective model from nccl-tests logs and comparing a
-// profiler trace with the prediction for its layout.
+// profiler trace or a training log with the prediction for its layout.
 #include "core/calibration/calibrate.hpp"
+#include "core/calibration/log_compare.hpp"
+#include "core/calibration/log_compare_report.hpp"
 #include "core/calibration/trace_compare.hpp"

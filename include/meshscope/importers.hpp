@@ -1,6 +1,7 @@
 #pragma once
 // meshscope's public API: the importers — PyTorch profiler (Kineto) traces, nccl-tests logs, node
-// topologies (nvidia-smi topo -m, rocm-smi --showtopo, hwloc XML, NCCL topology XML); docs/import*.md.
+// topologies (nvidia-smi topo -m, rocm-smi --showtopo, hwloc XML, NCCL topology XML); docs/import*.md; training logs
+// (Megatron-LM, Megatron-DeepSpeed, DeepSpeed, torchtitan); docs/logs.md.
 #include "core/importers/comm_kernel_rules.hpp"
 #include "core/importers/hwloc_xml.hpp"
 #include "core/importers/kineto.hpp"
@@ -10,3 +11,6 @@
 #include "core/importers/node_topology.hpp"
 #include "core/importers/nvidia_smi_topo.hpp"
 #include "core/importers/rocm_smi_topo.hpp"
+#include "core/importers/training_log.hpp"
+#include "core/importers/training_log_model.hpp"
+#include "core/importers/training_log_report.hpp"

@@ -38,7 +38,6 @@ std::vector<std::string> names_of() {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
-const std::vector<std::string> kDtypeNames = {"fp32", "bf16", "fp16", "fp8", "int8", "int4"};
 
 // One value of a key, checked against its type (Row::min/max, the choices) before a row applies it.
 struct Parsed {
@@ -272,7 +271,7 @@ TrainingRow training_bool(KeyInfo info, bool shown = true) {
 template <DType TrainingWorkload::*Field>
 TrainingRow training_dtype(KeyInfo info, bool shown = true) {
   info.type = KeyType::dtype;
-  info.choices = kDtypeNames;
+  info.choices = {"fp32", "bf16", "fp16", "fp8"};  // what training stores; parse_dtype reads int8/int4 too
   return {std::move(info),
           0,
           0,
@@ -817,8 +816,15 @@ LayoutRow degree(KeyInfo info, double min = 1) {
 
 std::vector<LayoutRow> make_layout_rows() {
   std::vector<LayoutRow> rows;
-  rows.push_back(degree<&Layout::dp>(
-      {"dp", "", {}, {}, "", "ranks", "1", "data-parallel degree (all replicas, FSDP shards included)", ""}));
+  rows.push_back(degree<&Layout::dp>({"dp",
+                                      "",
+                                      {},
+                                      {},
+                                      "",
+                                      "ranks",
+                                      "1",
+                                      "data-parallel degree (all replicas, FSDP shards included)",
+                                      "Megatron-LM: world size ÷ (tp × pp × cp)"}));
   rows.push_back(degree<&Layout::fsdp>({"fsdp",
                                         "",
                                         {},

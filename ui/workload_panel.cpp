@@ -14,7 +14,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <QRegularExpression>
 #include <algorithm>
+
 #include <charconv>
 #include <limits>
 #include <utility>
@@ -53,8 +55,19 @@ bool is_integer(const std::string& text) {
   return ec == std::errc{} && end == text.data() + text.size();
 }
 
-const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp8", "fp32"};
-const std::vector<std::string> kWeightDtypes = {"bf16", "fp16", "fp8", "int8", "int4"};
+// A key's meaning, default and source as a tooltip (rich text, so that it wraps): the table's
+// Markdown with `code` as <code> and [links](to) as their text.
+QString key_tooltip(const KeyInfo& info) {
+  const auto html = [](std::string_view markdown) {
+    QString text = QString::fromUtf8(markdown.data(), static_cast<qsizetype>(markdown.size())).toHtmlEscaped();
+    text.replace(QRegularExpression(QStringLiteral("\\[([^\\]]*)\\]\\([^)]*\\)")), QStringLiteral("\\1"));
+    text.replace(QRegularExpression(QStringLiteral("`([^`]*)`")), QStringLiteral("<code>\\1</code>"));
+    return text;
+  };
+  QString tip = QStringLiteral("<p>%1</p><p><b>Default:</b> %2").arg(html(info.help), html(info.default_text));
+  if (!info.source.empty()) tip += QStringLiteral("<br><b>Source:</b> %1").arg(html(info.source));
+  return tip + QStringLiteral("</p>");
+}
 
 // The model's fields as dotted keys ("moe.top_k"), scalars only.
 KeyValues flatten(const nlohmann::json& doc, const std::string& prefix = {}) {
@@ -112,6 +125,15 @@ KeyForm::KeyForm(QWidget* parent) : QWidget(parent) {
 
 void KeyForm::setChoices(const std::string& key, std::vector<std::string> choices) {
   choices_[key] = std::move(choices);
+}
+
+void KeyForm::setTable(const std::vector<KeyInfo>& table) {
+  for (const KeyInfo& info : table) {
+    const std::string key(info.name);
+    if (!info.choices.empty()) choices_[key] = info.choices;
+    if (info.type == KeyType::number) free_text_.push_back(key);
+    help_[key] = key_tooltip(info);
+  }
 }
 
 void KeyForm::setHelp(const std::string& key, const QString& help) {
@@ -293,54 +315,15 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, QWidget* parent) : QWidg
 
   training_box_ = new QGroupBox(tr("Training"), this);
   training_form_ = new KeyForm(training_box_);
-  training_form_->setChoices("convention", {"megatron-distopt", "megatron", "zero", "playbook-fp32"});
-  training_form_->setChoices("precision", kDtypes);
-  training_form_->setChoices("param_dtype", kDtypes);
-  training_form_->setChoices("grad_dtype", kDtypes);
-  training_form_->setChoices("master", {"fp32", "none"});
-  training_form_->setChoices("optimizer", {"adam", "sgd"});
-  training_form_->setChoices("zero", {"0", "1", "2", "3"});
-  training_form_->setChoices("recompute", {"none", "selective", "full", "op"});
-  training_form_->setChoices("kernels", {"fused", "eager"});
-  training_form_->setChoices("memory_framework", {"auto", "megatron", "fsdp2", "generic"});
-  training_form_->setChoices("schedule", {"1f1b", "gpipe", "interleaved", "zb-h1", "zb-h2", "dualpipe"});
-  training_form_->setChoices("cp_comm", {"p2p", "a2a"});
-  training_form_->setChoices("reshard_after_forward", {"default", "always", "never"});
-  for (const char* key : {"runtime_gib", "allocator_fraction", "nccl_buffer_mib"}) training_form_->setFreeText(key);
-  training_form_->setHelp("convention", tr("Bytes per parameter (docs/conventions.md): sets the dtypes below"));
-  training_form_->setHelp("global_batch", tr("Sequences per optimizer step"));
-  training_form_->setHelp("zero", tr("0 replicate; 1 optimizer state sharded; 2 + gradients; 3 + parameters (FSDP)"));
-  training_form_->setHelp("tp_comm_overlap",
-                          tr("Megatron --tp-comm-overlap: TP collectives in chunks under the GEMMs (TE userbuffers; "
-                             "needs SP); the SMs the communication kernels take are charged"));
-  training_form_->setHelp("overlap_grad_reduce",
-                          tr("Megatron --overlap-grad-reduce: gradient buckets reduced under the last backward; "
-                             "the last bucket is exposed"));
-  training_form_->setHelp("overlap_param_gather",
-                          tr("Megatron --overlap-param-gather (distributed optimizer, needs overlap_grad_reduce): "
-                             "parameter all-gather under the next forward; the first bucket is exposed"));
-  training_form_->setHelp("fsdp_prefetch", tr("FSDP (zero=3): the next block's all-gather under this block's compute"));
-  training_form_->setHelp("reshard_after_forward",
-                          tr("FSDP (zero=3): re-gather parameters for the backward; torchtitan's default: every block "
-                             "but the last, none with PP"));
-  training_form_->setHelp("recompute", tr("selective: the attention core (Megatron); op: torchtitan's op-level SAC "
-                                          "(every second matmul and the element-wise ops); n: the first n layers of "
-                                          "each chunk in full"));
-  training_form_->setHelp("cuda_graphs", tr("CUDA graphs replay the captured kernels without host dispatch (dense "
-                                            "layers; a dropless MoE layer's attention only)"));
-  training_form_->setHelp("kernels", tr("Element-wise kernels: fused (Transformer Engine, torch.compile) or eager "
-                                        "PyTorch composites (torchtitan without compile)"));
-  training_form_->setHelp("memory_framework", tr("Whose allocations the memory budget follows: auto (FSDP2 for "
-                                                 "zero=3, Megatron-LM otherwise), megatron, fsdp2 or generic"));
+  // Choices, free-text numbers and tooltips from the key table (core/options.hpp), as the CLI and docs/cli.md.
+  training_form_->setTable(key_table(KeyScope::train));
   (new QVBoxLayout(training_box_))->addWidget(training_form_);
   connect(training_form_, &KeyForm::edited, this, &WorkloadPanel::on_training);
   outer->addWidget(training_box_);
 
   serving_box_ = new QGroupBox(tr("Serving"), this);
   serving_form_ = new KeyForm(serving_box_);
-  serving_form_->setChoices("weights", kWeightDtypes);
-  serving_form_->setChoices("kv", {"bf16", "fp16", "fp8"});
-  serving_form_->setFreeText("memory_fraction");
+  serving_form_->setTable(key_table(KeyScope::serve));
   (new QVBoxLayout(serving_box_))->addWidget(serving_form_);
   connect(serving_form_, &KeyForm::edited, this, &WorkloadPanel::on_serving);
   outer->addWidget(serving_box_);

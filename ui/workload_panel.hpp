@@ -41,6 +41,8 @@ class KeyForm final : public QWidget {
   void setChoices(const std::string& key, std::vector<std::string> choices);
   // A key edited as text even when its value looks like an integer (a number that may be fractional).
   void setFreeText(const std::string& key) { free_text_.push_back(key); }
+  // Choices, free-text numbers and tooltips of every key in a key table (core/options.hpp).
+  void setTable(const std::vector<KeyInfo>& table);
   // Tooltips naming what a key means.
   void setHelp(const std::string& key, const QString& help);
   // Sets one value as if the user had typed it (tests); false when there is no such key.

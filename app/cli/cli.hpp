@@ -55,6 +55,7 @@ int cmd_params(const Args& args);
 int cmd_flops(const Args& args);
 int cmd_memory(const Args& args);
 int cmd_presets(const Args& args);
+int cmd_keys(const Args& args);
 int cmd_topo(const Args& args);
 int cmd_route(const Args& args);
 int cmd_collective(const Args& args);

@@ -10,6 +10,7 @@
 #include "core/catalogue.hpp"
 #include "core/flops.hpp"
 #include "core/memory.hpp"
+#include "core/report/keys.hpp"
 #include "core/report/memory.hpp"
 #include "core/report/model.hpp"
 #include "core/report/units.hpp"
@@ -120,6 +121,26 @@ int cmd_presets(const Args& args) {
   std::cout << "GPUs:\n";
   for (const auto& gpu : gpu_catalogue())
     std::cout << "  " << gpu.id << std::string(18 - std::min<size_t>(gpu.id.size(), 17), ' ') << gpu.name << "\n";
+  return 0;
+}
+
+// meshscope-cli keys: the key table (core/options.hpp) that the parsers, the app's forms and docs/cli.md come from.
+int cmd_keys(const Args& args) {
+  std::vector<KeyScope> scopes = {KeyScope::train, KeyScope::serve, KeyScope::layout};
+  if (args.has("--scope")) {
+    const std::string scope = args.get("--scope");
+    const auto it = std::find_if(scopes.begin(), scopes.end(), [&](KeyScope s) { return key_scope_name(s) == scope; });
+    if (it == scopes.end()) return fail("--scope must be train, serve or layout, not \"" + scope + "\"");
+    scopes = {*it};
+  }
+  if (args.json) {
+    json doc = json::array();
+    for (const KeyScope scope : scopes) doc.push_back(key_table_report(scope));
+    std::cout << (scopes.size() == 1 ? doc.front() : doc).dump(2) << "\n";
+    return 0;
+  }
+  for (const KeyScope scope : scopes)
+    std::cout << "### --" << key_scope_name(scope) << " keys\n\n" << key_table_markdown(scope) << "\n";
   return 0;
 }
 

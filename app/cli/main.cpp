@@ -46,6 +46,7 @@ Usage:
                            | --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...]
                              [--efficiency k=v,...] [--json]   (a GEMM efficiency from the measured step time)
   meshscope-cli presets    [--json]
+  meshscope-cli keys       [--scope train|serve|layout] [--json]   (every --train/--serve/--layout key)
   meshscope-cli --help | --version
 
 M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.
@@ -53,7 +54,7 @@ G: a GPU id from the catalogue (see `presets`).
 C: a cluster file (docs/cluster-format.md) or a generator string such as dgx-h100:nodes=64.
 OP: all-reduce, all-gather, reduce-scatter, all-to-all, broadcast, reduce, send-recv.
 LIST: GPU indices in rank order, e.g. 0-15 or 0,8,16,24.
-Keys of --train, --serve and --layout are listed in docs/cli.md.
+Keys of --train, --serve and --layout: `meshscope-cli keys`, or docs/cli.md.
 Exit codes: 0 success, 2 bad input (message on stderr), 1 internal error.
 )";
 }  // namespace
@@ -79,7 +80,8 @@ Result<Args> parse_args(int argc, char** argv) {
       "--fwd",           "--bwd",         "--wgrad",        "--p2p",
       "--engine",        "--target-ttft", "--target-itl",   "--prefill-layout",
       "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
-      "--rules",         "--nodes",       "--min-bytes",    "--log"};
+      "--rules",         "--nodes",       "--min-bytes",    "--log",
+      "--scope"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -167,6 +169,7 @@ int main(int argc, char** argv) {
                                                                    {"flops", cmd_flops},
                                                                    {"memory", cmd_memory},
                                                                    {"presets", cmd_presets},
+                                                                   {"keys", cmd_keys},
                                                                    {"topo", cmd_topo},
                                                                    {"estimate", cmd_estimate},
                                                                    {"route", cmd_route},

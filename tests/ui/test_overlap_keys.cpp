@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QTextBrowser>
 
+#include "core/options.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
 #include "ui/main_window.hpp"
@@ -53,6 +54,30 @@ TEST_CASE("overlap keys: the training form edits every overlap key; Explain list
   CHECK(explain.contains(QStringLiteral("tp_comm_overlap: TP all-gathers and reduce-scatters in chunks")));
   CHECK(explain.contains(QStringLiteral("132 SMs per GPU")));
   CHECK(explain.contains(QStringLiteral("the first bucket is exposed")));
+}
+
+TEST_CASE("key table: the training and serving forms take their choices and tooltips from the key table") {
+  Result<Project> project = default_project();
+  REQUIRE(project);
+  project->training.optimizer_state_dtype = DType::bf16;  // not a default: the form shows the key
+  ui::MainWindow window(*project);
+  window.waitForEvaluation();
+  ui::KeyForm* form = training_form(window);
+  REQUIRE(form != nullptr);
+  for (const KeyInfo& info : key_table(KeyScope::train)) {
+    QWidget* editor = form->editor(std::string(info.name));
+    if (editor == nullptr) continue;  // written only when it differs from its default
+    INFO(std::string(info.name));
+    // The tooltip is the table's meaning and source (Markdown as rich text).
+    CHECK(editor->toolTip().contains(QStringLiteral("Default:")));
+    if (!info.source.empty()) CHECK(editor->toolTip().contains(QStringLiteral("Source:")));
+    if (auto* combo = qobject_cast<QComboBox*>(editor))
+      for (const std::string& choice : info.choices) CHECK(combo->findText(QString::fromStdString(choice)) >= 0);
+  }
+  REQUIRE(form->editor("optimizer_dtype") != nullptr);
+  CHECK(qobject_cast<QComboBox*>(form->editor("optimizer_dtype"))->currentText() == QStringLiteral("bf16"));
+  CHECK(form->editor("zero")->toolTip().contains(QStringLiteral("Rajbhandari")));
+  CHECK(form->editor("tp_comm_overlap")->toolTip().contains(QStringLiteral("<code>--tp-comm-overlap</code>")));
 }
 
 TEST_CASE("overlap keys: a ranked layout with TP-overlap says so") {

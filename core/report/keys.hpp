@@ -1,0 +1,16 @@
+#pragma once
+// `meshscope-cli keys --json`: the key table of a scope (core/options.hpp) as a stable document.
+#include <nlohmann/json_fwd.hpp>
+
+#include <string_view>
+
+#include "core/options.hpp"
+
+namespace meshscope {
+
+// {"scope": "train", "keys": [{"name", "alias", "type", "choices", "values", "unit", "default", "meaning",
+// "source"}, ...]}
+[[nodiscard]] nlohmann::json key_table_report(KeyScope scope);
+[[nodiscard]] std::string_view key_scope_name(KeyScope scope);
+
+}  // namespace meshscope

@@ -5,6 +5,16 @@
 #include <string>
 
 namespace meshscope {
+
+Layout ServingLayout::mesh(const ModelSpec& model) const {
+  Layout l;
+  l.tp = tp;
+  l.pp = pp;
+  l.dp = dp;
+  l.ep = ep;
+  l.etp = model.is_moe() ? expert_tp() : 1;
+  return l;
+}
 namespace {
 
 std::string num(int64_t value) {

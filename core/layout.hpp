@@ -29,6 +29,26 @@ struct Layout {
   bool operator==(const Layout&) const = default;
 };
 
+// One serving instance (engine) and how many copies of it run. An instance spans tp × pp × dp
+// GPUs: attention and dense layers tensor-parallel over tp, layers pipelined over pp stages, and
+// for MoE models attention data-parallel over dp (each dp rank has its own sequences; DeepSeek-V3
+// report §3.4, vLLM --data-parallel-size with --enable-expert-parallel) with the experts spread
+// over ep of the tp × dp ranks (the remaining factor tensor-splits each expert).
+struct ServingLayout {
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t dp = 1;  // attention data parallelism inside one instance
+  int64_t ep = 1;
+  int64_t replicas = 1;  // independent instances
+  [[nodiscard]] int64_t instance_gpus() const { return tp * pp * dp; }
+  [[nodiscard]] int64_t gpus() const { return instance_gpus() * replicas; }
+  [[nodiscard]] int64_t expert_tp() const { return ep > 0 && (tp * dp) % ep == 0 ? tp * dp / ep : 1; }
+  // The mesh of one instance in training-layout terms (memory, placement): dp = attention DP,
+  // and for MoE models etp = tp·dp/ep.
+  [[nodiscard]] Layout mesh(const ModelSpec& model) const;
+  bool operator==(const ServingLayout&) const = default;
+};
+
 struct LayoutProblem {
   std::string field;    // the layout or workload key at fault ("tp", "pp", "global_batch", ...)
   std::string message;  // a sentence a user understands

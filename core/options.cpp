@@ -927,6 +927,57 @@ const std::vector<LayoutRow>& layout_rows() {
   return rows;
 }
 
+using ServingLayoutRow = Row<ServingLayout>;
+
+template <int64_t ServingLayout::*Field>
+ServingLayoutRow instance_degree(KeyInfo info) {
+  info.type = KeyType::integer;
+  return {std::move(info),
+          1,
+          0,
+          "",
+          [](ServingLayout& l, const Parsed& p) {
+            l.*Field = p.integer;
+            return ok();
+          },
+          [](const ServingLayout& l) -> Get { return std::to_string(l.*Field); }};
+}
+
+std::vector<ServingLayoutRow> make_serving_layout_rows() {
+  std::vector<ServingLayoutRow> rows;
+  rows.push_back(instance_degree<&ServingLayout::tp>(
+      {"tp", "", {}, {}, "", "ranks", "1", "tensor parallel degree of one instance", "vLLM `--tensor-parallel-size`"}));
+  rows.push_back(instance_degree<&ServingLayout::pp>(
+      {"pp", "", {}, {}, "", "stages", "1", "pipeline stages of one instance", "vLLM `--pipeline-parallel-size`"}));
+  rows.push_back(instance_degree<&ServingLayout::dp>(
+      {"dp",
+       "",
+       {},
+       {},
+       "",
+       "ranks",
+       "1",
+       "attention data parallelism inside one MoE instance (each rank its own sequences; experts over `ep`)",
+       "DeepSeek-V3 report §3.4; vLLM `--data-parallel-size` with `--enable-expert-parallel`"}));
+  rows.push_back(instance_degree<&ServingLayout::ep>({"ep",
+                                                      "",
+                                                      {},
+                                                      {},
+                                                      "",
+                                                      "ranks",
+                                                      "1",
+                                                      "expert parallel degree over the tp × dp ranks of a stage",
+                                                      "vLLM `--enable-expert-parallel`"}));
+  rows.push_back(instance_degree<&ServingLayout::replicas>(
+      {"replicas", "", {}, {}, "", "instances", "1", "independent serving instances", ""}));
+  return rows;
+}
+
+const std::vector<ServingLayoutRow>& serving_layout_rows() {
+  static const std::vector<ServingLayoutRow> rows = make_serving_layout_rows();
+  return rows;
+}
+
 template <class T>
 std::vector<KeyInfo> infos_of(const std::vector<Row<T>>& rows) {
   std::vector<KeyInfo> infos;
@@ -976,6 +1027,7 @@ const std::vector<KeyInfo>& key_table(KeyScope scope) {
   static const std::vector<KeyInfo> train = infos_of(training_rows());
   static const std::vector<KeyInfo> serve = infos_of(serving_rows());
   static const std::vector<KeyInfo> layout = infos_of(layout_rows());
+  static const std::vector<KeyInfo> serving_layout = infos_of(serving_layout_rows());
   switch (scope) {
     case KeyScope::train:
       return train;
@@ -983,6 +1035,8 @@ const std::vector<KeyInfo>& key_table(KeyScope scope) {
       return serve;
     case KeyScope::layout:
       return layout;
+    case KeyScope::serving_layout:
+      return serving_layout;
   }
   return train;
 }
@@ -1052,6 +1106,14 @@ Result<ServingWorkload> serving_from_keys(const KeyValues& keys, ServingWorkload
 
 Result<Layout> layout_from_keys(const KeyValues& keys, Layout l) {
   return from_keys(layout_rows(), keys, std::move(l), "--layout");
+}
+
+Result<ServingLayout> serving_layout_from_keys(const KeyValues& keys, ServingLayout l) {
+  return from_keys(serving_layout_rows(), keys, std::move(l), "--layout");
+}
+
+KeyValues serving_layout_to_keys(const ServingLayout& l) {
+  return keys_of(serving_layout_rows(), l, ServingLayout{});
 }
 
 KeyValues training_to_keys(const TrainingWorkload& w) {

@@ -17,7 +17,8 @@ namespace meshscope {
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
-enum class KeyScope { train, serve, layout };
+// layout: a training mesh; serving_layout: serving instances (`serve --layout`).
+enum class KeyScope { train, serve, layout, serving_layout };
 enum class KeyType { integer, number, boolean, choice, dtype, text };
 
 struct KeyInfo {
@@ -44,11 +45,13 @@ struct KeyInfo {
 [[nodiscard]] Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkload base = {});
 [[nodiscard]] Result<ServingWorkload> serving_from_keys(const KeyValues& keys, ServingWorkload base = {});
 [[nodiscard]] Result<Layout> layout_from_keys(const KeyValues& keys, Layout base = {});
+[[nodiscard]] Result<ServingLayout> serving_layout_from_keys(const KeyValues& keys, ServingLayout base = {});
 
 // Keys that describe a workload/layout, for writing project files and the GUI: the keys always
 // shown, and every other key whose value differs from its default (so that nothing set is lost).
 [[nodiscard]] KeyValues training_to_keys(const TrainingWorkload& workload);
 [[nodiscard]] KeyValues serving_to_keys(const ServingWorkload& workload);
 [[nodiscard]] KeyValues layout_to_keys(const Layout& layout);
+[[nodiscard]] KeyValues serving_layout_to_keys(const ServingLayout& layout);
 
 }  // namespace meshscope

@@ -130,8 +130,10 @@ void KeyForm::setChoices(const std::string& key, std::vector<std::string> choice
 void KeyForm::setTable(const std::vector<KeyInfo>& table) {
   for (const KeyInfo& info : table) {
     const std::string key(info.name);
+    choices_.erase(key);
     if (!info.choices.empty()) choices_[key] = info.choices;
-    if (info.type == KeyType::number) free_text_.push_back(key);
+    if (info.type == KeyType::number && std::find(free_text_.begin(), free_text_.end(), key) == free_text_.end())
+      free_text_.push_back(key);
     help_[key] = key_tooltip(info);
   }
 }
@@ -331,16 +333,7 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, QWidget* parent) : QWidg
   auto* layout_box = new QGroupBox(tr("Layout"), this);
   auto* layout_layout = new QVBoxLayout(layout_box);
   layout_form_ = new KeyForm(layout_box);
-  layout_form_->setHelp("dp", tr("Data-parallel replicas (serving: attention data parallelism inside an instance)"));
-  layout_form_->setHelp("replicas", tr("Independent serving instances"));
-  layout_form_->setHelp("fsdp", tr("ZeRO/FSDP shard-group size (HSDP); 0: the whole DP group"));
-  layout_form_->setHelp("tp", tr("Tensor parallel degree"));
-  layout_form_->setHelp("pp", tr("Pipeline stages"));
-  layout_form_->setHelp("vpp", tr("Virtual stages (model chunks) per pipeline rank"));
-  layout_form_->setHelp("cp", tr("Context parallel degree"));
-  layout_form_->setHelp("ep", tr("Expert parallel degree"));
-  layout_form_->setHelp("etp", tr("Expert tensor parallel degree"));
-  layout_form_->setHelp("sp", tr("Sequence parallelism (Korthikanti et al. §4.2.2)"));
+  layout_form_->setTable(key_table(KeyScope::layout));  // serving: sync() switches to the serving layout keys
   connect(layout_form_, &KeyForm::edited, this, &WorkloadPanel::on_layout);
   layout_layout->addWidget(layout_form_);
   auto* schedule_row = new QFormLayout;
@@ -423,6 +416,7 @@ void WorkloadPanel::refresh() {
   training_form_->setKeys(training_to_keys(project.training));
   serving_form_->setKeys(serving_to_keys(project.serving));
   // Training: the mesh's degrees; serving: the deployment (tp × pp × attention-dp instances, EP, replicas).
+  layout_form_->setTable(key_table(project.mode == Mode::training ? KeyScope::layout : KeyScope::serving_layout));
   layout_form_->setKeys(project.mode == Mode::training ? layout_to_keys(project.layout)
                                                        : serving_layout_to_keys(project.serving_layout));
   const QString schedule = qs(std::string(enum_name(project.training.schedule)));

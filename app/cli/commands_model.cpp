@@ -126,11 +126,12 @@ int cmd_presets(const Args& args) {
 
 // meshscope-cli keys: the key table (core/options.hpp) that the parsers, the app's forms and docs/cli.md come from.
 int cmd_keys(const Args& args) {
-  std::vector<KeyScope> scopes = {KeyScope::train, KeyScope::serve, KeyScope::layout};
+  std::vector<KeyScope> scopes = {KeyScope::train, KeyScope::serve, KeyScope::layout, KeyScope::serving_layout};
   if (args.has("--scope")) {
     const std::string scope = args.get("--scope");
     const auto it = std::find_if(scopes.begin(), scopes.end(), [&](KeyScope s) { return key_scope_name(s) == scope; });
-    if (it == scopes.end()) return fail("--scope must be train, serve or layout, not \"" + scope + "\"");
+    if (it == scopes.end())
+      return fail("--scope must be train, serve, layout or serving-layout, not \"" + scope + "\"");
     scopes = {*it};
   }
   if (args.json) {

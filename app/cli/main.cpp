@@ -46,7 +46,7 @@ Usage:
                            | --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...]
                              [--efficiency k=v,...] [--json]   (a GEMM efficiency from the measured step time)
   meshscope-cli presets    [--json]
-  meshscope-cli keys       [--scope train|serve|layout] [--json]   (every --train/--serve/--layout key)
+  meshscope-cli keys       [--scope train|serve|layout|serving-layout] [--json]   (every --train/--serve/--layout key)
   meshscope-cli --help | --version
 
 M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.

@@ -34,6 +34,8 @@ std::string_view key_scope_name(KeyScope scope) {
       return "serve";
     case KeyScope::layout:
       return "layout";
+    case KeyScope::serving_layout:
+      return "serving-layout";
   }
   return "train";
 }

@@ -75,43 +75,6 @@ std::string_view serving_binding_name(ServingBinding binding) {
 
 // ---- Layouts and keys ------------------------------------------------------------------------------
 
-Layout ServingLayout::mesh(const ModelSpec& model) const {
-  Layout l;
-  l.tp = tp;
-  l.pp = pp;
-  l.dp = dp;
-  l.ep = ep;
-  l.etp = model.is_moe() ? expert_tp() : 1;
-  return l;
-}
-
-Result<ServingLayout> serving_layout_from_keys(const KeyValues& keys, ServingLayout l) {
-  const std::string option = "--layout";
-  for (const auto& [key, value] : keys) {
-    int64_t* field = nullptr;
-    if (key == "tp") field = &l.tp;
-    if (key == "pp") field = &l.pp;
-    if (key == "dp") field = &l.dp;
-    if (key == "ep") field = &l.ep;
-    if (key == "replicas") field = &l.replicas;
-    if (field == nullptr)
-      return make_error(ErrorCode::invalid_argument,
-                        "unknown key \"" + key + "\"; known keys: tp, pp, dp (attention data parallel), ep, replicas",
-                        option);
-    MS_TRY(v, parse_int(option, key, value, 1));
-    *field = v;
-  }
-  return l;
-}
-
-KeyValues serving_layout_to_keys(const ServingLayout& l) {
-  return {{"tp", std::to_string(l.tp)},
-          {"pp", std::to_string(l.pp)},
-          {"dp", std::to_string(l.dp)},
-          {"ep", std::to_string(l.ep)},
-          {"replicas", std::to_string(l.replicas)}};
-}
-
 std::vector<LayoutProblem> validate_serving(const ModelSpec& m, const ServingLayout& l, int64_t cluster_gpus) {
   std::vector<LayoutProblem> problems;
   for (const auto& [name, value] : {std::pair<const char*, int64_t>{"tp", l.tp},

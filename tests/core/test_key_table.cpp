@@ -15,7 +15,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const KeyScope kScopes[] = {KeyScope::train, KeyScope::serve, KeyScope::layout};
+const KeyScope kScopes[] = {KeyScope::train, KeyScope::serve, KeyScope::layout, KeyScope::serving_layout};
 
 // The first word of a documented default, without Markdown: "`bf16`" → bf16, "true (PyTorch …)" → true.
 std::string default_token(std::string_view text) {
@@ -35,8 +35,10 @@ Result<T> parse(KeyScope scope, const KeyValues& keys) {
     return training_from_keys(keys);
   } else if constexpr (std::is_same_v<T, ServingWorkload>) {
     return serving_from_keys(keys);
-  } else {
+  } else if constexpr (std::is_same_v<T, Layout>) {
     return layout_from_keys(keys);
+  } else {
+    return serving_layout_from_keys(keys);
   }
 }
 
@@ -46,8 +48,10 @@ KeyValues write(const T& value) {
     return training_to_keys(value);
   } else if constexpr (std::is_same_v<T, ServingWorkload>) {
     return serving_to_keys(value);
-  } else {
+  } else if constexpr (std::is_same_v<T, Layout>) {
     return layout_to_keys(value);
+  } else {
+    return serving_layout_to_keys(value);
   }
 }
 
@@ -129,6 +133,7 @@ TEST_CASE("key table: every key's default, alias and round trip are as the table
   check_scope<TrainingWorkload>(KeyScope::train);
   check_scope<ServingWorkload>(KeyScope::serve);
   check_scope<Layout>(KeyScope::layout);
+  check_scope<ServingLayout>(KeyScope::serving_layout);
 }
 
 TEST_CASE("key table: an unknown key is an error that lists every key of the scope") {
@@ -137,6 +142,8 @@ TEST_CASE("key table: an unknown key is an error that lists every key of the sco
     if (scope == KeyScope::train) message = training_from_keys({{"no_such_key", "1"}}).error().to_string();
     if (scope == KeyScope::serve) message = serving_from_keys({{"no_such_key", "1"}}).error().to_string();
     if (scope == KeyScope::layout) message = layout_from_keys({{"no_such_key", "1"}}).error().to_string();
+    if (scope == KeyScope::serving_layout)
+      message = serving_layout_from_keys({{"no_such_key", "1"}}).error().to_string();
     CHECK_THAT(message, Contains("no_such_key") && Contains("known keys"));
     for (const KeyInfo& info : key_table(scope)) CHECK_THAT(message, Contains(std::string(info.name)));
   }

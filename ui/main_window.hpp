@@ -123,6 +123,11 @@ class MainWindow final : public QMainWindow {
   // compute (gemm_efficiency_hint), and applies it to the project (undoable, saved). Returns the
   // summary, empty on error (shown inline).
   QString calibrateGemmFromTrace();
+  // Reads a training log (Megatron-LM, Megatron-DeepSpeed, DeepSpeed, torchtitan) into the profile view, where it is
+  // compared with the prediction; false (the message inline) when it does not parse.
+  bool importTrainingLog(const QString& path);
+  // As calibrateGemmFromTrace, on the imported log's median step time (calibrate_gemm_from_log).
+  QString calibrateGemmFromLog();
   // Every project edit (workload, layout, schedule, topology, calibration, imports), one history.
   [[nodiscard]] QUndoStack* undoStack() const { return document_->undoStack(); }
   // Pins the layouts ranked `a` and `b` (1 = best) and compares them; false when the search has

@@ -28,6 +28,7 @@
 #include "core/catalogue.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
+#include "core/importers/training_log.hpp"
 #include "core/model_io.hpp"
 #include "core/report/units.hpp"
 #include "core/session/calibrate.hpp"
@@ -129,6 +130,15 @@ void MainWindow::create_menus() {
     if (paths.isEmpty()) return;
     importTraces(paths);
   });
+  QAction* import_log = file->addAction(tr("Import training &log…"));
+  import_log->setToolTip(
+      tr("A Megatron-LM, Megatron-DeepSpeed, DeepSpeed or torchtitan log: measured step time, "
+         "throughput and memory against the prediction"));
+  connect(import_log, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Training log"), QString(),
+                                                      tr("Logs (*.log *.txt *.out *.log.gz);;All files (*)"));
+    if (!path.isEmpty()) importTrainingLog(path);
+  });
   QAction* import_topology = file->addAction(tr("Import node &topology…"));
   import_topology->setToolTip(tr("nvidia-smi topo -m output, hwloc/lstopo XML or an NCCL topology XML"));
   connect(import_topology, &QAction::triggered, this, [this] {
@@ -201,6 +211,11 @@ void MainWindow::create_menus() {
   QAction* calibrate_gemm = edit_menu->addAction(tr("Calibrate GEMM efficiency from the imported &trace"));
   connect(calibrate_gemm, &QAction::triggered, this, [this] {
     const QString summary = calibrateGemmFromTrace();
+    if (!summary.isEmpty()) QMessageBox::information(this, tr("Calibration applied"), summary);
+  });
+  QAction* calibrate_log = edit_menu->addAction(tr("Calibrate GEMM efficiency from the imported training &log"));
+  connect(calibrate_log, &QAction::triggered, this, [this] {
+    const QString summary = calibrateGemmFromLog();
     if (!summary.isEmpty()) QMessageBox::information(this, tr("Calibration applied"), summary);
   });
   QAction* calibrate = edit_menu->addAction(tr("&Calibrate from nccl-tests logs…"));
@@ -321,6 +336,49 @@ QString MainWindow::calibrateGemmFromTrace() {
         tr(" The fit hit its limit: GEMMs alone cannot explain the difference (is this the layout the trace ran?).");
   document_->push(new ApplyCalibration(document_, project().comm_keys, std::move(calibration->efficiency_keys),
                                        tr("Calibrate the GEMM efficiency from the trace")));
+  status_->setText(summary);
+  return summary;
+}
+
+bool MainWindow::importTrainingLog(const QString& path) {
+  auto log = load_training_log(QFile::encodeName(path).toStdString());
+  if (!log) {
+    show_inline_error(tr("Could not read the training log — nothing changed.\n%1")
+                          .arg(QString::fromStdString(log.error().to_string())));
+    return false;
+  }
+  show_inline_error({});
+  profile_->setTrainingLog(std::make_shared<const MeasuredRun>(std::move(*log)));
+  showView(QStringLiteral("profile"));
+  status_->setText(tr("Imported %1").arg(QFileInfo(path).fileName()));
+  return true;
+}
+
+QString MainWindow::calibrateGemmFromLog() {
+  const auto& log = profile_->trainingLog();
+  if (!log || !evaluation_ || !evaluation_->cluster || project().mode != Mode::training) {
+    show_inline_error(tr("Import a training log of this training layout first (File → Import training log)."));
+    return {};
+  }
+  auto calibration = calibrate_gemm_from_log(project(), *evaluation_->cluster, *log);
+  if (!calibration) {
+    show_inline_error(QString::fromStdString(calibration.error().to_string()));
+    return {};
+  }
+  show_inline_error({});
+  const LogGemmHint& hint = calibration->hint;
+  QString summary = tr("GEMM efficiency %1 → %2: predicted step time %3 % → %4 % from the logged %5.")
+                        .arg(hint.before, 0, 'f', 3)
+                        .arg(hint.after, 0, 'f', 3)
+                        .arg(percent(hint.step_error_before), 0, 'f', 1)
+                        .arg(percent(hint.step_error_after), 0, 'f', 1)
+                        .arg(duration_text(calibration->measured_step_s));
+  if (hint.at_limit)
+    summary +=
+        tr(" The fit hit its limit: GEMMs alone cannot explain the difference (is this the layout the log "
+           "ran?).");
+  document_->push(new ApplyCalibration(document_, project().comm_keys, std::move(calibration->efficiency_keys),
+                                       tr("Calibrate the GEMM efficiency from the training log")));
   status_->setText(summary);
   return summary;
 }

@@ -230,6 +230,84 @@ void ProfileCollectiveModel::setRun(std::shared_ptr<const KinetoRunAnalysis> run
   setRows(rank_rows(run.get(), &KinetoRankAnalysis::collectives), [&] { run_ = std::move(run); });
 }
 
+namespace {
+
+// ---- A training log vs predicted ----
+
+QString log_value_text(const LogCompareRow& row, double value) {
+  if (row.unit == "s") return duration_text(value);
+  if (row.unit == "B") return binary_bytes_text(value);
+  if (row.unit == "fraction") return QStringLiteral("%1 %").arg(100 * value, 0, 'f', 1);
+  return QStringLiteral("%L1 %2").arg(value, 0, 'f', value >= 100 ? 0 : 1).arg(QString::fromStdString(row.unit));
+}
+
+// The range's ends without the unit (it is in Measured and Predicted), times and sizes as usual.
+QString log_range_text(const LogCompareRow& row, double value) {
+  if (row.unit == "s" || row.unit == "B" || row.unit == "fraction") return log_value_text(row, value);
+  return QStringLiteral("%L1").arg(value, 0, 'f', value >= 100 ? 0 : 1);
+}
+
+std::vector<SnapshotColumn<LogCompareRow>> log_comparison_columns() {
+  using Cell = SnapshotColumn<LogCompareRow>::Cell;
+  using Model = LogComparisonModel;
+  const Cell note = [](const LogCompareRow& row, int) {
+    return row.note.empty() ? QVariant() : QVariant(QString::fromStdString(row.note));
+  };
+  const auto column = [](const QString& header, Cell display, Cell value, Qt::Alignment alignment, Cell tooltip) {
+    return SnapshotColumn<LogCompareRow>{
+        header, {}, std::move(display), std::move(value), alignment, std::move(tooltip), {}, {}, {}};
+  };
+  return {
+      column(
+          Model::tr("Per step"), [](const LogCompareRow& row, int) { return QString::fromStdString(row.quantity); }, {},
+          kLeft, note),
+      column(
+          Model::tr("Measured"), [](const LogCompareRow& row, int) { return log_value_text(row, row.measured); },
+          [](const LogCompareRow& row, int) { return row.measured; }, kRight, note),
+      column(
+          Model::tr("Min – max (n)"),
+          [](const LogCompareRow& row, int) {
+            return row.measured_min && row.measured_max
+                       ? QStringLiteral("%1 – %2 (%3)")
+                             .arg(log_range_text(row, *row.measured_min), log_range_text(row, *row.measured_max))
+                             .arg(row.samples)
+                       : QString();
+          },
+          {}, kRight, [](const LogCompareRow&, int) { return Model::tr("after warm-up; median in Measured"); }),
+      column(
+          Model::tr("Predicted"),
+          [](const LogCompareRow& row, int) {
+            return row.predicted ? log_value_text(row, *row.predicted) : QStringLiteral("–");
+          },
+          [](const LogCompareRow& row, int) { return row.predicted.value_or(kNaN); }, kRight, note),
+      column(
+          Model::tr("Error"),
+          [](const LogCompareRow& row, int) {
+            const std::optional<double> error = row.error();
+            return error ? QStringLiteral("%1%2 %")
+                               .arg(*error >= 0 ? "+" : "\u2212")
+                               .arg(std::abs(100 * *error), 0, 'f', 1)
+                         : QStringLiteral("–");
+          },
+          [](const LogCompareRow& row, int) { return row.error().value_or(kNaN); }, kRight,
+          [](const LogCompareRow&, int) { return Model::tr("predicted / measured − 1"); }),
+      column(
+          Model::tr("Note"), [](const LogCompareRow& row, int) { return QString::fromStdString(row.note); }, {}, kLeft,
+          note),
+  };
+}
+
+}  // namespace
+
+LogComparisonModel::LogComparisonModel(QObject* parent)
+    : SnapshotTableModel(ValueRole, log_comparison_columns(), parent) {}
+
+void LogComparisonModel::setComparison(std::shared_ptr<const LogComparison> comparison) {
+  std::shared_ptr<const std::vector<LogCompareRow>> rows;
+  if (comparison) rows = std::shared_ptr<const std::vector<LogCompareRow>>(comparison, &comparison->rows);
+  setRows(std::move(rows), [&] { comparison_ = std::move(comparison); });
+}
+
 TraceComparisonModel::TraceComparisonModel(QObject* parent)
     : SnapshotTableModel(ValueRole, comparison_columns(), parent) {}
 

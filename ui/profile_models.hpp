@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "core/calibration/log_compare.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/importers/kineto.hpp"
 #include "ui/kit/snapshot_table_model.hpp"
@@ -68,6 +69,23 @@ class TraceComparisonModel final : public SnapshotTableModel<TraceCompareRow> {
 
  private:
   std::shared_ptr<const TraceComparison> comparison_;
+};
+
+// A training log against the prediction (core/calibration/log_compare.hpp): one row per quantity
+// (step time, tokens/s per GPU, TFLOP/s per GPU, MFU, peak memory with the quantity it is).
+class LogComparisonModel final : public SnapshotTableModel<LogCompareRow> {
+  Q_OBJECT
+
+ public:
+  enum Column { kQuantity, kMeasured, kRange, kPredicted, kError, kNote };
+  static constexpr int kColumnCount = kNote + 1;
+  enum Role { ValueRole = Qt::UserRole + 1 };  // raw value in the row's unit; the error as a fraction; NaN: none
+
+  explicit LogComparisonModel(QObject* parent = nullptr);
+  void setComparison(std::shared_ptr<const LogComparison> comparison);
+
+ private:
+  std::shared_ptr<const LogComparison> comparison_;
 };
 
 }  // namespace meshscope::ui

@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/options.hpp"
+#include "core/report/calibration.hpp"
 #include "ui/charts/profile_chart.hpp"
 #include "ui/formatting.hpp"
 #include "ui/table_style.hpp"
@@ -80,6 +82,23 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   compared_table_ = add_table(compared_, tr("Measured vs predicted"));
   add_table(steps_, tr("Steps"));
   add_table(collectives_, tr("Collectives"));
+  // A training log: its own tab, a table and the log's summary under it.
+  log_compared_ = new LogComparisonModel(this);
+  auto* log_page = new QWidget(tabs_);
+  auto* log_layout = new QVBoxLayout(log_page);
+  log_layout->setContentsMargins(0, 0, 0, 0);
+  log_table_ = new QTableView(log_page);
+  log_table_->setModel(log_compared_);
+  style_table(log_table_, {.row_headers = false, .select_rows = true, .stretch_last_section = true});
+  log_layout->addWidget(log_table_, 1);
+  log_notes_ = new QLabel(tr("No training log. File → Import training log… reads Megatron-LM, Megatron-DeepSpeed, "
+                             "DeepSpeed and torchtitan logs."),
+                          log_page);
+  log_notes_->setWordWrap(true);
+  log_notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  log_notes_->setStyleSheet(QStringLiteral("color: #444444;"));
+  log_layout->addWidget(log_notes_);
+  tabs_->addTab(log_page, tr("Training log"));
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   auto* right = new QWidget(this);
@@ -145,6 +164,12 @@ void ProfileView::setPrediction(const StepEstimate& estimate, const Layout& layo
   recompare();
 }
 
+void ProfileView::setTrainingLog(std::shared_ptr<const MeasuredRun> log) {
+  log_ = std::move(log);
+  recompare();
+  if (log_) tabs_->setCurrentIndex(tabs_->count() - 1);
+}
+
 void ProfileView::clearPrediction() {
   estimate_.reset();
   cluster_.reset();
@@ -155,6 +180,7 @@ void ProfileView::clear() {
   cancelImport();
   estimate_.reset();
   cluster_.reset();
+  log_.reset();
   setTrace(nullptr);
   showMessage({}, false);
 }
@@ -188,7 +214,49 @@ void ProfileView::recompare() {
   }
   notes_->setText(notes.join(QStringLiteral("<br>")));
   notes_->setVisible(!notes.isEmpty());
+  recompareLog();
   rebuildChart();
+}
+
+void ProfileView::recompareLog() {
+  log_comparison_.reset();
+  QStringList notes;
+  if (log_) {
+    QString summary = tr("%1 · %2 · %n iteration(s)", nullptr, static_cast<int>(log_->iterations.size()))
+                          .arg(file_name(log_->origin), QString::fromUtf8(training_framework_name(log_->framework)));
+    if (log_->step_time_s)
+      summary += tr(" · median step %1 (spread %2 %)")
+                     .arg(duration_text(log_->step_time_s->median))
+                     .arg(100 * log_->step_time_s->relative_spread, 0, 'f', 1);
+    notes << summary.toHtmlEscaped();
+    if (estimate_) {
+      auto result = compare_training_log(*log_, *estimate_, layout_);
+      if (result) {
+        log_comparison_ = std::make_shared<const LogComparison>(std::move(*result));
+        for (const std::string& note : log_comparison_->notes) notes << QString::fromStdString(note).toHtmlEscaped();
+        notes << tr("Error: predicted / measured − 1, for the project's layout (%1).")
+                     .arg(QString::fromStdString(keys_text(layout_to_keys(layout_))))
+                     .toHtmlEscaped();
+      } else {
+        notes << QStringLiteral("<span style=\"color:#b00020\">%1</span>")
+                     .arg(tr("No comparison with the prediction: %1")
+                              .arg(QString::fromStdString(result.error().to_string()))
+                              .toHtmlEscaped());
+      }
+    } else {
+      notes << tr("No prediction to compare with: the project's layout has no estimate.").toHtmlEscaped();
+    }
+  } else {
+    notes << tr("No training log. File → Import training log… reads Megatron-LM, Megatron-DeepSpeed, DeepSpeed and "
+                "torchtitan logs.")
+                 .toHtmlEscaped();
+  }
+  if (!run_)
+    title_->setText(log_ ? tr("No trace · training log %1 (the Training log tab)").arg(file_name(log_->origin))
+                         : tr("No trace. Drop PyTorch profiler traces (.json, .json.gz; one per rank) here."));
+  log_compared_->setComparison(log_comparison_);
+  log_table_->resizeColumnsToContents();
+  log_notes_->setText(notes.join(QStringLiteral("<br>")));
 }
 
 void ProfileView::rebuildChart() {

@@ -26,6 +26,7 @@
 
 #include "core/calibration/trace_compare.hpp"
 #include "core/importers/kineto.hpp"
+#include "core/importers/training_log.hpp"
 #include "ui/profile_chart_spec.hpp"
 #include "ui/profile_models.hpp"
 
@@ -58,6 +59,9 @@ class ProfileView final : public QWidget {
   void setPrediction(const StepEstimate& estimate, const Layout& layout, const Cluster& cluster,
                      const TraceCompareOptions& options = {});
   void clearPrediction();
+  // A training log (core/importers/training_log.hpp; nullptr: none), compared with the prediction in its own tab
+  // (core/calibration/log_compare.hpp) whenever log or prediction changes.
+  void setTrainingLog(std::shared_ptr<const MeasuredRun> log);
   // Removes trace, prediction and any message; cancels a running import.
   void clear();
 
@@ -76,6 +80,9 @@ class ProfileView final : public QWidget {
   [[nodiscard]] ProfileStepModel* stepModel() const { return steps_; }
   [[nodiscard]] ProfileCollectiveModel* collectiveModel() const { return collectives_; }
   [[nodiscard]] TraceComparisonModel* comparisonModel() const { return compared_; }
+  [[nodiscard]] const std::shared_ptr<const MeasuredRun>& trainingLog() const { return log_; }
+  [[nodiscard]] const std::shared_ptr<const LogComparison>& logComparison() const { return log_comparison_; }
+  [[nodiscard]] LogComparisonModel* logComparisonModel() const { return log_compared_; }
   [[nodiscard]] QString messageText() const;  // the inline error or status line ("" when none)
   [[nodiscard]] bool messageIsError() const { return message_is_error_; }
   // Bar values drawn by the chart adapter (ms), to check it against the spec.
@@ -103,6 +110,7 @@ class ProfileView final : public QWidget {
     int64_t bytes_total = 0;
   };
   void recompare();
+  void recompareLog();
   void rebuildChart();
   void showMessage(const QString& text, bool error);
   void importFinished(int job);
@@ -115,6 +123,8 @@ class ProfileView final : public QWidget {
   std::optional<Cluster> cluster_;
   TraceCompareOptions options_;
   std::shared_ptr<const TraceComparison> comparison_;
+  std::shared_ptr<const MeasuredRun> log_;
+  std::shared_ptr<const LogComparison> log_comparison_;
   ProfileChartSpec spec_;
   bool message_is_error_ = false;
 
@@ -134,6 +144,9 @@ class ProfileView final : public QWidget {
   TraceComparisonModel* compared_ = nullptr;
   QTableView* compared_table_ = nullptr;
   QLabel* notes_ = nullptr;  // process groups → axes and the comparison's notes
+  LogComparisonModel* log_compared_ = nullptr;
+  QTableView* log_table_ = nullptr;
+  QLabel* log_notes_ = nullptr;  // the log's framework, iterations, warm-up and the comparison's notes
 };
 
 }  // namespace meshscope::ui

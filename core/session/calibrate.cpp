@@ -36,6 +36,26 @@ Result<GemmCalibration> calibrate_gemm_efficiency(const Project& project, const 
   return calibrate_gemm_efficiency(project, cluster, compute->measured);
 }
 
+Result<LogGemmCalibration> calibrate_gemm_from_log(const Project& project, const Cluster& cluster,
+                                                   const MeasuredRun& log) {
+  if (project.mode != Mode::training)
+    return make_error(ErrorCode::invalid_argument,
+                      "the GEMM efficiency is fitted to a training step; the project serves", "mode");
+  if (!log.step_time_s || !(log.step_time_s->median > 0))
+    return make_error(ErrorCode::invalid_argument, "the training log has no step time to fit to", log.origin);
+  MS_TRY(options, project_estimate_options(project));
+  const Router router(cluster);
+  MS_TRY(hint, step_time_gemm_hint(log.step_time_s->median, project.model, project.training, project.layout, cluster,
+                                   router, options));
+  LogGemmCalibration calibration;
+  calibration.measured_step_s = log.step_time_s->median;
+  calibration.efficiency_keys = project.efficiency_keys;
+  std::erase_if(calibration.efficiency_keys, [](const auto& entry) { return entry.first == "gemm"; });
+  calibration.efficiency_keys.emplace_back("gemm", hint.efficiency_key.substr(hint.efficiency_key.find('=') + 1));
+  calibration.hint = std::move(hint);
+  return calibration;
+}
+
 Result<NcclTestsLog> load_collective_log(const std::string& path) {
   auto log = load_nccl_tests(path);
   if (!log) return log;

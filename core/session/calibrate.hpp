@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/calibration/calibrate.hpp"
+#include "core/calibration/log_compare.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/options.hpp"
@@ -37,6 +38,17 @@ struct GemmCalibration {
 // above, and a comparison without a measured compute row.
 [[nodiscard]] Result<GemmCalibration> calibrate_gemm_efficiency(const Project& project, const Cluster& cluster,
                                                                 const TraceComparison& comparison);
+
+// The same from a training log (core/importers/training_log.hpp): the whole step, not its compute, is matched
+// (step_time_gemm_hint, core/calibration/log_compare.hpp), so everything the model gets wrong outside the GEMMs lands
+// in the one number. Errors: a serving project, a log without a step time, and step_time_gemm_hint's.
+struct LogGemmCalibration {
+  double measured_step_s = 0;  // the log's median step after warm-up
+  LogGemmHint hint;
+  KeyValues efficiency_keys;  // as GemmCalibration's
+};
+[[nodiscard]] Result<LogGemmCalibration> calibrate_gemm_from_log(const Project& project, const Cluster& cluster,
+                                                                 const MeasuredRun& log);
 
 // ---- The collective model from nccl-tests logs ----
 

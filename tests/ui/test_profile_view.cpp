@@ -26,6 +26,8 @@
 #include "core/catalogue.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
+#include "core/importers/training_log.hpp"
+#include "core/options.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"
 #include "ui/profile_view.hpp"
@@ -34,6 +36,7 @@ using namespace meshscope;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using meshscope::test::QtWarningRecorder;
+using meshscope::ui::LogComparisonModel;
 using meshscope::ui::ProfileCollectiveModel;
 using meshscope::ui::ProfileStepModel;
 using meshscope::ui::ProfileView;
@@ -310,4 +313,68 @@ TEST_CASE("profile view: renders the 8-rank DLRM trace with a prediction") {
   const QString dir = qEnvironmentVariable("MESHSCOPE_SCREENSHOT_DIR");
   if (!dir.isEmpty()) CHECK(image.save(QDir(dir).filePath(QStringLiteral("profile_view_dlrm.png"))));
   CHECK(view.chartSpec().bar_labels.size() == 9);  // 8 ranks and the prediction
+}
+
+TEST_CASE("profile view: a training log is compared with the prediction in its own tab, as compare --log does") {
+  const QtWarningRecorder recorder;
+  ProfileView view;
+  const QAbstractItemModelTester tester(view.logComparisonModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::Warning);
+  // datacrunch-research/benchmarks: torchtitan's Llama 3 8B preset on 8×H200, FSDP over 8 GPUs, local batch 1,
+  // sequence 8192, selective (op) AC (tests/data/shared/PROVENANCE.md).
+  auto log =
+      load_training_log(shared_dir() + "/data/training_logs/torchtitan_h200_8gpu_llama3_8b_fsdp8_datacrunch.log");
+  REQUIRE(log);
+  REQUIRE(log->step_time_s);
+  auto model = resolve_model("llama3-8b");
+  REQUIRE(model);
+  auto cluster = resolve_cluster("hgx-h200");
+  REQUIRE(cluster);
+  auto workload = training_from_keys({{"seq", "8192"}, {"global_batch", "8"}, {"zero", "3"}, {"recompute", "op"}});
+  REQUIRE(workload);
+  Layout layout;
+  layout.dp = 8;
+  const Router router(*cluster);
+  auto estimate = estimate_step(*model, *workload, layout, *cluster, router);
+  REQUIRE(estimate);
+
+  view.setTrainingLog(std::make_shared<const MeasuredRun>(*log));
+  CHECK(view.logComparisonModel()->rowCount() == 0);  // no prediction yet
+  view.setPrediction(*estimate, layout, *cluster);
+  REQUIRE(view.logComparison());
+  auto expected = compare_training_log(*log, *estimate, layout);
+  REQUIRE(expected);
+  const auto& model_rows = *view.logComparisonModel();
+  REQUIRE(model_rows.rowCount() == static_cast<int>(expected->rows.size()));
+  for (int r = 0; r < model_rows.rowCount(); ++r) {
+    const LogCompareRow& row = expected->rows[static_cast<size_t>(r)];
+    CAPTURE(row.quantity);
+    CHECK(model_rows.data(model_rows.index(r, LogComparisonModel::kQuantity)).toString() ==
+          QString::fromStdString(row.quantity));
+    CHECK(value(model_rows, r, LogComparisonModel::kMeasured) == row.measured);
+    if (row.predicted && row.measured > 0)
+      CHECK_THAT(value(model_rows, r, LogComparisonModel::kError), WithinAbs(*row.predicted / row.measured - 1, 1e-12));
+  }
+  // The step-time row measures the log's median after warm-up.
+  CHECK(expected->rows.front().measured == log->step_time_s->median);
+
+  // A prediction for another world size: the table empties and the note says why; the log stays.
+  Layout other = layout;
+  other.dp = 16;
+  auto two_nodes = resolve_cluster("hgx-h200:nodes=2");
+  REQUIRE(two_nodes);
+  const Router router2(*two_nodes);
+  auto wrong = estimate_step(*model, *workload, other, *two_nodes, router2);
+  REQUIRE(wrong);
+  view.setPrediction(*wrong, other, *two_nodes);
+  CHECK_FALSE(view.logComparison());
+  CHECK(view.logComparisonModel()->rowCount() == 0);
+  CHECK(view.trainingLog() != nullptr);
+  const QString dir = qEnvironmentVariable("MESHSCOPE_SCREENSHOT_DIR");
+  view.setPrediction(*estimate, layout, *cluster);
+  if (!dir.isEmpty()) {
+    view.resize(1400, 800);
+    CHECK(view.grab().save(QDir(dir).filePath(QStringLiteral("profile_view_log.png"))));
+  }
+  CHECK(recorder.warnings().isEmpty());
 }

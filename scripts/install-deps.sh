@@ -11,6 +11,7 @@ PKGS=(
   nlohmann-json3-dev libeigen3-dev catch2 libexpected-dev zlib1g-dev libpugixml-dev
   libbenchmark-dev xvfb xauth fonts-dejavu-core clang-14 libclang-rt-14-dev
   clang-format-14 clang-tidy-14
+  pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas
 )
 missing=()
 for p in "${PKGS[@]}"; do

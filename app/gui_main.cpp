@@ -46,6 +46,10 @@ struct CommandLine {
   QCommandLineOption trace{QStringLiteral("trace"),
                            QStringLiteral("Import a PyTorch profiler trace (.json, .json.gz or a folder of ranks)."),
                            QStringLiteral("path")};
+  QCommandLineOption log{
+      QStringLiteral("log"),
+      QStringLiteral("Import a training log (Megatron-LM, Megatron-DeepSpeed, DeepSpeed, torchtitan)."),
+      QStringLiteral("path")};
   QCommandLineOption pin{QStringLiteral("pin"), QStringLiteral("Pin two ranked layouts and compare them, e.g. 1,3."),
                          QStringLiteral("a,b")};
 
@@ -57,7 +61,7 @@ struct CommandLine {
                        "QT_QPA_PLATFORM=offscreen meshscope --screenshot out.png, or meshscope-cli."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({screenshot, view, trace, pin});
+    parser.addOptions({screenshot, view, trace, log, pin});
     parser.addPositionalArgument(QStringLiteral("project"),
                                  QStringLiteral("A meshscope project file; default: the built-in example."),
                                  QStringLiteral("[project]"));
@@ -160,6 +164,10 @@ int main(int argc, char** argv) {
   window.show();
   if (screenshot_path.isEmpty()) QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
   if (parser.isSet(command_line.trace)) window.importTraces({parser.value(command_line.trace)});
+  if (parser.isSet(command_line.log) && !window.importTrainingLog(parser.value(command_line.log))) {
+    std::fprintf(stderr, "meshscope: cannot read the training log %s\n", qPrintable(parser.value(command_line.log)));
+    return kExitBadInput;
+  }
   if (parser.isSet(command_line.pin)) {
     const QStringList ranks = parser.value(command_line.pin).split(QLatin1Char(','));
     window.waitForEvaluation();

@@ -19,4 +19,7 @@ done
 "$app" examples/serving-deepseek-v3-h200.json --view topology --screenshot "$out/serving-topology.png"
 "$app" examples/gpt2-dgx-a100-dp8.json --trace tests/data/shared/data/kineto_traces/param_dlrm_8rank \
   --view profile --screenshot "$out/profile.png"
+"$app" examples/torchtitan-llama3-8b-h200.json \
+  --log tests/data/shared/data/training_logs/torchtitan_h200_8gpu_llama3_8b_fsdp8_datacrunch.log \
+  --view profile --screenshot "$out/profile-log.png"
 echo "wrote $(ls "$out"/*.png | wc -l) screenshots to $out"

@@ -28,7 +28,6 @@
 #include "app/cli/cli.hpp"
 #include "core/calibration/calibrate.hpp"
 #include "core/calibration/log_compare.hpp"
-#include "core/calibration/log_compare_report.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
@@ -37,6 +36,7 @@
 #include "core/importers/training_log_model.hpp"
 #include "core/options.hpp"
 #include "core/report/calibration.hpp"
+#include "core/report/log_compare.hpp"
 #include "core/report/units.hpp"
 #include "core/session/calibrate.hpp"
 

@@ -19,8 +19,8 @@
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/importers/training_log.hpp"
-#include "core/importers/training_log_report.hpp"
 #include "core/report/importers.hpp"
+#include "core/report/training_log.hpp"
 #include "core/report/units.hpp"
 #include "core/topology/cluster_io.hpp"
 

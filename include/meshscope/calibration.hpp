@@ -3,5 +3,4 @@
 // profiler trace or a training log with the prediction for its layout.
 #include "core/calibration/calibrate.hpp"
 #include "core/calibration/log_compare.hpp"
-#include "core/calibration/log_compare_report.hpp"
 #include "core/calibration/trace_compare.hpp"

@@ -13,4 +13,3 @@
 #include "core/importers/rocm_smi_topo.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/importers/training_log_model.hpp"
-#include "core/importers/training_log_report.hpp"

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "core/calibration/log_compare.hpp"
-#include "core/calibration/log_compare_report.hpp"
 #include "core/catalogue.hpp"
 #include "core/importers/training_log.hpp"
+#include "core/report/log_compare.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"
 

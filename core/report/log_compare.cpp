@@ -1,4 +1,4 @@
-#include "core/calibration/log_compare_report.hpp"
+#include "core/report/log_compare.hpp"
 
 #include <cstdio>
 

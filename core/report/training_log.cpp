@@ -1,4 +1,4 @@
-#include "core/importers/training_log_report.hpp"
+#include "core/report/training_log.hpp"
 
 #include <cstdio>
 

@@ -67,13 +67,27 @@ LauncherFormat detect_launcher_format(std::string_view text, const std::string& 
   if (body.starts_with("{")) return LauncherFormat::deepspeed;
   // A TOML table header on a line of its own ("[parallelism]") and no Megatron flag.
   static const std::regex table_header(R"((^|\n)\s*\[[A-Za-z_][A-Za-z0-9_.]*\]\s*(#[^\n]*)?(\n|$))");
-  const std::string copy(text);
-  if (copy.find("--") == std::string::npos && std::regex_search(copy, table_header)) return LauncherFormat::torchtitan;
+  // Comment lines do not count (an exported TOML's header names the torchrun command).
+  std::string code;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = trim_left(text.substr(start, end - start));
+    if (!line.starts_with("#")) code.append(line).append("\n");
+    start = end + 1;
+  }
+  if (code.find("--") == std::string::npos && std::regex_search(code, table_header)) return LauncherFormat::torchtitan;
   return LauncherFormat::megatron;
 }
 
 Result<LauncherImport> import_launcher_config(std::string_view text, const std::string& origin,
                                               const LauncherImportOptions& options) {
+  if (origin.ends_with(".yaml") || origin.ends_with(".yml"))
+    return make_error(ErrorCode::unsupported,
+                      "NeMo YAML recipes are not read (no YAML parser): give the Megatron-LM arguments, a torchtitan "
+                      "TOML or a DeepSpeed JSON",
+                      origin);
   switch (detect_launcher_format(text, origin)) {
     case LauncherFormat::deepspeed:
       return import_deepspeed_json(text, origin, options);
@@ -113,7 +127,7 @@ void set_gpu_count(Project& project, int64_t gpus, std::vector<std::string>& war
   project.gpu_count = gpus;
   if (old_count == gpus) return;
   // A generator string with nodes=K (the default project's "dgx-h100:nodes=8"): K re-sized to the count.
-  static const std::regex nodes_key(R"((^|[:,])nodes=([0-9]+))");
+  static const std::regex nodes_key(R"((^|[:,])nodes=([0-9]{1,9})(?![0-9]))");
   std::smatch match;
   const std::string cluster = project.cluster;
   if (!project.cluster_inline && std::regex_search(cluster, match, nodes_key)) {
@@ -128,6 +142,14 @@ void set_gpu_count(Project& project, int64_t gpus, std::vector<std::string>& war
   warnings.push_back("the cluster (" + (project.cluster_inline ? project.cluster_inline->name : project.cluster) +
                      ", " + std::to_string(old_count) + " GPUs) was not re-sized to " + std::to_string(gpus) +
                      " GPUs: choose a cluster of that size");
+}
+
+Result<int64_t> checked_product(int64_t a, int64_t b, const std::string& location) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product) || product > kMaxConfigInteger || product < -kMaxConfigInteger)
+    return make_error(ErrorCode::invalid_argument, std::to_string(a) + " × " + std::to_string(b) + " is beyond 2^31",
+                      location);
+  return product;
 }
 
 }  // namespace launcher_detail

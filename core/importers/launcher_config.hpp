@@ -70,6 +70,10 @@ namespace launcher_detail {
 // (the base cluster's generator string re-sized to the GPU count where it has `nodes=`).
 [[nodiscard]] Result<Project> base_project(const LauncherImportOptions& options);
 void set_gpu_count(Project& project, int64_t gpus, std::vector<std::string>& warnings);
+// Integers a config may give: 0 to 2^31 (a value beyond is an error, so that products of them do not overflow).
+inline constexpr int64_t kMaxConfigInteger = int64_t{1} << 31;
+// a · b, or an error naming `location` when it exceeds kMaxConfigInteger.
+[[nodiscard]] Result<int64_t> checked_product(int64_t a, int64_t b, const std::string& location);
 }  // namespace launcher_detail
 
 }  // namespace meshscope

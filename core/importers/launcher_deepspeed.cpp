@@ -43,13 +43,13 @@ class JsonReader {
   Result<std::optional<int64_t>> integer(const std::string& path) {
     const json* n = node(path);
     if (!n) return std::optional<int64_t>{};
-    if (n->is_number_integer()) return std::optional<int64_t>(n->get<int64_t>());
-    if (n->is_number_float()) {
+    constexpr auto limit = static_cast<double>(launcher_detail::kMaxConfigInteger);
+    if (n->is_number()) {
       const double v = n->get<double>();
-      if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 9e15)
+      if (std::isfinite(v) && v == std::floor(v) && std::abs(v) <= limit)
         return std::optional<int64_t>(static_cast<int64_t>(v));
     }
-    return make_error(ErrorCode::wrong_type, path + " must be an integer, got " + n->dump(), where(path));
+    return make_error(ErrorCode::wrong_type, path + " must be an integer up to 2^31, got " + n->dump(), where(path));
   }
   Result<std::optional<bool>> boolean(const std::string& path) {
     const json* n = node(path);
@@ -120,7 +120,8 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
   if (!options.gpus)
     out.warnings.push_back("the GPU count is not in a DeepSpeed config: " + std::to_string(gpus) +
                            " GPUs (the base project's) used; pass --gpus N");
-  if (gpus < 1) return make_error(ErrorCode::invalid_argument, "the GPU count must be positive", origin + ": --gpus");
+  if (gpus < 1 || gpus > launcher_detail::kMaxConfigInteger)
+    return make_error(ErrorCode::invalid_argument, "the GPU count must be positive", origin + ": --gpus");
   launcher_detail::set_gpu_count(project, gpus, out.warnings);
   const int64_t dp = gpus;
 
@@ -133,36 +134,42 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
         std::pair{accumulation, "gradient_accumulation_steps"}})
     if (value && *value < 1)
       return make_error(ErrorCode::invalid_argument, std::string(key) + " must be positive", reader.where(key));
+  const auto product = [&](int64_t a, int64_t b) { return launcher_detail::checked_product(a, b, origin); };
   int64_t micro = 1;
   int64_t steps = 1;
   if (micro_value && accumulation) {
     micro = *micro_value;
     steps = *accumulation;
-    if (train_batch && *train_batch != micro * steps * dp)
+    MS_TRY(micro_steps, product(micro, steps));
+    MS_TRY(per_step, product(micro_steps, dp));
+    if (train_batch && *train_batch != per_step)
       return make_error(ErrorCode::invalid_argument,
                         "train_batch_size " + std::to_string(*train_batch) +
                             " is not train_micro_batch_size_per_gpu × gradient_accumulation_steps × " +
-                            std::to_string(dp) + " GPUs = " + std::to_string(micro * steps * dp),
+                            std::to_string(dp) + " GPUs = " + std::to_string(per_step),
                         reader.where("train_batch_size"));
   } else if (train_batch) {
     const int64_t known = micro_value ? *micro_value : accumulation.value_or(1);
-    if (*train_batch % (known * dp) != 0)
+    MS_TRY(known_dp, product(known, dp));
+    if (*train_batch % known_dp != 0)
       return make_error(ErrorCode::invalid_argument,
                         "train_batch_size " + std::to_string(*train_batch) + " is not a multiple of " +
-                            std::to_string(known * dp) + " (the per-GPU batch × " + std::to_string(dp) + " GPUs)",
+                            std::to_string(known_dp) + " (the per-GPU batch × " + std::to_string(dp) + " GPUs)",
                         reader.where("train_batch_size"));
     if (micro_value) {
       micro = *micro_value;
-      steps = *train_batch / (micro * dp);
+      steps = *train_batch / known_dp;
     } else {
       steps = accumulation.value_or(1);
-      micro = *train_batch / (steps * dp);
+      micro = *train_batch / known_dp;
     }
   } else if (micro_value) {
     micro = *micro_value;
   } else {
     out.warnings.push_back("no batch size in the config: micro-batch 1 and no gradient accumulation assumed");
   }
+  MS_TRY(micro_steps, product(micro, steps));
+  MS_TRY(global_batch, product(micro_steps, dp));
   KeyValues layout_keys{{"dp", std::to_string(dp)}, {"micro_batch", std::to_string(micro)}};
   auto layout = layout_from_keys(layout_keys);
   if (!layout) return tl::unexpected(layout.error());
@@ -178,7 +185,7 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
   KeyValues keys{{"convention", "zero"},
                  {"memory_framework", "generic"},
                  {"seq", std::to_string(base_seq)},
-                 {"global_batch", std::to_string(micro * steps * dp)},
+                 {"global_batch", std::to_string(global_batch)},
                  {"zero", std::to_string(stage)},
                  // The config does not say whether the model checkpoints activations (the training script does).
                  {"recompute", "none"}};

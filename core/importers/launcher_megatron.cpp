@@ -59,10 +59,10 @@ Result<std::optional<int64_t>> ArgList::integer(const std::string& name) {
   int64_t v = 0;
   const char* end = value->data() + value->size();
   const auto [ptr, ec] = std::from_chars(value->data(), end, v);
-  if (ec != std::errc() || ptr != end) {
+  if (ec != std::errc() || ptr != end || v > kMaxConfigInteger || v < -kMaxConfigInteger) {
     const bool placeholder = value->starts_with("<");
     return make_error(ErrorCode::invalid_argument,
-                      "--" + name + " must be an integer, got \"" + *value + "\"" +
+                      "--" + name + " must be an integer up to 2^31, got \"" + *value + "\"" +
                           (placeholder ? " (a value the script does not define)" : ""),
                       where(*find(name)));
   }
@@ -92,6 +92,7 @@ Result<std::optional<double>> ArgList::number(const std::string& name) {
 namespace {
 
 using launcher_detail::ArgList;
+using launcher_detail::kMaxConfigInteger;
 
 // Flags that change what a run costs but that meshscope does not model, with why (the rest of the
 // flags not read are listed as ignored: learning rate, logging, data, checkpointing, ...).
@@ -126,9 +127,11 @@ constexpr std::array<UnmodelledFlag, 22> kMegatronUnmodelled{{
 
 // Megatron pads the vocabulary to a multiple of --make-vocab-size-divisible-by (default 128) times TP
 // (megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding).
-int64_t padded_vocab(int64_t vocab, int64_t divisible_by, int64_t tp) {
-  const int64_t multiple = std::max<int64_t>(1, divisible_by * tp);
-  return (vocab + multiple - 1) / multiple * multiple;
+Result<int64_t> padded_vocab(int64_t vocab, int64_t divisible_by, int64_t tp, const std::string& origin) {
+  MS_TRY(multiple, launcher_detail::checked_product(divisible_by, tp, origin + ": --make-vocab-size-divisible-by"));
+  MS_TRY(padded,
+         launcher_detail::checked_product((vocab + multiple - 1) / multiple, multiple, origin + ": --vocab-size"));
+  return padded;
 }
 
 std::string describe(const std::vector<std::string>& values) {
@@ -272,7 +275,8 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
                            (tokenizer ? " (" + *tokenizer + ")" : std::string()) +
                            ": 50257 tokens (GPT-2) assumed; add --vocab-size N");
   }
-  model.vocab_size = padded_vocab(vocab, divisible_by, tp);
+  MS_TRY(padded, padded_vocab(vocab, divisible_by, tp, origin));
+  model.vocab_size = padded;
   model.name = "Megatron-LM GPT: " + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + ", " +
                std::to_string(heads) + " heads";
   model.source = "Megatron-LM arguments";
@@ -291,18 +295,20 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
         nnodes_value->substr(nnodes_value->find(':') == std::string::npos ? 0 : nnodes_value->find(':') + 1);
     int64_t v = 0;
     const auto [ptr, ec] = std::from_chars(max_part.data(), max_part.data() + max_part.size(), v);
-    if (ec != std::errc() || ptr != max_part.data() + max_part.size() || v < 1)
+    if (ec != std::errc() || ptr != max_part.data() + max_part.size() || v < 1 || v > kMaxConfigInteger)
       return make_error(ErrorCode::invalid_argument,
                         "--nnodes must be a positive integer, got \"" + *nnodes_value + "\"",
                         launcher.where(*launcher.find("nnodes")));
     nodes = v;
   }
-  const int64_t model_parallel = tp * pp * cp;
+  MS_TRY(tp_pp, launcher_detail::checked_product(tp, pp, origin + ": --pipeline-model-parallel-size"));
+  MS_TRY(model_parallel, launcher_detail::checked_product(tp_pp, cp, origin + ": --context-parallel-size"));
   int64_t gpus = 0;
   if (options.gpus) {
     gpus = *options.gpus;
   } else if (nproc) {
-    gpus = *nproc * nodes;
+    MS_TRY(world, launcher_detail::checked_product(*nproc, nodes, origin + ": --nnodes"));
+    gpus = world;
     if (gpus % model_parallel != 0) {
       out.warnings.push_back("torchrun's " + std::to_string(gpus) +
                              " GPUs (--nproc_per_node × --nnodes) are not a "
@@ -333,7 +339,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   MS_TRY(layers_per_virtual, args.integer("num-layers-per-virtual-pipeline-stage"));
   MS_TRY(virtual_stages, args.integer("num-virtual-stages-per-pipeline-rank"));
   if (layers_per_virtual) {
-    if (*layers_per_virtual < 1 || layers % (pp * *layers_per_virtual) != 0)
+    if (*layers_per_virtual < 1 || *layers_per_virtual > layers || layers % (pp * *layers_per_virtual) != 0)
       return make_error(ErrorCode::invalid_layout,
                         "--num-layers-per-virtual-pipeline-stage " + std::to_string(*layers_per_virtual) +
                             " does not divide the " + std::to_string(layers) + " layers over " + std::to_string(pp) +
@@ -362,7 +368,8 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   KeyValues keys{{"convention", distributed_optimizer ? "megatron-distopt" : "megatron"},
                  {"memory_framework", "megatron"},
                  {"seq", std::to_string(seq)}};
-  MS_TRY(global_batch, optional_int("global-batch-size", micro * dp));  // default micro × DP
+  MS_TRY(micro_dp, launcher_detail::checked_product(micro, dp, origin + ": --micro-batch-size"));
+  MS_TRY(global_batch, optional_int("global-batch-size", micro_dp));  // default micro × DP
   keys.push_back({"global_batch", std::to_string(global_batch)});
   const bool fp8 = args.has("fp8-format");
   if (fp8) {

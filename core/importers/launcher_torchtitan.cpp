@@ -32,8 +32,10 @@ class TomlReader {
   Result<std::optional<int64_t>> integer(const std::string& path) {
     const toml::node* n = node(path);
     if (!n) return std::optional<int64_t>{};
-    if (const auto v = n->value<int64_t>(); v && n->is_integer()) return std::optional<int64_t>(*v);
-    return make_error(ErrorCode::wrong_type, path + " must be an integer", where(path));
+    if (const auto v = n->value<int64_t>();
+        v && n->is_integer() && *v <= launcher_detail::kMaxConfigInteger && *v >= -launcher_detail::kMaxConfigInteger)
+      return std::optional<int64_t>(*v);
+    return make_error(ErrorCode::wrong_type, path + " must be an integer up to 2^31", where(path));
   }
   Result<std::optional<bool>> boolean(const std::string& path) {
     const toml::node* n = node(path);
@@ -153,7 +155,10 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
   if (shard == 0 || shard < -1)
     return make_error(ErrorCode::invalid_argument, "parallelism.data_parallel_shard_degree must be -1 or 1 or more",
                       toml.where("parallelism.data_parallel_shard_degree"));
-  const int64_t fixed = replicate * tp * pp * cp;
+  const std::string degrees_at = toml.where("parallelism");
+  MS_TRY(replicate_tp, launcher_detail::checked_product(replicate, tp, degrees_at));
+  MS_TRY(replicate_tp_pp, launcher_detail::checked_product(replicate_tp, pp, degrees_at));
+  MS_TRY(fixed, launcher_detail::checked_product(replicate_tp_pp, cp, degrees_at));
   int64_t gpus = 0;
   if (shard == -1) {
     // -1: the ranks left after replicate, TP, PP and CP (job_config.py).
@@ -185,13 +190,14 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
           toml.where("parallelism.data_parallel_shard_degree"));
     shard = gpus / fixed;
   } else {
-    gpus = fixed * shard;
+    MS_TRY(product, launcher_detail::checked_product(fixed, shard, degrees_at));
+    gpus = product;
     if (options.gpus && *options.gpus != gpus)
       out.warnings.push_back("the file's degrees make " + std::to_string(gpus) + " GPUs; --gpus " +
                              std::to_string(*options.gpus) + " is not used");
   }
   launcher_detail::set_gpu_count(project, gpus, out.warnings);
-  const int64_t dp = replicate * shard;
+  MS_TRY(dp, launcher_detail::checked_product(replicate, shard, degrees_at));
   KeyValues layout_keys{{"dp", std::to_string(dp)},
                         {"fsdp", std::to_string(replicate > 1 && shard > 1 ? shard : 0)},
                         {"tp", std::to_string(tp)},
@@ -213,7 +219,8 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
   if (local < 1 || seq < 1)
     return make_error(ErrorCode::invalid_argument, "training.local_batch_size and training.seq_len must be positive",
                       toml.where(local < 1 ? "training.local_batch_size" : "training.seq_len"));
-  const int64_t global = global_value && *global_value > 0 ? *global_value : local * dp;
+  MS_TRY(local_dp, launcher_detail::checked_product(local, dp, toml.where("training.local_batch_size")));
+  const int64_t global = global_value && *global_value > 0 ? *global_value : local_dp;
   // The micro-batch: local_batch_size without PP (gradient accumulation over global / (local · DP)), and
   // pipeline_parallel_microbatch_size (default 1) with it.
   MS_TRY(pp_micro, toml.integer("parallelism.pipeline_parallel_microbatch_size"));

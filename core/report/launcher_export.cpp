@@ -15,7 +15,7 @@ namespace {
 // GPUs per node of the project's cluster: gpu_count / nodes of a `nodes=K` generator string, else 8
 // where it divides the count, else all on one node.
 int64_t gpus_per_node(const Project& project) {
-  static const std::regex nodes_key(R"((^|[:,])nodes=([0-9]+))");
+  static const std::regex nodes_key(R"((^|[:,])nodes=([0-9]{1,9})(?![0-9]))");
   std::smatch match;
   const std::string cluster = project.cluster;
   const int64_t gpus = std::max<int64_t>(1, project.gpu_count);
@@ -38,6 +38,11 @@ std::string placeholder(LauncherExport& out, const std::string& name, const std:
   const std::string marked = "<" + name + ">";
   out.placeholders.push_back(marked + ": " + what);
   return marked;
+}
+
+// In bash a bare < is a redirection: the placeholder is quoted.
+std::string quoted_placeholder(LauncherExport& out, const std::string& name, const std::string& what) {
+  return "\"" + placeholder(out, name, what) + "\"";
 }
 
 }  // namespace
@@ -164,11 +169,12 @@ LauncherExport export_megatron_args(const Project& project) {
     << "# Values in <angle brackets> are yours to fill in; run from the root of a Megatron-LM checkout.\n\n"
     << "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n"
     << "GPUS_PER_NODE=" << per_node << "\nNUM_NODES=" << nodes << "\n"
-    << "MASTER_ADDR=" << placeholder(out, "MASTER_ADDR", "the first node's address") << "\nMASTER_PORT=29500\n"
-    << "DATA_PATH=" << placeholder(out, "DATA_PATH", "the dataset prefix (--data-path)") << "\n"
-    << "TOKENIZER_MODEL=" << placeholder(out, "TOKENIZER_MODEL", "the tokenizer (--tokenizer-model)") << "\n"
-    << "CHECKPOINT_PATH=" << placeholder(out, "CHECKPOINT_PATH", "where checkpoints are saved and loaded") << "\n\n";
-  array("DISTRIBUTED_ARGS", {"--nproc_per_node $GPUS_PER_NODE", "--nnodes $NUM_NODES", "--master_addr $MASTER_ADDR",
+    << "MASTER_ADDR=" << quoted_placeholder(out, "MASTER_ADDR", "the first node's address") << "\nMASTER_PORT=29500\n"
+    << "DATA_PATH=" << quoted_placeholder(out, "DATA_PATH", "the dataset prefix (--data-path)") << "\n"
+    << "TOKENIZER_MODEL=" << quoted_placeholder(out, "TOKENIZER_MODEL", "the tokenizer (--tokenizer-model)") << "\n"
+    << "CHECKPOINT_PATH=" << quoted_placeholder(out, "CHECKPOINT_PATH", "where checkpoints are saved and loaded")
+    << "\n\n";
+  array("DISTRIBUTED_ARGS", {"--nproc_per_node $GPUS_PER_NODE", "--nnodes $NUM_NODES", "--master_addr \"$MASTER_ADDR\"",
                              "--master_port $MASTER_PORT"});
   std::vector<std::string> model{
       "--num-layers " + std::to_string(m.num_layers), "--hidden-size " + std::to_string(m.hidden_size),
@@ -210,8 +216,8 @@ LauncherExport export_megatron_args(const Project& project) {
 
   std::vector<std::string> training{"--micro-batch-size " + std::to_string(layout.micro_batch),
                                     "--global-batch-size " + std::to_string(w.global_batch),
-                                    "--train-iters " + placeholder(out, "TRAIN_ITERS", "the number of steps"),
-                                    "--lr " + placeholder(out, "LR", "the learning rate")};
+                                    "--train-iters " + quoted_placeholder(out, "TRAIN_ITERS", "the number of steps"),
+                                    "--lr " + quoted_placeholder(out, "LR", "the learning rate")};
   const bool fp16 = w.compute_dtype == DType::fp16 || (w.compute_dtype == DType::fp8 && w.param_dtype == DType::fp16);
   training.push_back(fp16 ? "--fp16" : "--bf16");
   if (w.compute_dtype == DType::fp8) training.push_back("--fp8-format hybrid");
@@ -264,9 +270,9 @@ LauncherExport export_megatron_args(const Project& project) {
   array("MODEL_PARALLEL_ARGS", parallel);
   // --vocab-size is what the embedding is sized by (NullTokenizer); a Hugging Face tokenizer brings its own.
   array("DATA_ARGS",
-        {"--data-path $DATA_PATH", "--tokenizer-type HuggingFaceTokenizer", "--tokenizer-model $TOKENIZER_MODEL",
+        {"--data-path \"$DATA_PATH\"", "--tokenizer-type HuggingFaceTokenizer", "--tokenizer-model \"$TOKENIZER_MODEL\"",
          "--vocab-size " + std::to_string(m.vocab_size), "--split 949,50,1"});
-  array("EVAL_AND_LOGGING_ARGS", {"--log-interval 10", "--save $CHECKPOINT_PATH", "--load $CHECKPOINT_PATH"});
+  array("EVAL_AND_LOGGING_ARGS", {"--log-interval 10", "--save \"$CHECKPOINT_PATH\"", "--load \"$CHECKPOINT_PATH\""});
   s << "torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py \\\n"
     << "    ${GPT_MODEL_ARGS[@]} \\\n    ${TRAINING_ARGS[@]} \\\n    ${MODEL_PARALLEL_ARGS[@]} \\\n"
     << "    ${DATA_ARGS[@]} \\\n    ${EVAL_AND_LOGGING_ARGS[@]}\n";

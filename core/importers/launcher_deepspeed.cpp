@@ -98,6 +98,18 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
                                              const LauncherImportOptions& options) {
   MS_TRY(doc, parse_json_text(text, origin));
   if (!doc.is_object()) return make_error(ErrorCode::wrong_type, "a DeepSpeed config is a JSON object", origin);
+  // A JSON object with none of DeepSpeed's keys (a meshscope project, a Hugging Face config) is not one.
+  constexpr std::array<const char*, 6> kDeepSpeedKeys{"zero_optimization",
+                                                      "train_batch_size",
+                                                      "train_micro_batch_size_per_gpu",
+                                                      "gradient_accumulation_steps",
+                                                      "fp16",
+                                                      "bf16"};
+  if (std::none_of(kDeepSpeedKeys.begin(), kDeepSpeedKeys.end(), [&](const char* key) { return doc.contains(key); }))
+    return make_error(ErrorCode::missing_field,
+                      "not a DeepSpeed config: none of zero_optimization, train_batch_size, "
+                      "train_micro_batch_size_per_gpu, gradient_accumulation_steps, fp16, bf16",
+                      origin);
   LauncherImport out;
   out.format = LauncherFormat::deepspeed;
   // The sequence length is the base project's (a DeepSpeed config has none).

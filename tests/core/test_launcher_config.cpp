@@ -356,6 +356,12 @@ TEST_CASE("launcher: a broken DeepSpeed JSON is an error naming the file and the
     CHECK(r.error().code == ErrorCode::parse_error);
     CHECK_THAT(r.error().to_string(), Contains("ds.json") && Contains("line 13"));
   }
+  SECTION("a JSON file that is not a DeepSpeed config") {
+    auto r = import_launcher_config(default_project_text(), "default_project.json");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == ErrorCode::missing_field);
+    CHECK_THAT(r.error().to_string(), Contains("default_project.json: not a DeepSpeed config"));
+  }
   SECTION("a non-numeric stage") {
     auto r = import_deepspeed_json(replaced(ds, "\"stage\": 3", "\"stage\": \"three\""), "ds.json");
     REQUIRE_FALSE(r);

@@ -426,8 +426,18 @@ class Script {
     };
     std::function<long long()> expr;
     std::function<long long()> term;
+    int depth = 0;  // nesting of parentheses and signs: a hostile "((((…" must not exhaust the stack
     std::function<long long()> factor = [&]() -> long long {
       skip();
+      if (++depth > 64) {
+        ok = false;
+        pos = text.size();
+        return 0;
+      }
+      struct Leave {
+        int& d;
+        ~Leave() { --d; }
+      } leave{depth};
       if (pos < text.size() && text[pos] == '(') {
         ++pos;
         const long long v = expr();

@@ -33,6 +33,6 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_FILE_NAME "DEB-DEFAULT")
 # The Qt 6 runtime libraries of Debian 12 (Qt 6.4); libc and libstdc++ come with them.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libqt6widgets6 (>= 6.4), libqt6charts6 (>= 6.4), libqt6svg6 (>= 6.4), libqt6concurrent6 (>= 6.4), zlib1g, libpugixml1v5")
+    "libqt6widgets6 (>= 6.4), libqt6charts6 (>= 6.4), libqt6svg6 (>= 6.4), libqt6concurrent6 (>= 6.4), zlib1g, libpugixml1v5, libtomlplusplus3")
 
 include(CPack)

@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(fuzz_hf_config fuzz_cluster fuzz_project fuzz_nccl_tests fuzz_kineto fuzz_kernel_rules fuzz_node_topology
-  fuzz_hwloc_xml fuzz_nccl_topo_xml fuzz_training_log)
+  fuzz_hwloc_xml fuzz_nccl_topo_xml fuzz_training_log fuzz_launcher_config)
 long=0
 targets=()
 for arg in "$@"; do
@@ -74,6 +74,8 @@ seed_all() {
     fuzz_hwloc_xml) seed "$1" "$shared"/data/hwloc_xml/*.xml ;;
     fuzz_nccl_topo_xml) seed "$1" "$shared"/data/nccl_topo_xml/*.xml ;;
     fuzz_training_log) seed "$1" "$shared"/data/training_logs/*.log "$shared"/data/training_logs/*.log.gz ;;
+    fuzz_launcher_config) seed "$1" "$shared"/data/launcher_configs/*.sh "$shared"/data/launcher_configs/*.toml \
+      "$shared"/data/launcher_configs/*.json ;;
   esac
 }
 summary=()

@@ -8,7 +8,7 @@ PKGS=(
   build-essential cmake ninja-build ccache pkg-config git
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-charts-dev libqt6svg6-dev
   libgl-dev libglx-dev libvulkan-dev
-  nlohmann-json3-dev libeigen3-dev catch2 libexpected-dev zlib1g-dev libpugixml-dev
+  nlohmann-json3-dev libeigen3-dev catch2 libexpected-dev zlib1g-dev libpugixml-dev libtomlplusplus-dev
   libbenchmark-dev xvfb xauth fonts-dejavu-core clang-14 libclang-rt-14-dev
   clang-format-14 clang-tidy-14
   pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas

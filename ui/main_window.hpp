@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/importers/launcher_config.hpp"
 #include "core/layout.hpp"
 #include "core/memory.hpp"
 #include "core/project.hpp"
@@ -109,6 +110,15 @@ class MainWindow final : public QMainWindow {
   // `nodes` nodes of a rail-optimised fabric and makes it the project's (editable) cluster; its
   // GPUs are given the catalogue model `gpu`. On error the message is shown inline, nothing changes.
   bool importNodeTopology(const QString& path, int nodes, const QString& gpu);
+  // Imports a launcher config (a Megatron-LM launch script, a torchtitan TOML, a DeepSpeed JSON;
+  // core/importers/launcher_config.hpp) as the project, as File → Open does; what the file does not
+  // say (the GPU model, the cluster family, a DeepSpeed config's model) is the current project's.
+  // `gpus` > 0 sets the GPU count where the file leaves it open. The ignored and unmodelled flags are
+  // shown in the status line. On error the message is shown inline and nothing changes.
+  bool importLauncherConfig(const QString& path, int64_t gpus = 0);
+  // Writes the current layout as a launcher config (File → Export), with what the user must still
+  // supply as <PLACEHOLDERS> (named in the status line). False with an inline error when it cannot.
+  bool exportLauncherConfig(LauncherFormat format, const QString& path);
   // Fits the link efficiencies to nccl-tests logs (the first `ranks` GPUs of the cluster ran
   // each), shows the error before and after, and applies the fit to the project (Edit → Undo
   // reverts it; it is saved with the project). Returns the summary, empty on error (shown inline).

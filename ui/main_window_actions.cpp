@@ -26,10 +26,12 @@
 #include "core/calibration/calibrate.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/catalogue.hpp"
+#include "core/importers/launcher_config.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/model_io.hpp"
+#include "core/report/launcher_export.hpp"
 #include "core/report/units.hpp"
 #include "core/session/calibrate.hpp"
 #include "core/session/export.hpp"
@@ -157,6 +159,21 @@ void MainWindow::create_menus() {
         std::max(0, static_cast<int>(gpus.indexOf(QString::fromStdString(project().gpu.id)))), false, &ok);
     if (ok) importNodeTopology(path, nodes, gpu);
   });
+  QAction* import_launcher = file->addAction(tr("Import &launcher config…"));
+  import_launcher->setToolTip(tr("A Megatron-LM launch script, a torchtitan TOML or a DeepSpeed JSON, as a project"));
+  connect(import_launcher, &QAction::triggered, this, [this] {
+    if (!maybeSave()) return;
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Launcher config (Megatron-LM script, torchtitan TOML, DeepSpeed JSON)"),
+                                     QString(), tr("Launcher configs (*.sh *.toml *.json *.txt);;All files (*)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    const int gpus = QInputDialog::getInt(this, tr("GPUs"),
+                                          tr("GPUs in all, where the file leaves it open (0: the file's or the "
+                                             "current project's):"),
+                                          0, 0, 1 << 30, 8, &ok);
+    if (ok) importLauncherConfig(path, gpus);
+  });
   QMenu* export_menu = file->addMenu(tr("&Export"));
   QAction* export_png = export_menu->addAction(tr("View in front as PNG…"));
   QAction* export_svg = export_menu->addAction(tr("View in front as SVG…"));
@@ -183,6 +200,21 @@ void MainWindow::create_menus() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export JSON"), QString(), tr("JSON (*.json)"));
     if (!path.isEmpty()) exportEstimateJson(path);
   });
+  file->addSeparator();
+  const std::pair<LauncherFormat, QString> launcher_exports[] = {
+      {LauncherFormat::torchtitan, tr("Current layout as torchtitan TOML…")},
+      {LauncherFormat::megatron, tr("Current layout as Megatron-LM arguments…")},
+      {LauncherFormat::deepspeed, tr("Current layout as DeepSpeed JSON…")}};
+  for (const auto& [format, title] : launcher_exports) {
+    QAction* action = export_menu->addAction(title);
+    connect(action, &QAction::triggered, this, [this, format = format] {
+      const QString filter = format == LauncherFormat::torchtitan ? tr("TOML (*.toml)")
+                             : format == LauncherFormat::megatron ? tr("Shell scripts (*.sh)")
+                                                                  : tr("JSON (*.json)");
+      const QString path = QFileDialog::getSaveFileName(this, tr("Export launcher config"), QString(), filter);
+      if (!path.isEmpty()) exportLauncherConfig(format, path);
+    });
+  }
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"));
   quit->setShortcut(QKeySequence::Quit);
@@ -306,6 +338,49 @@ bool MainWindow::importNodeTopology(const QString& path, int nodes, const QStrin
                                       : tr("Imported %1 — %2").arg(path, warnings.join(QStringLiteral("; "))));
   document_->push(new ReplaceCluster(document_, std::move(cluster), tr("Import %1").arg(QFileInfo(path).fileName())));
   showView(QStringLiteral("topology"));
+  return true;
+}
+
+bool MainWindow::importLauncherConfig(const QString& path, int64_t gpus) {
+  LauncherImportOptions options;
+  options.base = project();
+  if (gpus > 0) options.gpus = gpus;
+  auto imported = load_launcher_config(QFile::encodeName(path).toStdString(), options);
+  if (!imported) {
+    show_inline_error(tr("Could not import %1 — the current project is unchanged.\n%2")
+                          .arg(path, QString::fromStdString(imported.error().to_string())));
+    return false;
+  }
+  show_inline_error({});
+  path_.clear();  // a new project, not yet saved
+  setProject(imported->project);
+  QString summary = tr("Imported %1 (%2): %3 flags ignored, %4 not modelled")
+                        .arg(QFileInfo(path).fileName(), QString::fromUtf8(launcher_format_name(imported->format)))
+                        .arg(imported->ignored.size())
+                        .arg(imported->unmodelled.size());
+  QStringList details;
+  for (const auto& item : imported->unmodelled) details << QString::fromStdString(item);
+  for (const auto& item : imported->warnings) details << QString::fromStdString(item);
+  if (!details.isEmpty()) summary += QStringLiteral(" — ") + details.join(QStringLiteral("; "));
+  status_->setText(summary);
+  return true;
+}
+
+bool MainWindow::exportLauncherConfig(LauncherFormat format, const QString& path) {
+  auto exported = export_launcher_config(project(), format);
+  if (!exported) {
+    show_inline_error(QString::fromStdString(exported.error().to_string()));
+    return false;
+  }
+  QString error;
+  if (!write_file_atomically(path, QByteArray::fromStdString(exported->text), error)) {
+    show_inline_error(tr("Not exported — %1.").arg(error));
+    return false;
+  }
+  show_inline_error({});
+  QStringList fill;
+  for (const auto& item : exported->placeholders) fill << QString::fromStdString(item.substr(0, item.find(':')));
+  status_->setText(tr("Exported %1; fill in %2").arg(path, fill.join(QStringLiteral(", "))));
   return true;
 }
 

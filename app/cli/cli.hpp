@@ -68,5 +68,7 @@ int cmd_serve_rank(const Args& args);
 int cmd_import(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_calibrate(const Args& args);
+// Launcher configs out (commands_export.cpp).
+int cmd_export(const Args& args);
 
 }  // namespace meshscope::cli

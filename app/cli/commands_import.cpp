@@ -5,6 +5,8 @@
 //   import --topo FILE [--nodes N] [--gpu G]               nvidia-smi topo -m, hwloc XML, NCCL topology XML
 //   import --log FILE [--json]                             a training log: Megatron-LM, Megatron-DeepSpeed, DeepSpeed,
 //                                                          torchtitan (core/importers/training_log.hpp, docs/logs.md)
+//   import --launcher FILE [--gpus N] [--json]               a launcher config: Megatron-LM script, torchtitan TOML,
+//                                                          DeepSpeed JSON → a project (docs/launchers.md)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,11 +18,13 @@
 
 #include "app/cli/cli.hpp"
 #include "core/importers/kineto.hpp"
+#include "core/importers/launcher_config.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/report/importers.hpp"
 #include "core/report/training_log.hpp"
+#include "core/report/launcher.hpp"
 #include "core/report/units.hpp"
 #include "core/topology/cluster_io.hpp"
 
@@ -122,6 +126,27 @@ int import_training_log(const Args& args) {
   return 0;
 }
 
+// A launcher config as a project document, with what was not used (core/importers/launcher_config.hpp).
+int import_launcher(const Args& args) {
+  LauncherImportOptions options;
+  if (args.has("--gpus")) {
+    char* end = nullptr;
+    const std::string& text = args.get("--gpus");
+    const long long gpus = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || gpus < 1 || gpus > (1LL << 31))
+      return fail("--gpus must be a positive integer, got \"" + text + "\"");
+    options.gpus = gpus;
+  }
+  auto imported = load_launcher_config(args.get("--launcher"), options);
+  if (!imported) return fail(imported.error());
+  if (args.json) {
+    std::cout << launcher_import_report(*imported).dump(2) << "\n";
+    return 0;
+  }
+  std::cout << launcher_import_text(*imported);
+  return 0;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> trace_files(const std::string& option) {
@@ -147,9 +172,13 @@ Result<std::vector<std::string>> trace_files(const std::string& option) {
 
 int cmd_import(const Args& args) {
   const int sources = static_cast<int>(args.has("--trace")) + static_cast<int>(args.has("--nccl-tests")) +
-                      static_cast<int>(args.has("--topo")) + static_cast<int>(args.has("--log"));
+                      static_cast<int>(args.has("--topo")) + static_cast<int>(args.has("--log")) +
+                      static_cast<int>(args.has("--launcher"));
   if (sources != 1)
-    return fail("import needs exactly one of --trace PATH[,PATH...], --nccl-tests LOG, --topo FILE or --log FILE");
+    return fail(
+        "import needs exactly one of --trace PATH[,PATH...], --nccl-tests LOG, --topo FILE, --log FILE or --launcher "
+        "FILE");
+  if (args.has("--launcher")) return import_launcher(args);
   if (args.has("--topo")) return import_topology(args);
   if (args.has("--log")) return import_training_log(args);
   if (args.has("--nccl-tests")) return import_nccl_tests(args);

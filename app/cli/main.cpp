@@ -47,6 +47,8 @@ Usage:
                              [--efficiency k=v,...] [--json]   (a GEMM efficiency from the measured step time)
   meshscope-cli presets    [--json]
   meshscope-cli keys       [--scope train|serve|layout|serving-layout] [--json]   (every --train/--serve/--layout key)
+  meshscope-cli import     --launcher FILE [--gpus N] [--json]   (Megatron-LM script, torchtitan TOML, DeepSpeed JSON)
+  meshscope-cli export     --project P.json [--rank K] --format torchtitan|megatron|deepspeed [--out FILE] [--json]
   meshscope-cli --help | --version
 
 M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.
@@ -82,13 +84,16 @@ Result<Args> parse_args(int argc, char** argv) {
       "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
       "--rules",         "--nodes",       "--min-bytes",    "--log",
       "--scope"};
+  // Launcher configs (import --launcher, export).
+  static const std::vector<std::string> kLauncherValued = {"--launcher", "--project", "--rank", "--format", "--out"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
       args.json = true;
     } else if (arg == "--full-attention") {
       args.full_attention = true;
-    } else if (std::find(kValued.begin(), kValued.end(), arg) != kValued.end()) {
+    } else if (std::find(kValued.begin(), kValued.end(), arg) != kValued.end() ||
+               std::find(kLauncherValued.begin(), kLauncherValued.end(), arg) != kLauncherValued.end()) {
       if (i + 1 >= argc) return make_error(ErrorCode::invalid_argument, arg + " needs a value");
       args.options[arg] = argv[++i];
     } else if (arg.starts_with("--")) {
@@ -181,7 +186,8 @@ int main(int argc, char** argv) {
                                                                    {"serve-rank", cmd_serve_rank},
                                                                    {"import", cmd_import},
                                                                    {"compare", cmd_compare},
-                                                                   {"calibrate", cmd_calibrate}};
+                                                                   {"calibrate", cmd_calibrate},
+                                                                   {"export", cmd_export}};
   for (const auto& [name, run] : commands)
     if (args->command == name) return run(*args);
   return fail("unknown command \"" + args->command + "\" (see --help)");

@@ -507,3 +507,40 @@ TEST_CASE("main window: the GEMM efficiency is fitted to an imported trace, appl
   window.undoStack()->undo();
   CHECK(window.project().efficiency_keys.empty());
 }
+
+TEST_CASE("main window: a launcher config imports as the project, exports back, and a broken one changes nothing") {
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  ui::MainWindow window(project_or_fail());
+  window.waitForEvaluation();
+  const std::string configs = std::string(MESHSCOPE_SHARED_DIR) + "/data/launcher_configs/";
+  REQUIRE(window.importLauncherConfig(QString::fromStdString(configs + "megatron_train_llama3_8b_h100_fp8.sh")));
+  window.waitForEvaluation();
+  CHECK(window.project().model.num_layers == 32);
+  CHECK(window.project().gpu_count == 8);
+  CHECK(window.project().training.compute_dtype == DType::fp8);
+  CHECK(window.inlineError().isEmpty());
+  REQUIRE(window.evaluation());
+  CHECK(window.evaluation()->problems.empty());
+
+  const QString toml = dir.filePath(QStringLiteral("layout.toml"));
+  REQUIRE(window.exportLauncherConfig(LauncherFormat::torchtitan, toml));
+  auto text = read_text_file(toml.toStdString());
+  REQUIRE(text);
+  CHECK(text->find("data_parallel_replicate_degree = 8") != std::string::npos);
+  const QString script = dir.filePath(QStringLiteral("layout.sh"));
+  REQUIRE(window.exportLauncherConfig(LauncherFormat::megatron, script));
+  const Project before = window.project();
+  REQUIRE(window.importLauncherConfig(script));
+  window.waitForEvaluation();
+  CHECK(window.project() == before);
+
+  const QString broken = dir.filePath(QStringLiteral("broken.toml"));
+  QFile file(broken);
+  REQUIRE(file.open(QIODevice::WriteOnly));
+  file.write("[parallelism\ntensor_parallel_degree = 2\n");
+  file.close();
+  CHECK_FALSE(window.importLauncherConfig(broken));
+  CHECK(window.inlineError().contains(QStringLiteral("broken.toml")));
+  CHECK(window.project() == before);
+}

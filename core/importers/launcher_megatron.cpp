@@ -1,0 +1,449 @@
+// Megatron-LM launch scripts and argument lists → a meshscope project (launcher_config.hpp). Each flag's
+// meaning and default is megatron/training/arguments.py's (NVIDIA/Megatron-LM, _add_network_size_args,
+// _add_training_args, _add_mixed_precision_args, _add_distributed_args, validate_args); docs/launchers.md
+// lists the mapping.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "core/importers/launcher_args.hpp"
+#include "core/importers/launcher_bash.hpp"
+#include "core/importers/launcher_config.hpp"
+
+namespace meshscope {
+namespace launcher_detail {
+
+ArgList::ArgList(const std::vector<ScriptWord>& words, std::string origin) : origin_(std::move(origin)) {
+  for (const ScriptWord& word : words) {
+    const std::string& w = word.text;
+    if (w.starts_with("--") && w.size() > 2) {
+      ArgFlag flag;
+      const size_t eq = w.find('=');
+      flag.name = w.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      if (eq != std::string::npos) flag.values.push_back(w.substr(eq + 1));
+      flag.line = word.line;
+      flags_.push_back(std::move(flag));
+    } else if (!flags_.empty()) {
+      flags_.back().values.push_back(w);
+    }
+  }
+}
+
+const ArgFlag* ArgList::find(const std::string& name) {
+  const ArgFlag* found = nullptr;
+  for (const ArgFlag& flag : flags_) {
+    std::string normalized = flag.name;
+    std::replace(normalized.begin(), normalized.end(), '_', '-');
+    if (normalized == name) found = &flag;
+  }
+  if (found) used_.insert(found->name);
+  return found;
+}
+
+std::string ArgList::where(const ArgFlag& flag) const {
+  return origin_ + ": line " + std::to_string(flag.line) + ": --" + flag.name;
+}
+
+Result<std::optional<std::string>> ArgList::text(const std::string& name) {
+  const ArgFlag* flag = find(name);
+  if (!flag) return std::optional<std::string>{};
+  if (flag->values.empty())
+    return make_error(ErrorCode::invalid_argument, "--" + flag->name + " needs a value", where(*flag));
+  return std::optional<std::string>(flag->values.front());
+}
+
+Result<std::optional<int64_t>> ArgList::integer(const std::string& name) {
+  MS_TRY(value, text(name));
+  if (!value) return std::optional<int64_t>{};
+  int64_t v = 0;
+  const char* end = value->data() + value->size();
+  const auto [ptr, ec] = std::from_chars(value->data(), end, v);
+  if (ec != std::errc() || ptr != end || v > kMaxConfigInteger || v < -kMaxConfigInteger) {
+    const bool placeholder = value->starts_with("<");
+    return make_error(ErrorCode::invalid_argument,
+                      "--" + name + " must be an integer up to 2^31, got \"" + *value + "\"" +
+                          (placeholder ? " (a value the script does not define)" : ""),
+                      where(*find(name)));
+  }
+  return std::optional<int64_t>(v);
+}
+
+Result<std::optional<double>> ArgList::number(const std::string& name) {
+  MS_TRY(value, text(name));
+  if (!value) return std::optional<double>{};
+  double v = 0;
+  const char* begin = value->data();
+  const char* end = begin + value->size();
+  if (!value->empty() && *begin == '.') {  // ".001": from_chars wants the leading 0
+    const std::string with_zero = "0" + *value;
+    const auto [ptr, ec] = std::from_chars(with_zero.data(), with_zero.data() + with_zero.size(), v);
+    if (ec == std::errc() && ptr == with_zero.data() + with_zero.size()) return std::optional<double>(v);
+  } else {
+    const auto [ptr, ec] = std::from_chars(begin, end, v);
+    if (ec == std::errc() && ptr == end && std::isfinite(v)) return std::optional<double>(v);
+  }
+  return make_error(ErrorCode::invalid_argument, "--" + name + " must be a number, got \"" + *value + "\"",
+                    where(*find(name)));
+}
+
+}  // namespace launcher_detail
+
+namespace {
+
+using launcher_detail::ArgList;
+using launcher_detail::kMaxConfigInteger;
+
+// Flags that change what a run costs but that meshscope does not model, with why (the rest of the
+// flags not read are listed as ignored: learning rate, logging, data, checkpointing, ...).
+struct UnmodelledFlag {
+  std::string_view name;
+  std::string_view why;
+};
+constexpr std::array<UnmodelledFlag, 22> kMegatronUnmodelled{{
+    {"rampup-batch-size", "a batch-size ramp: the estimate is of the final --global-batch-size"},
+    {"step-batch-size-schedule", "a batch-size schedule: the estimate is of the final --global-batch-size"},
+    {"fp8-param-gather", "FP8 weights gathered (the distributed optimizer's all-gather in FP8): modelled as 16-bit"},
+    {"fp8-recipe", "the FP8 scaling recipe (delayed, tensorwise, mxfp8, blockwise): not modelled"},
+    {"cross-entropy-loss-fusion", "the fused cross-entropy's smaller logits buffers: not modelled"},
+    {"empty-unused-memory-level", "the allocator cache emptied each step: not modelled"},
+    {"manual-gc", "Python garbage collection at fixed steps: host time not modelled"},
+    {"recompute-modules", "selective recomputation of named modules: modelled as --recompute-granularity selective"},
+    {"decoder-first-pipeline-num-layers", "an uneven first stage: give stages= as a layout key"},
+    {"decoder-last-pipeline-num-layers", "an uneven last stage: give stages= as a layout key"},
+    {"pipeline-model-parallel-layout", "an explicit stage layout: give stages= as a layout key"},
+    {"account-for-embedding-in-pipeline-split", "the embedding counted as a layer in the stage split: not modelled"},
+    {"account-for-loss-in-pipeline-split", "the loss counted as a layer in the stage split: not modelled"},
+    {"moe-token-dispatcher-type", "the MoE dispatcher (alltoall, allgather, flex): all-to-all is modelled"},
+    {"moe-grouped-gemm", "grouped expert GEMMs: the expert GEMM efficiency is not changed"},
+    {"moe-expert-capacity-factor", "a token capacity per expert: dropless routing is modelled"},
+    {"optimizer-cpu-offload", "the optimizer on the CPU: not modelled"},
+    {"use-torch-fsdp2", "Megatron-LM with FSDP2: modelled as the distributed optimizer"},
+    {"use-custom-fsdp", "Megatron-FSDP: modelled as the distributed optimizer"},
+    {"defer-embedding-wgrad-compute", "the embedding's weight gradient deferred: not modelled"},
+    {"num-distributed-optimizer-instances", "a partial distributed optimizer: modelled as sharded over all of DP"},
+    {"overlap-moe-expert-parallel-comm", "MoE all-to-all under compute: not modelled"},
+}};
+
+// Megatron pads the vocabulary to a multiple of --make-vocab-size-divisible-by (default 128) times TP
+// (megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding).
+Result<int64_t> padded_vocab(int64_t vocab, int64_t divisible_by, int64_t tp, const std::string& origin) {
+  MS_TRY(multiple, launcher_detail::checked_product(divisible_by, tp, origin + ": --make-vocab-size-divisible-by"));
+  MS_TRY(padded,
+         launcher_detail::checked_product((vocab + multiple - 1) / multiple, multiple, origin + ": --vocab-size"));
+  return padded;
+}
+
+std::string describe(const std::vector<std::string>& values) {
+  std::string out;
+  for (const auto& v : values) out += " " + v;
+  return out;
+}
+
+}  // namespace
+
+Result<LauncherImport> import_megatron_args(std::string_view text, const std::string& origin,
+                                            const LauncherImportOptions& options) {
+  MS_TRY(command, launcher_detail::parse_launch_script(text, origin));
+  if (command.args.empty())
+    return make_error(ErrorCode::missing_field,
+                      "no Megatron-LM arguments found: neither a launch command (torchrun ... pretrain_gpt.py ...) nor "
+                      "an argument list (--num-layers ...)",
+                      origin);
+  LauncherImport out;
+  out.format = LauncherFormat::megatron;
+  out.warnings = std::move(command.warnings);
+  MS_TRY(base, launcher_detail::base_project(options));
+  Project project = std::move(base);
+  ArgList args(command.args, origin);
+
+  const auto required = [&](const std::string& name) -> Result<int64_t> {
+    MS_TRY(value, args.integer(name));
+    if (!value)
+      return make_error(ErrorCode::missing_field, "--" + name + " is missing (pretrain_gpt.py requires it)",
+                        origin + ": --" + name);
+    if (*value < 1)
+      return make_error(ErrorCode::invalid_argument, "--" + name + " must be positive, got " + std::to_string(*value),
+                        args.where(*args.find(name)));
+    return *value;
+  };
+  const auto optional_int = [&](const std::string& name, int64_t fallback) -> Result<int64_t> {
+    MS_TRY(value, args.integer(name));
+    if (value && *value < 1)
+      return make_error(ErrorCode::invalid_argument, "--" + name + " must be positive, got " + std::to_string(*value),
+                        args.where(*args.find(name)));
+    return value.value_or(fallback);
+  };
+
+  // The model (_add_network_size_args).
+  ModelSpec model;
+  MS_TRY(layers, required("num-layers"));
+  MS_TRY(hidden, required("hidden-size"));
+  MS_TRY(heads, required("num-attention-heads"));
+  MS_TRY(seq, required("seq-length"));
+  model.num_layers = layers;
+  model.hidden_size = hidden;
+  model.num_heads = heads;
+  model.num_kv_heads = heads;
+  if (args.has("group-query-attention")) {
+    MS_TRY(groups, optional_int("num-query-groups", 1));  // default 1 (arguments.py)
+    model.num_kv_heads = groups;
+  } else if (args.has("num-query-groups")) {
+    out.warnings.push_back("--num-query-groups without --group-query-attention has no effect (arguments.py)");
+  }
+  MS_TRY(kv_channels, optional_int("kv-channels", hidden / heads));  // hidden / heads when not given
+  model.head_dim = kv_channels;
+  const bool swiglu = args.has("swiglu");
+  model.mlp = swiglu ? MlpKind::gated : MlpKind::plain;
+  // --ffn-hidden-size defaults to 4·hidden, and with --swiglu to int(4·hidden·2/3 / 64)·64 (validate_args).
+  const int64_t ffn_default =
+      swiglu ? static_cast<int64_t>(4.0 * static_cast<double>(hidden) * 2.0 / 3.0 / 64.0) * 64 : 4 * hidden;
+  MS_TRY(ffn, optional_int("ffn-hidden-size", ffn_default));
+  model.ffn_hidden_size = ffn;
+  MS_TRY(normalization, args.text("normalization"));  // default LayerNorm
+  if (normalization && *normalization == "RMSNorm")
+    model.norm = NormKind::rmsnorm;
+  else if (!normalization || *normalization == "LayerNorm")
+    model.norm = NormKind::layernorm;
+  else
+    return make_error(ErrorCode::unsupported, "--normalization must be LayerNorm or RMSNorm, got " + *normalization,
+                      args.where(*args.find("normalization")));
+  MS_TRY(position, args.text("position-embedding-type"));  // default learned_absolute
+  if (args.has("use-rotary-position-embeddings") || (position && *position == "rope")) {
+    model.position = PositionKind::rotary;
+  } else if (!position || *position == "learned_absolute") {
+    model.position = PositionKind::learned;
+  } else {
+    model.position = PositionKind::rotary;
+    out.unmodelled.push_back("--position-embedding-type " + *position + ": modelled as rotary (no parameters)");
+  }
+  MS_TRY(max_positions, optional_int("max-position-embeddings", seq));
+  model.max_position_embeddings = max_positions;
+  model.tied_embeddings = !args.has("untie-embeddings-and-output-weights");
+  // Biases: --add-bias-linear is the default, --disable-bias-linear turns it off; --add-qkv-bias adds q/k/v biases.
+  const bool bias = !args.has("disable-bias-linear");
+  (void)args.has("add-bias-linear");
+  model.qkv_bias = bias || args.has("add-qkv-bias");
+  model.attn_out_bias = bias;
+  model.mlp_bias = bias;
+  model.qk_norm = args.has("qk-layernorm");
+  MS_TRY(attention_dropout, args.number("attention-dropout"));  // default 0.1
+  MS_TRY(hidden_dropout, args.number("hidden-dropout"));        // default 0.1
+  model.dropout = attention_dropout.value_or(0.1) > 0 || hidden_dropout.value_or(0.1) > 0;
+  // MoE (_add_moe_args).
+  MS_TRY(experts, args.integer("num-experts"));
+  if (experts && *experts > 0) {
+    model.moe.num_experts = *experts;
+    MS_TRY(top_k, optional_int("moe-router-topk", 2));
+    model.moe.top_k = top_k;
+    MS_TRY(expert_ffn, optional_int("moe-ffn-hidden-size", ffn));
+    model.moe.expert_ffn_hidden_size = expert_ffn;
+    MS_TRY(shared, args.integer("moe-shared-expert-intermediate-size"));
+    if (shared && *shared > 0) {
+      model.moe.num_shared_experts = 1;
+      model.moe.shared_expert_ffn_hidden_size = *shared;
+    }
+    MS_TRY(frequency, args.integer("moe-layer-freq"));
+    if (frequency) model.moe.layer_frequency = *frequency;
+  }
+
+  // Parallel sizes (_add_distributed_args).
+  MS_TRY(tp, optional_int("tensor-model-parallel-size", 1));
+  MS_TRY(pp, optional_int("pipeline-model-parallel-size", 1));
+  MS_TRY(cp, optional_int("context-parallel-size", 1));
+  MS_TRY(ep, optional_int("expert-model-parallel-size", 1));
+  // --expert-tensor-parallel-size defaults to the tensor-parallel size (arguments.py).
+  MS_TRY(etp, optional_int("expert-tensor-parallel-size", model.moe.num_experts > 0 ? tp : 1));
+
+  // The vocabulary: --vocab-size, else the tokenizer's, padded as Megatron pads it.
+  MS_TRY(divisible_by, optional_int("make-vocab-size-divisible-by", 128));
+  MS_TRY(vocab_size, args.integer("vocab-size"));
+  MS_TRY(tokenizer, args.text("tokenizer-type"));
+  (void)args.has("tokenizer-model");
+  int64_t vocab = 0;
+  if (vocab_size) {
+    vocab = *vocab_size;
+  } else if ((!tokenizer || *tokenizer == "GPT2BPETokenizer") && args.has("vocab-file")) {
+    // GPT-2's BPE vocabulary (gpt2-vocab.json) has 50,257 tokens.
+    vocab = 50257;
+    (void)args.has("merge-file");
+    out.warnings.push_back("the vocabulary is GPT-2 BPE's 50257 tokens (--vocab-file with " +
+                           std::string(tokenizer ? "GPT2BPETokenizer" : "no --tokenizer-type") + ")");
+  } else {
+    vocab = 50257;
+    out.warnings.push_back("no --vocab-size and no tokenizer meshscope knows the size of" +
+                           (tokenizer ? " (" + *tokenizer + ")" : std::string()) +
+                           ": 50257 tokens (GPT-2) assumed; add --vocab-size N");
+  }
+  MS_TRY(padded, padded_vocab(vocab, divisible_by, tp, origin));
+  model.vocab_size = padded;
+  model.name = "Megatron-LM GPT: " + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + ", " +
+               std::to_string(heads) + " heads";
+  model.source = "Megatron-LM arguments";
+  project.model = model;
+  project.model_ref.clear();
+  project.name = model.name;
+
+  // GPUs: --gpus, else torchrun's --nproc_per_node × --nnodes.
+  ArgList launcher(command.launcher_args, origin);
+  MS_TRY(nproc, launcher.integer("nproc-per-node"));
+  MS_TRY(nnodes_value, launcher.text("nnodes"));
+  int64_t nodes = 1;
+  if (nnodes_value) {
+    // torchrun accepts MIN:MAX; the maximum is the size run.
+    const std::string max_part =
+        nnodes_value->substr(nnodes_value->find(':') == std::string::npos ? 0 : nnodes_value->find(':') + 1);
+    int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(max_part.data(), max_part.data() + max_part.size(), v);
+    if (ec != std::errc() || ptr != max_part.data() + max_part.size() || v < 1 || v > kMaxConfigInteger)
+      return make_error(ErrorCode::invalid_argument,
+                        "--nnodes must be a positive integer, got \"" + *nnodes_value + "\"",
+                        launcher.where(*launcher.find("nnodes")));
+    nodes = v;
+  }
+  MS_TRY(tp_pp, launcher_detail::checked_product(tp, pp, origin + ": --pipeline-model-parallel-size"));
+  MS_TRY(model_parallel, launcher_detail::checked_product(tp_pp, cp, origin + ": --context-parallel-size"));
+  int64_t gpus = 0;
+  if (options.gpus) {
+    gpus = *options.gpus;
+  } else if (nproc) {
+    MS_TRY(world, launcher_detail::checked_product(*nproc, nodes, origin + ": --nnodes"));
+    gpus = world;
+    if (gpus % model_parallel != 0) {
+      out.warnings.push_back("torchrun's " + std::to_string(gpus) +
+                             " GPUs (--nproc_per_node × --nnodes) are not a "
+                             "multiple of TP × PP × CP = " +
+                             std::to_string(model_parallel) + ": " + std::to_string(model_parallel) +
+                             " GPUs (DP = 1) used; pass --gpus N");
+      gpus = model_parallel;
+    }
+  } else {
+    gpus = model_parallel;
+    out.warnings.push_back("the GPU count is not in the file (no torchrun --nproc_per_node): " + std::to_string(gpus) +
+                           " GPUs (TP × PP × CP, DP = 1) used; pass --gpus N");
+  }
+  if (gpus < 1 || gpus % model_parallel != 0)
+    return make_error(
+        ErrorCode::invalid_layout,
+        std::to_string(gpus) + " GPUs are not a multiple of TP × PP × CP = " + std::to_string(model_parallel),
+        origin + ": --gpus");
+  const int64_t dp = gpus / model_parallel;
+  launcher_detail::set_gpu_count(project, gpus, out.warnings);
+
+  // The layout.
+  KeyValues layout_keys{{"dp", std::to_string(dp)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)},
+                        {"cp", std::to_string(cp)}, {"ep", std::to_string(ep)}, {"etp", std::to_string(etp)}};
+  // Virtual stages: --num-layers-per-virtual-pipeline-stage n gives L / (PP · n) chunks per rank;
+  // --num-virtual-stages-per-pipeline-rank gives them directly.
+  int64_t vpp = 1;
+  MS_TRY(layers_per_virtual, args.integer("num-layers-per-virtual-pipeline-stage"));
+  MS_TRY(virtual_stages, args.integer("num-virtual-stages-per-pipeline-rank"));
+  if (layers_per_virtual) {
+    if (*layers_per_virtual < 1 || *layers_per_virtual > layers || layers % (pp * *layers_per_virtual) != 0)
+      return make_error(ErrorCode::invalid_layout,
+                        "--num-layers-per-virtual-pipeline-stage " + std::to_string(*layers_per_virtual) +
+                            " does not divide the " + std::to_string(layers) + " layers over " + std::to_string(pp) +
+                            " stages",
+                        args.where(*args.find("num-layers-per-virtual-pipeline-stage")));
+    vpp = layers / (pp * *layers_per_virtual);
+  } else if (virtual_stages) {
+    vpp = *virtual_stages;
+  }
+  layout_keys.push_back({"vpp", std::to_string(vpp)});
+  bool sp = args.has("sequence-parallel");
+  if (sp && tp == 1) {
+    // validate_args: "Disabling sequence parallelism because tensor model parallelism is disabled".
+    out.warnings.push_back("--sequence-parallel with TP = 1 is turned off, as Megatron-LM does (validate_args)");
+    sp = false;
+  }
+  layout_keys.push_back({"sp", sp ? "true" : "false"});
+  MS_TRY(micro, optional_int("micro-batch-size", 1));
+  layout_keys.push_back({"micro_batch", std::to_string(micro)});
+  auto layout = layout_from_keys(layout_keys);
+  if (!layout) return tl::unexpected(layout.error());
+  project.layout = *layout;
+
+  // The workload (_add_training_args, _add_mixed_precision_args).
+  const bool distributed_optimizer = args.has("use-distributed-optimizer");
+  KeyValues keys{{"convention", distributed_optimizer ? "megatron-distopt" : "megatron"},
+                 {"memory_framework", "megatron"},
+                 {"seq", std::to_string(seq)}};
+  MS_TRY(micro_dp, launcher_detail::checked_product(micro, dp, origin + ": --micro-batch-size"));
+  MS_TRY(global_batch, optional_int("global-batch-size", micro_dp));  // default micro × DP
+  keys.push_back({"global_batch", std::to_string(global_batch)});
+  const bool fp8 = args.has("fp8-format");
+  if (fp8) {
+    (void)args.has("fp8-amax-history-len");
+    (void)args.has("fp8-amax-compute-algo");
+    (void)args.has("fp8-margin");
+  }
+  if (args.has("fp16")) {
+    keys.push_back({"precision", fp8 ? "fp8" : "fp16"});
+    if (fp8) keys.push_back({"param_dtype", "fp16"});
+  } else if (args.has("bf16")) {
+    keys.push_back({"precision", fp8 ? "fp8" : "bf16"});
+  } else {
+    keys.push_back({"precision", fp8 ? "fp8" : "bf16"});
+    out.unmodelled.push_back("no --bf16 or --fp16: fp32 training is not modelled (bf16 assumed)");
+  }
+  keys.push_back({"zero", distributed_optimizer ? "1" : "0"});
+  if (args.has("grad-reduce-in-bf16")) keys.push_back({"grad_dtype", "bf16"});
+  if (args.has("accumulate-allreduce-grads-in-fp32")) keys.push_back({"grad_dtype", "fp32"});
+  // Recomputation (_add_training_args): granularity full with method block and N layers → N layers per
+  // stage; full otherwise → full; selective (or the old --recompute-activations) → selective; none given → none.
+  MS_TRY(granularity, args.text("recompute-granularity"));
+  MS_TRY(method, args.text("recompute-method"));
+  MS_TRY(recompute_layers, args.integer("recompute-num-layers"));
+  std::string recompute = "none";
+  if (args.has("recompute-activations") || (granularity && *granularity == "selective")) {
+    recompute = "selective";
+  } else if (granularity && *granularity == "full") {
+    recompute = method && *method == "block" && recompute_layers ? std::to_string(*recompute_layers) : "full";
+  } else if (granularity) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--recompute-granularity must be full or selective, got " + *granularity,
+                      args.where(*args.find("recompute-granularity")));
+  }
+  keys.push_back({"recompute", recompute});
+  if (vpp > 1) keys.push_back({"schedule", "interleaved"});
+  if (args.has("tp-comm-overlap")) keys.push_back({"tp_comm_overlap", "true"});
+  if (args.has("overlap-grad-reduce")) keys.push_back({"overlap_grad_reduce", "true"});
+  if (args.has("overlap-param-gather")) keys.push_back({"overlap_param_gather", "true"});
+  MS_TRY(cp_comm, args.text("cp-comm-type"));
+  if (cp_comm) {
+    if (*cp_comm == "a2a")
+      keys.push_back({"cp_comm", "a2a"});
+    else if (*cp_comm != "p2p")
+      out.unmodelled.push_back("--cp-comm-type " + *cp_comm + ": modelled as p2p");
+  }
+  MS_TRY(cuda_graph_impl, args.text("cuda-graph-impl"));
+  if (args.has("enable-cuda-graph") || args.has("external-cuda-graph") ||
+      (cuda_graph_impl && *cuda_graph_impl != "none"))
+    keys.push_back({"cuda_graphs", "true"});
+  MS_TRY(attention_backend, args.text("attention-backend"));  // default auto (flash or fused)
+  if (attention_backend && (*attention_backend == "unfused" || *attention_backend == "local"))
+    keys.push_back({"flash", "false"});
+  auto training = training_from_keys(keys);
+  if (!training) return tl::unexpected(training.error());
+  project.training = *training;
+
+  // What was not read: unmodelled when it matters, ignored otherwise.
+  for (const auto& flag : args.flags()) {
+    if (args.used(flag.name)) continue;
+    args.mark(flag.name);
+    std::string normalized = flag.name;
+    std::replace(normalized.begin(), normalized.end(), '_', '-');
+    const auto* unmodelled = std::find_if(kMegatronUnmodelled.begin(), kMegatronUnmodelled.end(),
+                                          [&](const UnmodelledFlag& u) { return u.name == normalized; });
+    if (unmodelled != kMegatronUnmodelled.end())
+      out.unmodelled.push_back("--" + flag.name + describe(flag.values) + ": " + std::string(unmodelled->why));
+    else
+      out.ignored.push_back("--" + flag.name);
+  }
+  for (const auto& flag : launcher.flags())
+    if (!launcher.used(flag.name)) out.ignored.push_back("--" + flag.name + " (launcher)");
+  out.project = std::move(project);
+  return out;
+}
+
+}  // namespace meshscope

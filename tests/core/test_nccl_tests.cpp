@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -19,12 +21,31 @@ using Catch::Matchers::WithinRel;
 namespace {
 const std::string kDir = "data/nccl_tests/";
 const std::string kAllReduce = test::shared_path(kDir + "superbench_8xA100-SXM4-40GB_nccl_allreduce.log");
-const std::string kAws = test::shared_path(kDir + "aws_2x_p4de.24xlarge_16xA100-80GB_EFA_allreduce.log");
+const std::string kMi300x = test::shared_path(kDir + "rccl_all_reduce_perf_mi300x_8gpu_amd_acceptance_guide.log");
 
 std::string read(const std::string& path) {
   auto text = read_text_file(path);
   REQUIRE(text);
   return *text;
+}
+
+// A table cut out of a longer log, as one pastes it: the MI300X all-reduce log's lines 14-46 (the two
+// column-header lines and the 31 rows, 8 B..8 GiB), without its header, device report and footer.
+std::string table_excerpt() {
+  const std::string text = read(kMi300x);
+  const size_t begin = text.find("# size count type");
+  const size_t end = text.find("# Errors with asterisks");
+  REQUIRE(begin != std::string::npos);
+  REQUIRE(end != std::string::npos);
+  return text.substr(begin, end - begin);
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "meshscope_test_nccl_tests";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
 }
 
 std::string warnings_of(const NcclTestsLog& log) {
@@ -44,6 +65,11 @@ std::string prefixed(const std::string& text, const std::string& prefix) {
   std::string out;
   for (std::string line; std::getline(in, line);) out += prefix + line + "\n";
   return out;
+}
+
+// The excerpt as Slurm's srun --label writes it: every line prefixed with the task label "0: ".
+std::string srun_excerpt() {
+  return prefixed(table_excerpt(), "0: ");
 }
 
 // The printed values are rounded to 0.01 GB/s, so busbw = algbw × factor holds to half a unit in
@@ -121,24 +147,27 @@ TEST_CASE("nccl-tests: times are read as microseconds and bandwidths as GB/s", "
   CHECK_THAT(last.in_place_busbw_bytes_per_s, WithinRel(235.03e9, 1e-12));
 }
 
-TEST_CASE("nccl-tests: the AWS 2x p4de log with srun labels gives 16 ranks and a ~78 GB/s peak busbw", "[nccl]") {
-  auto log = load_nccl_tests(kAws);  // all-reduce from the file name: the excerpt has no header
+TEST_CASE("nccl-tests: a table excerpt with srun labels gives its op from the file name and 8 inferred ranks",
+          "[nccl]") {
+  // The MI300X all-reduce table without its header, under a file name that names the collective.
+  const std::string path = write_temp("all_reduce_perf_excerpt.log", srun_excerpt());
+  auto log = load_nccl_tests(path);
   REQUIRE(log);
   INFO(warnings_of(*log));
   REQUIRE(log->op);
   CHECK(*log->op == CollectiveOp::all_reduce);
   CHECK(log->rank_lines.empty());
-  // No Rank lines; busbw / algbw = 2(n-1)/n fits n = 16 alone within the printed rounding
-  // (41.78 -> 78.33 GB/s: 1.875 is n = 16, while n = 15 and 17 give 1.867 and 1.882), and the warning
-  // says the count is inferred. 16 = 2 nodes x 8 A100 per the MANIFEST.
-  CHECK(log->ranks == 16);
+  // No Rank lines; busbw / algbw = 2(n-1)/n fits n = 8 alone within the printed rounding (line 46:
+  // 180.88 -> 316.55 GB/s is 1.750, while n = 7 and 9 give 1.714 and 1.778), and the warning says the
+  // count is inferred. 8 = the full log's Rank 0..7 lines (lines 5-12), cut from the excerpt.
+  CHECK(log->ranks == 8);
   REQUIRE(log->warnings.size() == 1);
   CHECK_THAT(log->warnings[0].message, Contains("inferred"));
 
-  REQUIRE(log->rows.size() == 29);  // 8 B..2 GiB by factor 2
+  REQUIRE(log->rows.size() == 31);  // lines 16-46: 8 B..8 GiB by factor 2
   CHECK(log->rows.front().bytes == 8);
-  CHECK(log->rows.front().line == 3);
-  CHECK(log->rows.back().bytes == 2147483648.0);
+  CHECK(log->rows.front().line == 3);  // after the two column-header lines
+  CHECK(log->rows.back().bytes == 8589934592.0);
   CHECK(log->rows.back().redop == "sum");
   CHECK(log->rows.back().root == -1);
   CHECK(log->rows.back().out_of_place_wrong == 0);
@@ -147,15 +176,16 @@ TEST_CASE("nccl-tests: the AWS 2x p4de log with srun labels gives 16 ranks and a
   for (const auto& row : log->rows) {
     peak_busbw = std::max({peak_busbw, row.out_of_place_busbw_bytes_per_s, row.in_place_busbw_bytes_per_s});
     check_bus_bandwidth(row.out_of_place_algbw_bytes_per_s, row.out_of_place_busbw_bytes_per_s,
-                        bus_bandwidth_factor(CollectiveOp::all_reduce, 16));
+                        bus_bandwidth_factor(CollectiveOp::all_reduce, 8));
   }
-  CHECK_THAT(peak_busbw, WithinRel(78e9, 0.01));  // MANIFEST: "peak busbw ~78 GB/s"
+  // Line 46: "8589934592 2147483648 float sum -1 47488 180.88 316.55 0 47594 180.48 315.84 0".
+  CHECK_THAT(peak_busbw, WithinRel(316.55e9, 1e-12));
 }
 
 TEST_CASE("nccl-tests: without an op hint a table-only log has rows but no collective and no rank count", "[nccl]") {
-  auto log = parse_nccl_tests(read(kAws), "aws.log");
+  auto log = parse_nccl_tests(table_excerpt(), "excerpt.log");
   REQUIRE(log);
-  CHECK(log->rows.size() == 29);
+  CHECK(log->rows.size() == 31);
   CHECK_FALSE(log->op);
   CHECK(log->ranks == 0);
   REQUIRE(log->warnings.size() == 1);
@@ -183,33 +213,32 @@ TEST_CASE("nccl-tests: Open MPI --tag-output and ISO timestamp prefixes are stri
 }
 
 TEST_CASE("nccl-tests: the newer format's device report, Group field, #wrong and N/A columns are read", "[nccl]") {
-  // The AWS table under a device report written with nccl-tests' own formats (src/util.cu,
+  // The MI300X table under a device report written with nccl-tests' own formats (src/util.cu,
   // writeDeviceReport: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s";
-  // writeResultFooter: "# %-20s : %d %s", "# %-20s : %g %s"): 16 single-GPU processes on two hosts.
+  // writeResultFooter: "# %-20s : %d %s", "# %-20s : %g %s"), with the log's own values: one process
+  // (Pid 806883) on SMC-SC-DC19-06 driving 8 MI300X at the bus ids of its lines 5-12.
   std::string text =
       "# nccl-tests version 2.13.9 nccl-headers=21903 nccl-library=21903\n"
       "# Collective test starting: all_reduce_perf\n"
-      "# nThread 1 nGpus 1 minBytes 8 maxBytes 2147483648 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+      "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
       "validation: 1 graph: 0\n#\n# Using devices\n";
-  for (int rank = 0; rank < 16; ++rank) {
+  const int bus[8] = {0x05, 0x26, 0x46, 0x65, 0x85, 0xa6, 0xc6, 0xe5};
+  for (int rank = 0; rank < 8; ++rank) {
     char line[200];
     std::snprintf(line, sizeof line, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", rank, 0,
-                  41000 + rank, rank < 8 ? "p4de-st-1" : "p4de-st-2", rank % 8, 0, 0x10 + rank % 8, 0x1c,
-                  "NVIDIA A100-SXM4-80GB");
+                  806883, "SMC-SC-DC19-06", rank, 0, bus[rank], 0, "AMD Instinct MI300X");
     text += line;
   }
-  std::string table = read(kAws);
-  for (size_t at = table.find("0: "); at != std::string::npos; at = table.find("\n0: ", at)) {
-    table.erase(at == 0 ? 0 : at + 1, 3);  // drop the srun labels
-    if (at != 0) ++at;
-  }
-  // The first row's in-place #wrong becomes "N/A", as sendrecv_perf prints it.
-  const size_t first_row_end = table.find('\n', table.find("  8  ") + 1);
+  std::string table = table_excerpt();
+  // The first row's in-place #wrong (line 16: "8 2 float sum -1 34.13 ... 39.55 0.00 0.00 0") becomes
+  // "N/A", as sendrecv_perf prints it.
+  const size_t first_row = table.find("\n8 2 float") + 1;
+  const size_t first_row_end = table.find('\n', first_row);
   REQUIRE(table.substr(first_row_end - 1, 1) == "0");
   table.replace(first_row_end - 1, 1, "N/A");
   text += "#\n" + table;
   text +=
-      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 23.4567 \n#\n"
+      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 102.138 \n#\n"  // line 49
       "# Collective test concluded: all_reduce_perf\n#\n";
 
   auto log = parse_nccl_tests(text, "h.log", CollectiveOp::broadcast);  // the log's own name wins
@@ -219,17 +248,18 @@ TEST_CASE("nccl-tests: the newer format's device report, Group field, #wrong and
   CHECK(*log->op == CollectiveOp::all_reduce);
   REQUIRE(log->warnings.size() == 1);
   CHECK_THAT(log->warnings[0].message, Contains("hint broadcast was ignored"));
-  CHECK(log->ranks == 16);
-  CHECK(log->hosts == std::vector<std::string>{"p4de-st-1", "p4de-st-2"});
-  REQUIRE(log->rank_lines.size() == 16);
-  CHECK(log->rank_lines[9].host == "p4de-st-2");
-  CHECK(log->rank_lines[9].pid == 41009);
-  CHECK(log->rank_lines[9].device == 1);
-  CHECK(log->rank_lines[9].bus_id == "0000:11:1c");
-  CHECK(log->rank_lines[9].device_name == "NVIDIA A100-SXM4-80GB");
+  CHECK(log->ranks == 8);
+  CHECK(log->hosts == std::vector<std::string>{"SMC-SC-DC19-06"});
+  REQUIRE(log->rank_lines.size() == 8);
+  CHECK(log->rank_lines[5].host == "SMC-SC-DC19-06");  // line 10: "# Rank 5 Pid 806883 on SMC-SC-DC19-06 device 5
+  CHECK(log->rank_lines[5].pid == 806883);             // [0000:a6:00.0] AMD Instinct MI300X"
+  CHECK(log->rank_lines[5].device == 5);
+  CHECK(log->rank_lines[5].group == 0);
+  CHECK(log->rank_lines[5].bus_id == "0000:a6:00");
+  CHECK(log->rank_lines[5].device_name == "AMD Instinct MI300X");
   REQUIRE(log->avg_busbw_bytes_per_s);
-  CHECK_THAT(*log->avg_busbw_bytes_per_s, WithinRel(23.4567e9, 1e-12));
-  REQUIRE(log->rows.size() == 29);
+  CHECK_THAT(*log->avg_busbw_bytes_per_s, WithinRel(102.138e9, 1e-12));
+  REQUIRE(log->rows.size() == 31);
   CHECK(log->rows[0].out_of_place_wrong == 0);
   CHECK_FALSE(log->rows[0].in_place_wrong);
   CHECK(log->rows[1].in_place_wrong == 0);
@@ -260,9 +290,10 @@ TEST_CASE("nccl-tests: a trailing timestamp column and the old error column are 
 }
 
 TEST_CASE("nccl-tests: wrong elements and a failed data check are warnings naming the line", "[nccl]") {
-  std::string text = read(kAws);
-  // "0:   2147483648 ... 78.33      0    51406   41.77   78.33      0": 3 wrong in-place elements.
-  const size_t row = text.find("0:   2147483648");
+  std::string text = srun_excerpt();
+  // Line 46 of the MI300X log, labelled: "0: 8589934592 ... 316.55 0 47594 180.48 315.84 0": 3 wrong
+  // in-place elements.
+  const size_t row = text.find("0: 8589934592 ");
   REQUIRE(row != std::string::npos);
   const size_t row_end = text.find('\n', row);
   text.replace(row_end - 1, 1, "3");
@@ -277,7 +308,7 @@ TEST_CASE("nccl-tests: wrong elements and a failed data check are warnings namin
     });
   };
   CHECK(has(line_at(text, row), "3 wrong elements"));
-  CHECK(has(32, "FAILED"));
+  CHECK(has(34, "FAILED"));  // after the 2 column-header lines and the 31 rows
 }
 
 TEST_CASE("nccl-tests: a log cut off in the middle of a row keeps the rows before it and says where", "[nccl]") {
@@ -345,8 +376,8 @@ TEST_CASE("nccl-tests: binary garbage is an error, not a crash", "[nccl]") {
 
 TEST_CASE("nccl-tests: lines from a second srun task are ignored with one warning", "[nccl]") {
   // Task 1 of a misconfigured job running its own test, interleaved after task 0's lines.
-  const std::string text = read(kAws);
-  std::string other_task = text.substr(0, text.find("0:         1024"));  // 2 header lines, 7 rows
+  const std::string text = srun_excerpt();
+  std::string other_task = text.substr(0, text.find("0: 1024 "));  // 2 header lines, 7 rows (8..512 B)
   other_task[0] = '1';
   for (size_t at = other_task.find("\n0: "); at != std::string::npos; at = other_task.find("\n0: ", at)) {
     other_task[at + 1] = '1';
@@ -354,10 +385,10 @@ TEST_CASE("nccl-tests: lines from a second srun task are ignored with one warnin
   auto log = parse_nccl_tests(text + other_task, "two.log", CollectiveOp::all_reduce);
   REQUIRE(log);
   INFO(warnings_of(*log));
-  CHECK(log->rows.size() == 29);
-  CHECK(log->ranks == 16);
+  CHECK(log->rows.size() == 31);
+  CHECK(log->ranks == 8);
   CHECK(std::any_of(log->warnings.begin(), log->warnings.end(), [](const NcclTestsWarning& w) {
-    return w.line == 32 && w.message.find("9 lines from launcher tasks other than \"0\"") != std::string::npos;
+    return w.line == 34 && w.message.find("9 lines from launcher tasks other than \"0\"") != std::string::npos;
   }));
 }
 
@@ -462,7 +493,7 @@ TEST_CASE("nccl-tests: unknown comment lines and NCCL warnings are warnings; NCC
 }
 
 TEST_CASE("nccl-tests: a program that is not a modelled collective leaves the op empty, whatever the hint", "[nccl]") {
-  const std::string text = "# Collective test starting: hypercube_perf\n" + read(kAws);
+  const std::string text = "# Collective test starting: hypercube_perf\n" + table_excerpt();
   auto log = parse_nccl_tests(text, "hypercube.log", CollectiveOp::all_gather);
   REQUIRE(log);
   CHECK_FALSE(log->op);

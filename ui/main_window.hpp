@@ -38,6 +38,7 @@ class LayoutCompareWidget;
 class MemoryPanel;
 class PipelinePanel;
 class ProfileView;
+class SweepView;
 class RankedLayoutsPanel;
 class ServingPanel;
 class SummaryStrip;
@@ -136,6 +137,10 @@ class MainWindow final : public QMainWindow {
   // Reads a training log (Megatron-LM, Megatron-DeepSpeed, DeepSpeed, torchtitan) into the profile view, where it is
   // compared with the prediction; false (the message inline) when it does not parse.
   bool importTrainingLog(const QString& path);
+  // Opens a sweep's JSON lines (meshscope-cli sweep) in the sweep window; double-clicking one of its points opens it
+  // as the project (one undoable step). false (the message inline) when the file does not parse.
+  bool openSweep(const QString& path);
+  [[nodiscard]] SweepView* sweepView() const { return sweep_; }
   // As calibrateGemmFromTrace, on the imported log's median step time (calibrate_gemm_from_log).
   QString calibrateGemmFromLog();
   // Every project edit (workload, layout, schedule, topology, calibration, imports), one history.
@@ -217,6 +222,7 @@ class MainWindow final : public QMainWindow {
   LayoutCompareWidget* compare_ = nullptr;
   QTextBrowser* explain_ = nullptr;
   ProfileView* profile_ = nullptr;
+  SweepView* sweep_ = nullptr;  // its own window, made on the first sweep opened
   QProgressBar* search_progress_ = nullptr;
   QPushButton* cancel_search_ = nullptr;
   QLabel* status_ = nullptr;

@@ -35,6 +35,7 @@
 #include "core/report/units.hpp"
 #include "core/session/calibrate.hpp"
 #include "core/session/export.hpp"
+#include "core/session/sweep_results.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "ui/app_settings.hpp"
@@ -42,6 +43,7 @@
 #include "ui/formatting.hpp"
 #include "ui/profile_view.hpp"
 #include "ui/recovery.hpp"
+#include "ui/sweep_view.hpp"
 
 namespace meshscope::ui {
 
@@ -158,6 +160,13 @@ void MainWindow::create_menus() {
         this, tr("GPU model"), tr("Catalogue GPU of every GPU in the file:"), gpus,
         std::max(0, static_cast<int>(gpus.indexOf(QString::fromStdString(project().gpu.id)))), false, &ok);
     if (ok) importNodeTopology(path, nodes, gpu);
+  });
+  QAction* open_sweep = file->addAction(tr("Open s&weep results…"));
+  open_sweep->setToolTip(tr("The JSON lines of meshscope-cli sweep: throughput against GPU count, the Pareto front"));
+  connect(open_sweep, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Sweep results"), QString(),
+                                                      tr("JSON lines (*.jsonl *.json);;All files (*)"));
+    if (!path.isEmpty()) openSweep(path);
   });
   QAction* import_launcher = file->addAction(tr("Import &launcher config…"));
   import_launcher->setToolTip(tr("A Megatron-LM launch script, a torchtitan TOML or a DeepSpeed JSON, as a project"));
@@ -413,6 +422,35 @@ QString MainWindow::calibrateGemmFromTrace() {
                                        tr("Calibrate the GEMM efficiency from the trace")));
   status_->setText(summary);
   return summary;
+}
+
+bool MainWindow::openSweep(const QString& path) {
+  auto results = load_sweep_results(QFile::encodeName(path).toStdString());
+  if (!results) {
+    show_inline_error(
+        tr("Could not open the sweep — nothing changed.\n%1").arg(QString::fromStdString(results.error().to_string())));
+    return false;
+  }
+  show_inline_error({});
+  if (sweep_ == nullptr) {
+    sweep_ = new SweepView(this);
+    sweep_->setWindowFlag(Qt::Window);
+    sweep_->setObjectName(QStringLiteral("sweep_view"));
+    connect(sweep_, &SweepView::openPoint, this, [this](const SweepResultPoint& point) {
+      auto opened = project_from_sweep_point(project(), point);
+      if (!opened) return show_inline_error(QString::fromStdString(opened.error().to_string()));
+      show_inline_error({});
+      document_->push(new OpenSweepPoint(
+          document_, std::move(*opened),
+          tr("Open sweep point #%1 (%2 on %3)").arg(point.index).arg(qstring(point.model), qstring(point.cluster))));
+    });
+  }
+  sweep_->setWindowTitle(tr("Sweep — %1").arg(QFileInfo(path).fileName()));
+  sweep_->setResults(std::make_shared<const SweepResults>(std::move(*results)), QFileInfo(path).fileName());
+  sweep_->resize(sweep_->sizeHint());
+  sweep_->show();
+  sweep_->raise();
+  return true;
 }
 
 bool MainWindow::importTrainingLog(const QString& path) {

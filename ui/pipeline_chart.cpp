@@ -136,8 +136,7 @@ void PipelineChart::paintEvent(QPaintEvent* /*event*/) {
   // Title: schedule, makespan and bubble, as the core computed them.
   const QString title =
       tr("Pipeline schedule %1 \u00b7 %2 stages \u00b7 makespan %3 \u00b7 bubble %4 %")
-          .arg(QString::fromUtf8(enum_name(kind_).data(),
-                                 static_cast<qsizetype>(enum_name(kind_).size())))
+          .arg(QString::fromUtf8(enum_name(kind_).data(), static_cast<qsizetype>(enum_name(kind_).size())))
           .arg(static_cast<qlonglong>(stages_))
           .arg(duration_text(schedule_.makespan_s))
           .arg(100.0 * schedule_.bubble_fraction, 0, 'f', 1) +

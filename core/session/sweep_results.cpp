@@ -4,7 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/catalogue.hpp"
 #include "core/model_io.hpp"
+#include "core/serving/serving.hpp"
+#include "core/topology/generators.hpp"
 
 namespace meshscope {
 
@@ -122,6 +125,28 @@ Result<SweepResults> parse_sweep_results(std::string_view text, const std::strin
 Result<SweepResults> load_sweep_results(const std::string& path) {
   MS_TRY(text, read_text_file(path));
   return parse_sweep_results(text, path);
+}
+
+Result<Project> project_from_sweep_point(const Project& base, const SweepResultPoint& point) {
+  Project project = base;
+  MS_TRY(model, resolve_model(point.model));
+  project.model = std::move(model);
+  project.model_ref = model_preset(point.model) ? point.model : std::string();
+  MS_TRY(cluster, resolve_cluster(point.cluster));
+  project.cluster = point.cluster;
+  project.cluster_inline.reset();
+  project.gpu_count = cluster.num_gpus();
+  project.gpu = cluster_gpu(cluster);
+  project.mode = Mode::training;
+  KeyValues keys = point.workload;
+  keys.insert(keys.end(), point.layout_choices.begin(), point.layout_choices.end());
+  MS_TRY(training, training_from_keys(keys));
+  project.training = std::move(training);
+  if (point.has_layout) {
+    MS_TRY(layout, layout_from_keys(point.layout));
+    project.layout = std::move(layout);
+  }
+  return project;
 }
 
 std::vector<size_t> sweep_pareto_front(const std::vector<SweepResultPoint>& points) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/options.hpp"
+#include "core/project.hpp"
 #include "core/result.hpp"
 
 namespace meshscope {
@@ -43,6 +44,11 @@ struct SweepResults {
 // object, or one without index/id/model/cluster. A last line without its newline that does not parse is a warning.
 [[nodiscard]] Result<SweepResults> parse_sweep_results(std::string_view text, const std::string& origin);
 [[nodiscard]] Result<SweepResults> load_sweep_results(const std::string& path);
+
+// The project a point ran, on `base` (its name, calibration, axis order and view state are kept): the point's model
+// (a preset by name, else the file inline), its cluster generator string, training on the default workload with the
+// point's keys and its best layout with the search's choices. Errors: a model or cluster that does not resolve here.
+[[nodiscard]] Result<Project> project_from_sweep_point(const Project& base, const SweepResultPoint& point);
 
 // The points (of those with a layout) no other point of the same model and workload beats on both total
 // throughput and per-GPU throughput — faster and more efficient at once; returned as indices into `points`,

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "core/project.hpp"
 #include "core/session/sweep_results.hpp"
 
 using namespace meshscope;
@@ -69,4 +70,24 @@ TEST_CASE("sweep results: a bad line is an error with its line; a cut-off last l
   REQUIRE(cut->warnings.size() == 1);
   CHECK_THAT(cut->warnings.front(), Contains("cut.jsonl:2"));
   CHECK_FALSE(parse_sweep_results("", "empty.jsonl"));
+}
+
+TEST_CASE("sweep results: a point opens as the project it ran") {
+  auto base = default_project();
+  REQUIRE(base);
+  auto results = parse_sweep_results(line(0, "dgx-h100:nodes=1", 8, 1000) + "\n", "s.jsonl");
+  REQUIRE(results);
+  auto project = project_from_sweep_point(*base, results->points.front());
+  REQUIRE(project);
+  CHECK(project->model_ref == "llama3-8b");
+  CHECK(project->cluster == "dgx-h100:nodes=1");
+  CHECK(project->gpu_count == 8);
+  CHECK(project->training.seq_len == 4096);
+  CHECK(project->training.global_batch == 256);
+  CHECK(project->training.recompute == RecomputeMode::none);
+  CHECK(project->layout.dp == 8);
+  CHECK(project->name == base->name);
+  SweepResultPoint unknown = results->points.front();
+  unknown.model = "llama9";
+  CHECK_FALSE(project_from_sweep_point(*base, unknown));
 }

@@ -250,6 +250,26 @@ class ApplyCalibration final : public SetPartCommand<CalibrationPart> {
 
 // Another cluster: a generator string (`gpu_count` its GPUs) or an imported one (inline, with its
 // GPU model). `merge_key` "generator": the node count's spin box stepped is one step.
+// Everything a project file holds but its name and view state (opening a sweep's point).
+struct ProjectContentPart {
+  using Value = Project;
+  static constexpr auto kChange = ProjectDocument::Change::cluster;
+  static Value get(const Project& p) { return p; }
+  static void set(Project& p, const Value& v) {
+    nlohmann::json view = p.view;
+    std::string name = p.name;
+    p = v;
+    p.view = std::move(view);
+    p.name = std::move(name);
+  }
+};
+
+class OpenSweepPoint final : public SetPartCommand<ProjectContentPart> {
+ public:
+  OpenSweepPoint(ProjectDocument* document, Project project, const QString& text)
+      : SetPartCommand(document, std::move(project), text) {}
+};
+
 class ReplaceCluster final : public SetPartCommand<ClusterPart> {
  public:
   ReplaceCluster(ProjectDocument* document, ClusterPart::Value cluster, const QString& text, QString merge_key = {});

@@ -11,6 +11,7 @@ PKGS=(
   nlohmann-json3-dev libeigen3-dev catch2 libexpected-dev zlib1g-dev libpugixml-dev
   libbenchmark-dev xvfb xauth fonts-dejavu-core clang-14 libclang-rt-14-dev
   clang-format-14 clang-tidy-14
+  slurm-wlm munge  # tests/slurm: a real single-node Slurm for the sweep job array
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -67,5 +67,7 @@ int cmd_serve_rank(const Args& args);
 int cmd_import(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_calibrate(const Args& args);
+// sweep takes positional files, so it parses its own arguments (argv after "sweep").
+int cmd_sweep(int argc, char** argv);
 
 }  // namespace meshscope::cli

@@ -46,6 +46,12 @@ Usage:
                            | --log FILE [--model M] --cluster C [--train k=v,...] [--layout k=v,...]
                              [--efficiency k=v,...] [--json]   (a GEMM efficiency from the measured step time)
   meshscope-cli presets    [--json]
+
+  meshscope-cli sweep      SPEC.json --out POINTS.jsonl [--shard I/N] [--threads T]
+                           (models × clusters × GPUs × workloads × objectives, one ranked search per point,
+                           one JSON line each; resumes from POINTS.jsonl; docs/sweeps.md)
+  meshscope-cli sweep merge A.jsonl B.jsonl ... --out ALL.jsonl   (joins shards: by id, in point order)
+
   meshscope-cli --help | --version
 
 M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.
@@ -157,6 +163,9 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
+  // sweep: positional files, its own arguments.
+  if (argc > 1 && std::string(argv[1]) == "sweep") return cmd_sweep(argc - 2, argv + 2);
+
   auto args = parse_args(argc, argv);
   if (!args) return fail(args.error());
   if (args->command.empty()) {

@@ -26,7 +26,7 @@ Usage:
   meshscope-cli estimate   --model M --cluster C --train k=v,... --layout k=v,... [--schedule S]
                            [--efficiency k=v,...] [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
   meshscope-cli rank       --model M --cluster C --train k=v,... [--top N] [--refine N]
-                           [--objective throughput|memory-headroom|cost-per-token] [--json]
+                           [--objective throughput|memory-headroom|cost-per-token] [--threads T] [--json]
   meshscope-cli schedule   --stages P --microbatches M --schedule 1f1b|gpipe|interleaved|zb-h1|zb-h2|dualpipe
                            [--vpp V] [--fwd T --bwd T --wgrad T --p2p T] [--json]
   meshscope-cli serve      --model M --cluster C --serve k=v,... (--layout k=v,... | --prefill-layout k=v,... --decode-layout k=v,...)
@@ -85,7 +85,8 @@ Result<Args> parse_args(int argc, char** argv) {
       "--fwd",           "--bwd",         "--wgrad",        "--p2p",
       "--engine",        "--target-ttft", "--target-itl",   "--prefill-layout",
       "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
-      "--rules",         "--nodes",       "--min-bytes",    "--log"};
+      "--rules",         "--nodes",       "--min-bytes",    "--log",
+      "--threads"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {

@@ -146,7 +146,7 @@ for task in $(seq 0 $((shards - 1))); do
   }
   echo "task $task: $(wc -l <"$work/out/shard_$task.jsonl") points"
 done
-"$cli" sweep merge "$work"/out/shard_*.jsonl --out "$work/merged.jsonl" || die "sweep merge failed"
+timeout 60 "$cli" sweep merge "$work"/out/shard_*.jsonl --out "$work/merged.jsonl" || die "sweep merge failed"
 timeout 120 "$cli" sweep "$work/spec.json" --threads 2 --out "$work/single.jsonl" 2>/dev/null ||
   die "the single-machine sweep failed"
 strip() { sed -E 's/,"elapsed_s":[-+0-9.eE]+//' "$1"; }

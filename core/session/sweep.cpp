@@ -307,7 +307,13 @@ Result<SweepPlan> plan_sweep(const SweepSpec& spec) {
       plan.cluster_names.push_back(name);
       plan.clusters.push_back(std::make_shared<const Cluster>(std::move(*cluster)));
     }
-  for (const auto& w : spec.workloads) plan.workloads.push_back(*training_from_keys(*workload_keys(w, "")));
+  for (size_t i = 0; i < spec.workloads.size(); ++i) {
+    const std::string location = "workloads[" + std::to_string(i) + "]";
+    MS_TRY(keys, workload_keys(spec.workloads[i], location));
+    auto workload = training_from_keys(keys);
+    if (!workload) return make_error(workload.error().code, workload.error().to_string(), location);
+    plan.workloads.push_back(*workload);
+  }
   int64_t index = 0;
   for (size_t m = 0; m < plan.models.size(); ++m)
     for (size_t c = 0; c < plan.clusters.size(); ++c)

@@ -12,6 +12,7 @@ PKGS=(
   libbenchmark-dev xvfb xauth fonts-dejavu-core clang-14 libclang-rt-14-dev
   clang-format-14 clang-tidy-14
   pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas
+  slurm-wlm munge  # tests/slurm: a real single-node Slurm for the sweep job array
 )
 missing=()
 for p in "${PKGS[@]}"; do

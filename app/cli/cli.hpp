@@ -70,5 +70,7 @@ int cmd_compare(const Args& args);
 int cmd_calibrate(const Args& args);
 // Launcher configs out (commands_export.cpp).
 int cmd_export(const Args& args);
+// sweep takes positional files, so it parses its own arguments (argv after "sweep").
+int cmd_sweep(int argc, char** argv);
 
 }  // namespace meshscope::cli

@@ -38,6 +38,13 @@ int cmd_rank(const Args& args) {
   if (!refine) return fail(refine.error());
   options.top = static_cast<int64_t>(*top);
   options.refine = static_cast<int64_t>(*refine);
+  // The ranking is the same for any number of threads (0: every core). One by default: the
+  // searches are a fraction of a second, and each thread builds its own evaluator and caches.
+  auto threads = number_arg(args, "--threads", 1);
+  if (!threads) return fail(threads.error());
+  if (*threads != static_cast<double>(static_cast<int>(*threads)) || *threads > 4096)
+    return fail("--threads must be a whole number (0: every core)");
+  options.threads = static_cast<int>(*threads);
   auto result = rank_layouts(setup->model, setup->workload, setup->cluster, options);
   if (!result) return fail(result.error());
   const json doc = ranked_layouts_report(*result, options.objective);

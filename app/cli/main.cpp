@@ -26,7 +26,7 @@ Usage:
   meshscope-cli estimate   --model M --cluster C --train k=v,... --layout k=v,... [--schedule S]
                            [--efficiency k=v,...] [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
   meshscope-cli rank       --model M --cluster C --train k=v,... [--top N] [--refine N]
-                           [--objective throughput|memory-headroom|cost-per-token] [--json]
+                           [--objective throughput|memory-headroom|cost-per-token] [--threads T] [--json]
   meshscope-cli schedule   --stages P --microbatches M --schedule 1f1b|gpipe|interleaved|zb-h1|zb-h2|dualpipe
                            [--vpp V] [--fwd T --bwd T --wgrad T --p2p T] [--json]
   meshscope-cli serve      --model M --cluster C --serve k=v,... (--layout k=v,... | --prefill-layout k=v,... --decode-layout k=v,...)
@@ -49,6 +49,12 @@ Usage:
   meshscope-cli keys       [--scope train|serve|layout|serving-layout] [--json]   (every --train/--serve/--layout key)
   meshscope-cli import     --launcher FILE [--gpus N] [--json]   (Megatron-LM script, torchtitan TOML, DeepSpeed JSON)
   meshscope-cli export     --project P.json [--rank K] --format torchtitan|megatron|deepspeed [--out FILE] [--json]
+
+  meshscope-cli sweep      SPEC.json --out POINTS.jsonl [--shard I/N] [--threads T]
+                           (models × clusters × GPUs × workloads × objectives, one ranked search per point,
+                           one JSON line each; resumes from POINTS.jsonl; docs/sweeps.md)
+  meshscope-cli sweep merge A.jsonl B.jsonl ... --out ALL.jsonl   (joins shards: by id, in point order)
+
   meshscope-cli --help | --version
 
 M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.
@@ -83,7 +89,7 @@ Result<Args> parse_args(int argc, char** argv) {
       "--engine",        "--target-ttft", "--target-itl",   "--prefill-layout",
       "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
       "--rules",         "--nodes",       "--min-bytes",    "--log",
-      "--scope"};
+      "--scope",         "--threads"};
   // Launcher configs (import --launcher, export).
   static const std::vector<std::string> kLauncherValued = {"--launcher", "--project", "--rank", "--format", "--out"};
   for (int i = 1; i < argc; ++i) {
@@ -164,6 +170,9 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
+  // sweep: positional files, its own arguments.
+  if (argc > 1 && std::string(argv[1]) == "sweep") return cmd_sweep(argc - 2, argv + 2);
+
   auto args = parse_args(argc, argv);
   if (!args) return fail(args.error());
   if (args->command.empty()) {

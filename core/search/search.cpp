@@ -1,8 +1,11 @@
 #include "core/search/search.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -501,6 +504,240 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   return result;
 }
 
+// A "does not fit" example and its place in the enumeration (for the nearest misses' order).
+struct Miss {
+  RejectedLayout example;
+  int64_t order = 0;
+};
+constexpr auto worse_miss = [](const Miss& a, const Miss& b) {
+  return std::tie(a.example.overflow_bytes, a.order) < std::tie(b.example.overflow_bytes, b.order);
+};
+
+// What the enumeration of some meshes found: the counts, the reasons in the order they first
+// occurred, the first examples of each structural reason, the nearest misses (a bounded max-heap;
+// `order` counts from this part's first candidate) and every valid candidate in enumeration order.
+struct SearchPart {
+  SearchResult result;
+  std::vector<std::string> reason_order;
+  std::vector<RejectedLayout> structural_examples;
+  std::vector<Miss> nearest_misses;
+  std::vector<std::pair<RankedLayout, double>> ranked;  // layout, objective (lower is better)
+};
+
+// What every mesh's enumeration shares.
+struct MeshSearch {
+  const ModelSpec& m;
+  const TrainingWorkload& base;
+  const SearchOptions& options;
+  int64_t gpus = 0;
+  int64_t per_node = 1;
+  bool wants_dualpipe = false;
+  int64_t examples_per_reason = 0;
+  const std::string& does_not_fit;
+};
+
+// Every candidate of one TP × CP × PP mesh, into `part`. `c` and `stage_split` are scratch (one
+// candidate rewritten in place for every combination: no allocation per candidate).
+void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, std::vector<int64_t>& stage_split,
+                 SearchPart& part, int64_t tp, int64_t cp, int64_t pp) {
+  const ModelSpec& m = search.m;
+  const TrainingWorkload& base = search.base;
+  const SearchOptions& options = search.options;
+  const SearchSpace& space = options.space;
+  const int64_t gpus = search.gpus;
+  const int64_t per_node = search.per_node;
+  const bool wants_dualpipe = search.wants_dualpipe;
+  const int64_t examples_per_reason = search.examples_per_reason;
+  const std::string& does_not_fit = search.does_not_fit;
+  SearchResult& result = part.result;
+  std::vector<std::string>& reason_order = part.reason_order;
+  std::vector<RejectedLayout>& structural_examples = part.structural_examples;
+  std::vector<Miss>& nearest_misses = part.nearest_misses;
+  std::vector<std::pair<RankedLayout, double>>& ranked = part.ranked;
+  auto reject = [&](const std::string& reason, const Layout& degrees, RejectedScope scope) {
+    const int64_t count = ++result.rejected[reason];
+    ++result.evaluated;
+    if (count == 1) reason_order.push_back(reason);
+    if (count > examples_per_reason) return;
+    RejectedLayout example;
+    example.layout = degrees;
+    example.scope = scope;
+    example.reason = reason;
+    structural_examples.push_back(std::move(example));
+  };
+  const bool uneven = m.num_layers % pp != 0;
+  if (uneven) stage_split = balanced_stage_layers(m.num_layers, pp);
+  const int64_t dp = gpus / (tp * cp * pp);
+  // Structural checks first: each failure rejects the whole sub-tree, counted once.
+  if (m.num_heads % tp != 0 || (!m.mla.enabled() && m.num_kv_heads % tp != 0)) {
+    reject("attention heads or KV heads not divisible by TP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
+    return;
+  }
+  if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % tp != 0) {
+    reject("FFN width not divisible by TP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
+    return;
+  }
+  if (uneven && m.num_layers / pp < 2) {
+    reject("fewer than two layers per pipeline stage", mesh(tp, cp, pp, dp), RejectedScope::mesh);
+    return;
+  }
+  if (cp > 1 && base.seq_len % (2 * cp) != 0) {
+    reject("sequence not divisible by 2×CP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
+    return;
+  }
+  std::vector<int64_t> eps = {1};
+  if (m.is_moe()) eps = divisors(m.moe.num_experts, tp * cp * dp);
+  for (const int64_t ep : eps) {
+    // Expert tensor parallelism: none, or as wide as TP (Megatron-Core's two common choices).
+    for (const int64_t etp : (m.is_moe() && tp > 1) ? std::vector<int64_t>{1, tp} : std::vector<int64_t>{1}) {
+      if ((tp * cp * dp) % (ep * etp) != 0) {
+        reject("EP×expert-TP does not divide TP×CP×DP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
+        continue;
+      }
+      if (m.is_moe() && m.moe.expert_ffn_hidden_size % etp != 0) {
+        reject("expert FFN width not divisible by expert-TP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
+        continue;
+      }
+      // Virtual stages: divisors of the layers per stage; with an uneven split (Llama 3: 126
+      // layers on 16 stages, one fewer on the first and last), divisors of the fuller stages'
+      // count that still leave every chunk a layer (layers_per_virtual_stage spreads them).
+      std::vector<int64_t> vpps = divisors(uneven ? stage_split[1] : m.num_layers / pp, pp > 1 ? space.max_vpp : 1);
+      if (uneven) {
+        const int64_t fewest = *std::min_element(stage_split.begin(), stage_split.end());
+        vpps.erase(std::remove_if(vpps.begin(), vpps.end(), [&](int64_t v) { return v > fewest; }), vpps.end());
+      }
+      for (const int64_t vpp : vpps) {
+        for (const int64_t mbs : space.micro_batches) {
+          if (base.global_batch % (dp * mbs) != 0) {
+            reject("global batch not divisible by DP×micro-batch", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
+                   RejectedScope::micro_batch);
+            continue;
+          }
+          const int64_t micro_batches = base.global_batch / (dp * mbs);
+          if (vpp > 1 && micro_batches % pp != 0) {
+            reject("interleaving needs micro-batches in multiples of PP", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
+                   RejectedScope::micro_batch);
+            continue;
+          }
+          // DualPipe feeds half the micro-batches from each end: an even PP and at least
+          // 2·PP micro-batches, an even number (deepseek-ai/DualPipe asserts these).
+          const bool dualpipe_fits = pp % 2 == 0 && vpp == 1 && micro_batches % 2 == 0 && micro_batches >= 2 * pp;
+          if (pp > 1 && vpp == 1 && !dualpipe_fits && wants_dualpipe)
+            reject("DualPipe needs an even PP and an even number of at least 2×PP micro-batches",
+                   mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
+          for (const RecomputeMode recompute : space.recompute) {
+            for (const int zero : space.zero_stages) {
+              if (zero > 0 && dp * cp == 1) {
+                // ZeRO without data parallelism is the same layout: enumerate it once.
+                if (zero != space.zero_stages.front()) {
+                  ++result.collapsed;
+                  continue;
+                }
+              }
+              for (const PipelineSchedule schedule : space.schedules) {
+                if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
+                  ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
+                  continue;
+                }
+                if (schedule == PipelineSchedule::dualpipe && !dualpipe_fits) continue;  // rejected above
+                for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1); ++sp_variant)
+                  for (size_t overlap_variant = 0; overlap_variant < std::max<size_t>(space.tp_comm_overlap.size(), 1);
+                       ++overlap_variant)
+                    for (const AxisOrder order : space.orders) {
+                      const bool sp_on = tp > 1 && space.sequence_parallel[sp_variant];
+                      const bool tp_overlap = !space.tp_comm_overlap.empty() && space.tp_comm_overlap[overlap_variant];
+                      if (overlap_variant > 0 && !sp_on) {
+                        ++result.collapsed;  // TE's TP overlap needs TP > 1 with SP: the same layout
+                        continue;
+                      }
+                      if (order != space.orders.front() && (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 ||
+                                                            cp > 1 || ep > 1 || etp > 1 || tp * pp > per_node)) {
+                        ++result.collapsed;  // the same placement as the first order
+                        continue;
+                      }
+                      c.layout.tp = tp;
+                      c.layout.cp = cp;
+                      c.layout.pp = pp;
+                      c.layout.dp = dp;
+                      c.layout.ep = ep;
+                      c.layout.etp = etp;
+                      c.layout.vpp = vpp;
+                      if (uneven)
+                        c.layout.stage_layers = stage_split;
+                      else
+                        c.layout.stage_layers.clear();
+                      c.layout.micro_batch = mbs;
+                      c.layout.sp = sp_on;
+                      c.workload.tp_comm_overlap = sp_on && tp_overlap;
+                      c.workload.recompute = recompute;
+                      c.workload.zero_stage = zero;
+                      c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
+                      c.order = order;
+                      const Score s = score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
+                      const double capacity = ev.gpu().memory_bytes;
+                      // Memory does not depend on the order: the first order's verdict stands.
+                      if (s.peak_memory_bytes > capacity && order != space.orders.front()) {
+                        ++result.collapsed;
+                        continue;
+                      }
+                      ++result.evaluated;
+                      if (s.peak_memory_bytes > capacity) {
+                        if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
+                        const double overflow = s.peak_memory_bytes - capacity;
+                        result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
+                        if (examples_per_reason > 0 &&
+                            (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
+                             overflow < nearest_misses.front().example.overflow_bytes)) {
+                          Miss miss;
+                          miss.example.layout = c.layout;
+                          miss.example.recompute = recompute;
+                          miss.example.zero_stage = zero;
+                          miss.example.schedule = c.schedule;
+                          miss.example.scope = RejectedScope::candidate;
+                          miss.example.reason = does_not_fit;
+                          miss.example.peak_memory_bytes = s.peak_memory_bytes;
+                          miss.example.overflow_bytes = overflow;
+                          miss.order = result.evaluated;
+                          if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
+                            std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                            nearest_misses.pop_back();
+                          }
+                          nearest_misses.push_back(std::move(miss));
+                          std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                        }
+                        continue;
+                      }
+                      ++result.valid;
+                      RankedLayout r;
+                      r.layout = c.layout;
+                      r.recompute = recompute;
+                      r.zero_stage = zero;
+                      r.schedule = c.schedule;
+                      r.order = order;
+                      r.tp_comm_overlap = c.workload.tp_comm_overlap;
+                      r.step_time_s = s.step_time_s;
+                      r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
+                                               static_cast<double>(base.seq_len) / s.step_time_s /
+                                               static_cast<double>(gpus);
+                      r.peak_memory_bytes = s.peak_memory_bytes;
+                      r.headroom_bytes = capacity - s.peak_memory_bytes;
+                      r.bubble_fraction = s.bubble_fraction;
+                      r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+                      const double objective = options.objective == RankObjective::throughput ? s.step_time_s
+                                               : options.objective == RankObjective::memory_headroom
+                                                   ? -r.headroom_bytes
+                                                   : r.cost_per_million_tokens;
+                      ranked.emplace_back(r, objective);
+                    }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& base, const Cluster& cluster,
@@ -526,216 +763,101 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   const std::string does_not_fit = "does not fit in GPU memory";
   std::vector<std::string> reason_order;  // reasons in the order they first occurred
   std::vector<RejectedLayout> structural_examples;
-  struct Miss {
-    RejectedLayout example;
-    int64_t order = 0;
-  };
-  const auto worse_miss = [](const Miss& a, const Miss& b) {
-    return std::tie(a.example.overflow_bytes, a.order) < std::tie(b.example.overflow_bytes, b.order);
-  };
   std::vector<Miss> nearest_misses;
-  auto reject = [&](const std::string& reason, const Layout& degrees, RejectedScope scope) {
-    const int64_t count = ++result.rejected[reason];
-    ++result.evaluated;
-    if (count == 1) reason_order.push_back(reason);
-    if (count > examples_per_reason) return;
-    RejectedLayout example;
-    example.layout = degrees;
-    example.scope = scope;
-    example.reason = reason;
-    structural_examples.push_back(std::move(example));
-  };
   const std::vector<int64_t> tps = divisors(gpus, max_tp);
   const bool wants_dualpipe =
       std::find(space.schedules.begin(), space.schedules.end(), PipelineSchedule::dualpipe) != space.schedules.end();
-  // One candidate, rewritten in place for every combination (no allocation per candidate: the
-  // workload's strings and the stage split are copied once).
-  Candidate c;
-  c.workload = base;
-  std::vector<int64_t> stage_split;
-  for (const int64_t tp : tps) {
-    for (const int64_t cp : divisors(gpus / tp, space.max_cp)) {
-      for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) {
-        if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed))
-          return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
-        const bool uneven = m.num_layers % pp != 0;
-        if (uneven) stage_split = balanced_stage_layers(m.num_layers, pp);
-        const int64_t dp = gpus / (tp * cp * pp);
-        // Structural checks first: each failure rejects the whole sub-tree, counted once.
-        if (m.num_heads % tp != 0 || (!m.mla.enabled() && m.num_kv_heads % tp != 0)) {
-          reject("attention heads or KV heads not divisible by TP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
-          continue;
-        }
-        if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % tp != 0) {
-          reject("FFN width not divisible by TP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
-          continue;
-        }
-        if (uneven && m.num_layers / pp < 2) {
-          reject("fewer than two layers per pipeline stage", mesh(tp, cp, pp, dp), RejectedScope::mesh);
-          continue;
-        }
-        if (cp > 1 && base.seq_len % (2 * cp) != 0) {
-          reject("sequence not divisible by 2×CP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
-          continue;
-        }
-        std::vector<int64_t> eps = {1};
-        if (m.is_moe()) eps = divisors(m.moe.num_experts, tp * cp * dp);
-        for (const int64_t ep : eps) {
-          // Expert tensor parallelism: none, or as wide as TP (Megatron-Core's two common choices).
-          for (const int64_t etp : (m.is_moe() && tp > 1) ? std::vector<int64_t>{1, tp} : std::vector<int64_t>{1}) {
-            if ((tp * cp * dp) % (ep * etp) != 0) {
-              reject("EP×expert-TP does not divide TP×CP×DP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
-              continue;
-            }
-            if (m.is_moe() && m.moe.expert_ffn_hidden_size % etp != 0) {
-              reject("expert FFN width not divisible by expert-TP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
-              continue;
-            }
-            // Virtual stages: divisors of the layers per stage; with an uneven split (Llama 3: 126
-            // layers on 16 stages, one fewer on the first and last), divisors of the fuller stages'
-            // count that still leave every chunk a layer (layers_per_virtual_stage spreads them).
-            std::vector<int64_t> vpps =
-                divisors(uneven ? stage_split[1] : m.num_layers / pp, pp > 1 ? space.max_vpp : 1);
-            if (uneven) {
-              const int64_t fewest = *std::min_element(stage_split.begin(), stage_split.end());
-              vpps.erase(std::remove_if(vpps.begin(), vpps.end(), [&](int64_t v) { return v > fewest; }), vpps.end());
-            }
-            for (const int64_t vpp : vpps) {
-              for (const int64_t mbs : space.micro_batches) {
-                if (base.global_batch % (dp * mbs) != 0) {
-                  reject("global batch not divisible by DP×micro-batch", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
-                         RejectedScope::micro_batch);
-                  continue;
-                }
-                const int64_t micro_batches = base.global_batch / (dp * mbs);
-                if (vpp > 1 && micro_batches % pp != 0) {
-                  reject("interleaving needs micro-batches in multiples of PP", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
-                         RejectedScope::micro_batch);
-                  continue;
-                }
-                // DualPipe feeds half the micro-batches from each end: an even PP and at least
-                // 2·PP micro-batches, an even number (deepseek-ai/DualPipe asserts these).
-                const bool dualpipe_fits = pp % 2 == 0 && vpp == 1 && micro_batches % 2 == 0 && micro_batches >= 2 * pp;
-                if (pp > 1 && vpp == 1 && !dualpipe_fits && wants_dualpipe)
-                  reject("DualPipe needs an even PP and an even number of at least 2×PP micro-batches",
-                         mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
-                for (const RecomputeMode recompute : space.recompute) {
-                  for (const int zero : space.zero_stages) {
-                    if (zero > 0 && dp * cp == 1) {
-                      // ZeRO without data parallelism is the same layout: enumerate it once.
-                      if (zero != space.zero_stages.front()) {
-                        ++result.collapsed;
-                        continue;
-                      }
-                    }
-                    for (const PipelineSchedule schedule : space.schedules) {
-                      if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
-                        ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
-                        continue;
-                      }
-                      if (schedule == PipelineSchedule::dualpipe && !dualpipe_fits) continue;  // rejected above
-                      for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1);
-                           ++sp_variant)
-                        for (size_t overlap_variant = 0;
-                             overlap_variant < std::max<size_t>(space.tp_comm_overlap.size(), 1); ++overlap_variant)
-                          for (const AxisOrder order : space.orders) {
-                            const bool sp_on = tp > 1 && space.sequence_parallel[sp_variant];
-                            const bool tp_overlap =
-                                !space.tp_comm_overlap.empty() && space.tp_comm_overlap[overlap_variant];
-                            if (overlap_variant > 0 && !sp_on) {
-                              ++result.collapsed;  // TE's TP overlap needs TP > 1 with SP: the same layout
-                              continue;
-                            }
-                            if (order != space.orders.front() && (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 ||
-                                                                  cp > 1 || ep > 1 || etp > 1 || tp * pp > per_node)) {
-                              ++result.collapsed;  // the same placement as the first order
-                              continue;
-                            }
-                            c.layout.tp = tp;
-                            c.layout.cp = cp;
-                            c.layout.pp = pp;
-                            c.layout.dp = dp;
-                            c.layout.ep = ep;
-                            c.layout.etp = etp;
-                            c.layout.vpp = vpp;
-                            if (uneven)
-                              c.layout.stage_layers = stage_split;
-                            else
-                              c.layout.stage_layers.clear();
-                            c.layout.micro_batch = mbs;
-                            c.layout.sp = sp_on;
-                            c.workload.tp_comm_overlap = sp_on && tp_overlap;
-                            c.workload.recompute = recompute;
-                            c.workload.zero_stage = zero;
-                            c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
-                            c.order = order;
-                            const Score s =
-                                score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
-                            const double capacity = ev.gpu().memory_bytes;
-                            // Memory does not depend on the order: the first order's verdict stands.
-                            if (s.peak_memory_bytes > capacity && order != space.orders.front()) {
-                              ++result.collapsed;
-                              continue;
-                            }
-                            ++result.evaluated;
-                            if (s.peak_memory_bytes > capacity) {
-                              if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
-                              const double overflow = s.peak_memory_bytes - capacity;
-                              result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
-                              if (examples_per_reason > 0 &&
-                                  (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
-                                   overflow < nearest_misses.front().example.overflow_bytes)) {
-                                Miss miss;
-                                miss.example.layout = c.layout;
-                                miss.example.recompute = recompute;
-                                miss.example.zero_stage = zero;
-                                miss.example.schedule = c.schedule;
-                                miss.example.scope = RejectedScope::candidate;
-                                miss.example.reason = does_not_fit;
-                                miss.example.peak_memory_bytes = s.peak_memory_bytes;
-                                miss.example.overflow_bytes = overflow;
-                                miss.order = result.evaluated;
-                                if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
-                                  std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-                                  nearest_misses.pop_back();
-                                }
-                                nearest_misses.push_back(std::move(miss));
-                                std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-                              }
-                              continue;
-                            }
-                            ++result.valid;
-                            RankedLayout r;
-                            r.layout = c.layout;
-                            r.recompute = recompute;
-                            r.zero_stage = zero;
-                            r.schedule = c.schedule;
-                            r.order = order;
-                            r.tp_comm_overlap = c.workload.tp_comm_overlap;
-                            r.step_time_s = s.step_time_s;
-                            r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
-                                                     static_cast<double>(base.seq_len) / s.step_time_s /
-                                                     static_cast<double>(gpus);
-                            r.peak_memory_bytes = s.peak_memory_bytes;
-                            r.headroom_bytes = capacity - s.peak_memory_bytes;
-                            r.bubble_fraction = s.bubble_fraction;
-                            r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
-                            const double objective = options.objective == RankObjective::throughput ? s.step_time_s
-                                                     : options.objective == RankObjective::memory_headroom
-                                                         ? -r.headroom_bytes
-                                                         : r.cost_per_million_tokens;
-                            ranked.emplace_back(r, objective);
-                          }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
+  const MeshSearch search{m, base, options, gpus, per_node, wants_dualpipe, examples_per_reason, does_not_fit};
+  struct Mesh {
+    int64_t tp = 1, cp = 1, pp = 1;
+  };
+  std::vector<Mesh> meshes;
+  for (const int64_t tp : tps)
+    for (const int64_t cp : divisors(gpus / tp, space.max_cp))
+      for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) meshes.push_back({tp, cp, pp});
+  const auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed); };
+  const size_t threads =
+      std::min(meshes.size(), options.threads > 0 ? static_cast<size_t>(options.threads)
+                                                  : std::max<size_t>(1, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    // One part for every mesh, in order: the enumeration as it always was.
+    SearchPart all;
+    Candidate c;
+    c.workload = base;
+    std::vector<int64_t> stage_split;
+    for (const Mesh& mesh : meshes) {
+      if (cancelled()) return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
+      search_mesh(search, ev, c, stage_split, all, mesh.tp, mesh.cp, mesh.pp);
     }
+    result.evaluated = all.result.evaluated;
+    result.valid = all.result.valid;
+    result.collapsed = all.result.collapsed;
+    result.rejected = std::move(all.result.rejected);
+    result.largest_overflow_bytes = all.result.largest_overflow_bytes;
+    reason_order = std::move(all.reason_order);
+    structural_examples = std::move(all.structural_examples);
+    nearest_misses = std::move(all.nearest_misses);
+    ranked = std::move(all.ranked);
+  } else {
+    // One part per mesh, searched by a pool of threads (each with its own evaluator and caches),
+    // then joined in mesh order exactly as the serial enumeration accumulates them: counts summed,
+    // reasons by first occurrence, the first examples of each reason, the nearest misses by
+    // (overflow, enumeration order) with each part's order offset by the candidates before it, and
+    // the valid candidates concatenated. The result is the same as with one thread, bit for bit.
+    std::vector<SearchPart> parts(meshes.size());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> stopped{false};
+    const auto work = [&](Evaluator& evaluator) {
+      Candidate scratch;
+      scratch.workload = base;
+      std::vector<int64_t> split;
+      for (size_t i = next.fetch_add(1); i < meshes.size(); i = next.fetch_add(1)) {
+        if (stopped || cancelled()) {
+          stopped = true;
+          return;
+        }
+        search_mesh(search, evaluator, scratch, split, parts[i], meshes[i].tp, meshes[i].cp, meshes[i].pp);
+      }
+    };
+    {
+      std::vector<std::jthread> pool;
+      for (size_t t = 1; t < threads; ++t)
+        pool.emplace_back([&] {
+          Evaluator own(m, cluster, options);
+          work(own);
+        });
+      work(ev);
+    }
+    if (stopped) return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
+    std::map<std::string, int64_t> examples_of;
+    std::vector<Miss> misses;
+    int64_t offset = 0;
+    for (SearchPart& part : parts) {
+      result.evaluated += part.result.evaluated;
+      result.valid += part.result.valid;
+      result.collapsed += part.result.collapsed;
+      for (const auto& [reason, count] : part.result.rejected) result.rejected[reason] += count;
+      result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, part.result.largest_overflow_bytes);
+      for (std::string& reason : part.reason_order)
+        if (std::find(reason_order.begin(), reason_order.end(), reason) == reason_order.end())
+          reason_order.push_back(std::move(reason));
+      for (RejectedLayout& example : part.structural_examples)
+        if (++examples_of[example.reason] <= examples_per_reason) structural_examples.push_back(std::move(example));
+      for (Miss& miss : part.nearest_misses) {
+        miss.order += offset;
+        misses.push_back(std::move(miss));
+      }
+      offset += part.result.evaluated;
+      ranked.insert(ranked.end(), std::make_move_iterator(part.ranked.begin()),
+                    std::make_move_iterator(part.ranked.end()));
+    }
+    std::sort(misses.begin(), misses.end(), worse_miss);
+    if (static_cast<int64_t>(misses.size()) > examples_per_reason)
+      misses.resize(static_cast<size_t>(examples_per_reason));
+    nearest_misses = std::move(misses);
+    std::make_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
   }
+
   std::sort_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
   for (const std::string& reason : reason_order) {
     if (reason == does_not_fit) {

@@ -51,6 +51,10 @@ struct SearchOptions {
   // hundred in all); the counts in SearchResult::rejected are always complete.
   int64_t rejected_examples_per_reason = 24;
   EstimateOptions estimate;
+  // Threads searching the TP × CP × PP meshes concurrently (0: std::thread::hardware_concurrency()).
+  // The result is the same for any number, bit for bit: each thread has its own caches and the
+  // meshes' findings are joined in enumeration order.
+  int threads = 1;
   // Set to true (from another thread) to stop the search early; rank_layouts then returns an
   // Error whose message is kSearchCancelled. Checked once per TP × CP × PP mesh.
   const std::atomic<bool>* cancel = nullptr;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "core/catalogue.hpp"
 #include "core/memory.hpp"
+#include "core/options.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"
@@ -316,4 +318,75 @@ TEST_CASE("search: a set cancel flag stops the search with a clear error") {
   CHECK(r.error().message == kSearchCancelled);
   cancel = false;
   CHECK(rank_layouts(*model_preset("llama3.1-70b"), llama_workload(), *cluster, options));
+}
+
+namespace {
+std::string layout_label(const Layout& layout) {
+  std::string text;
+  for (const auto& [key, value] : layout_to_keys(layout)) text += key + "=" + value + ",";
+  return text;
+}
+// Everything a search returns but its elapsed time, as comparable text (doubles with all their bits).
+std::string search_dump(const SearchResult& r) {
+  std::string out;
+  char number[64];
+  const auto add = [&](double value) {
+    std::snprintf(number, sizeof number, "%a ", value);
+    out += number;
+  };
+  out += std::to_string(r.evaluated) + " " + std::to_string(r.valid) + " " + std::to_string(r.collapsed) + "\n";
+  for (const auto& [reason, count] : r.rejected) out += reason + ": " + std::to_string(count) + "\n";
+  add(r.largest_overflow_bytes);
+  for (const auto& l : r.layouts) {
+    out += "\n" + layout_label(l.layout) + " " + std::to_string(static_cast<int>(l.recompute)) + " " +
+           std::to_string(l.zero_stage) + " " + std::to_string(static_cast<int>(l.schedule)) + " " +
+           std::to_string(static_cast<int>(l.order)) + " " + std::to_string(l.tp_comm_overlap) + " ";
+    for (const double v : {l.step_time_s, l.tokens_per_s_per_gpu, l.mfu, l.peak_memory_bytes, l.headroom_bytes,
+                           l.bubble_fraction, l.cost_per_million_tokens})
+      add(v);
+  }
+  for (const auto& e : r.rejected_examples) {
+    out += "\n" + e.reason + " " + layout_label(e.layout) + " " + std::to_string(static_cast<int>(e.scope)) + " " +
+           std::to_string(static_cast<int>(e.recompute)) + " " + std::to_string(e.zero_stage) + " " +
+           std::to_string(static_cast<int>(e.schedule)) + " ";
+    add(e.peak_memory_bytes);
+    add(e.overflow_bytes);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("search: a search on several threads returns what one thread returns, bit for bit") {
+  struct Case {
+    const char* model;
+    const char* cluster;
+    int64_t seq, batch;
+    RankObjective objective;
+    int64_t refine;
+  };
+  const Case k = GENERATE(Case{"llama3.1-70b", "dgx-h100:nodes=8", 8192, 512, RankObjective::throughput, 0},
+                          Case{"mixtral-8x7b", "dgx-h100:nodes=4", 4096, 256, RankObjective::cost_per_token, 2},
+                          Case{"deepseek-v3", "dgx-h100:nodes=16", 4096, 1024, RankObjective::throughput, 0},
+                          Case{"llama3-8b", "dgx-a100:nodes=2", 4096, 64, RankObjective::memory_headroom, 1},
+                          Case{"gpt2", "dgx-h100", 1024, 16, RankObjective::throughput, 0});
+  CAPTURE(k.model, k.cluster);
+  auto cluster = generate_cluster(k.cluster);
+  REQUIRE(cluster);
+  TrainingWorkload w;
+  w.seq_len = k.seq;
+  w.global_batch = k.batch;
+  SearchOptions options;
+  options.objective = k.objective;
+  options.refine = k.refine;
+  options.rejected_examples_per_reason = 5;  // small: the nearest misses cross the meshes
+  auto serial = rank_layouts(*model_preset(k.model), w, *cluster, options);
+  REQUIRE(serial);
+  const std::string expected = search_dump(*serial);
+  for (const int threads : {2, 3, 8}) {
+    options.threads = threads;
+    auto parallel = rank_layouts(*model_preset(k.model), w, *cluster, options);
+    REQUIRE(parallel);
+    CAPTURE(threads);
+    CHECK(search_dump(*parallel) == expected);
+  }
 }

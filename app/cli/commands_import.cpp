@@ -23,8 +23,8 @@
 #include "core/importers/node_topology.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/report/importers.hpp"
-#include "core/report/training_log.hpp"
 #include "core/report/launcher.hpp"
+#include "core/report/training_log.hpp"
 #include "core/report/units.hpp"
 #include "core/topology/cluster_io.hpp"
 

@@ -270,8 +270,8 @@ LauncherExport export_megatron_args(const Project& project) {
   array("MODEL_PARALLEL_ARGS", parallel);
   // --vocab-size is what the embedding is sized by (NullTokenizer); a Hugging Face tokenizer brings its own.
   array("DATA_ARGS",
-        {"--data-path \"$DATA_PATH\"", "--tokenizer-type HuggingFaceTokenizer", "--tokenizer-model \"$TOKENIZER_MODEL\"",
-         "--vocab-size " + std::to_string(m.vocab_size), "--split 949,50,1"});
+        {"--data-path \"$DATA_PATH\"", "--tokenizer-type HuggingFaceTokenizer",
+         "--tokenizer-model \"$TOKENIZER_MODEL\"", "--vocab-size " + std::to_string(m.vocab_size), "--split 949,50,1"});
   array("EVAL_AND_LOGGING_ARGS", {"--log-interval 10", "--save \"$CHECKPOINT_PATH\"", "--load \"$CHECKPOINT_PATH\""});
   s << "torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py \\\n"
     << "    ${GPT_MODEL_ARGS[@]} \\\n    ${TRAINING_ARGS[@]} \\\n    ${MODEL_PARALLEL_ARGS[@]} \\\n"

@@ -18,6 +18,7 @@ from ._meshscope import (
     compare_trace,
     estimate,
     flops,
+    import_launcher,
     import_log,
     import_nccl_tests,
     import_trace,
@@ -31,7 +32,6 @@ from ._meshscope import (
 
 Error.__module__ = "meshscope"  # shown as meshscope.Error in tracebacks, where users catch it
 
-# TODO(issue 16): import_launcher(path), once core/importers/launcher_config.hpp exists on this branch.
 
 __all__ = [
     "Error",
@@ -41,6 +41,7 @@ __all__ = [
     "compare_trace",
     "estimate",
     "flops",
+    "import_launcher",
     "import_log",
     "import_nccl_tests",
     "import_trace",

@@ -19,12 +19,14 @@
 #include "core/estimate/step.hpp"
 #include "core/importers/comm_kernel_rules.hpp"
 #include "core/importers/kineto.hpp"
+#include "core/importers/launcher_config.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/memory.hpp"
 #include "core/report/calibration.hpp"
 #include "core/report/estimate.hpp"
 #include "core/report/importers.hpp"
+#include "core/report/launcher.hpp"
 #include "core/report/memory.hpp"
 #include "core/report/model.hpp"
 #include "core/report/search.hpp"
@@ -342,6 +344,17 @@ py::object import_log(const py::object& path) {
   return to_python(training_log_json(take(load_training_log(py::str(path).cast<std::string>()))));
 }
 
+// A launcher config (import --launcher --json): the project it builds, ignored and unmodelled flags.
+py::object import_launcher(const py::object& path, const py::object& gpus) {
+  LauncherImportOptions options;
+  if (!gpus.is_none()) {
+    const auto count = gpus.cast<int64_t>();
+    if (count < 1) throw CoreError("gpus must be a positive integer");
+    options.gpus = count;
+  }
+  return to_python(launcher_import_report(take(load_launcher_config(py::str(path).cast<std::string>(), options))));
+}
+
 std::vector<DeviceId> log_gpus(const Cluster& cluster, const NcclTestsLog& log, const std::string& path,
                                const py::object& gpus) {
   if (!gpus.is_none()) return gpu_list(cluster, gpus);
@@ -421,6 +434,8 @@ PYBIND11_MODULE(_meshscope, m) {
         "A PyTorch profiler run, one trace per rank (`import --trace --json`).");
   m.def("import_nccl_tests", &import_nccl_tests, arg("path"), "An nccl-tests log (`import --nccl-tests --json`).");
   m.def("import_log", &import_log, arg("path"), "A training log (`import --log --json`).");
+  m.def("import_launcher", &import_launcher, arg("path"), arg("gpus") = py::none(),
+        "A Megatron-LM script, torchtitan TOML or DeepSpeed JSON (`import --launcher --json`).");
   m.def("compare_nccl_tests", &compare_nccl_tests, arg("path"), py::kw_only(), arg("cluster"), arg("gpus") = none,
         arg("comm") = none, "The collective model against an nccl-tests log (`compare --nccl-tests --json`).");
   m.def("calibrate_nccl_tests", &calibrate_nccl_tests, arg("paths"), py::kw_only(), arg("cluster"), arg("gpus") = none,

@@ -218,6 +218,18 @@ def test_import_log_reads_megatron_iterations():
     assert run["layout"]["layout_keys"] == "tp=4,pp=2,dp=1,sp=true,micro_batch=1"
 
 
+def test_import_launcher_is_import_launcher_json():
+    # torchtitan's Llama 3.1 405B preset: TP 8 with async TP, float8, local batch 2, seq 8192, full AC
+    # (launcher_configs/torchtitan_llama3_405b.toml; tests/cli: import_launcher_torchtitan_gpus).
+    path = os.path.join(DATA, "launcher_configs", "torchtitan_llama3_405b.toml")
+    imported = meshscope.import_launcher(path, gpus=256)
+    assert imported == cli_json("import", "--launcher", path, "--gpus", "256", "--json")
+    with pytest.raises(meshscope.Error, match="gpus"):
+        meshscope.import_launcher(path, gpus=0)
+    with pytest.raises(meshscope.Error, match="NeMo YAML"):
+        meshscope.import_launcher(os.path.join(DATA, "launcher_configs", "nemo_launcher_llama3_70b.yaml"))
+
+
 # ---- Errors ----
 
 

@@ -25,6 +25,17 @@ constexpr Qt::Alignment kLeft = Qt::AlignLeft | Qt::AlignVCenter;
 constexpr Qt::Alignment kRight = Qt::AlignRight | Qt::AlignVCenter;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// The layout's degrees that are not 1 (and DP and the micro-batch always), as the ranked view writes them.
+QString layout_text(const KeyValues& keys) {
+  QStringList items;
+  for (const auto& [key, value] : keys) {
+    const bool always = key == "dp" || key == "micro_batch";
+    if (!always && (value == "1" || value == "0" || value == "false")) continue;
+    items << QStringLiteral("%1=%2").arg(qstring(key), qstring(value));
+  }
+  return items.join(QLatin1Char(','));
+}
+
 QString keys_joined(const KeyValues& keys) {
   QStringList items;
   for (const auto& [key, value] : keys) items << QStringLiteral("%1=%2").arg(qstring(key), qstring(value));
@@ -56,7 +67,7 @@ std::vector<SnapshotColumn<SweepRow>> sweep_columns() {
       column(Model::tr("Objective"), [](const SweepRow& row, int) { return qstring(row.point.objective); }),
       column(Model::tr("Best layout"),
              [](const SweepRow& row, int) {
-               return row.point.has_layout ? keys_joined(row.point.layout) + QStringLiteral(" · ") +
+               return row.point.has_layout ? layout_text(row.point.layout) + QStringLiteral(" · ") +
                                                  keys_joined(row.point.layout_choices)
                                            : QString();
              }),

@@ -1,7 +1,7 @@
 #pragma once
 // The sweep view: a sweep's JSON lines (meshscope-cli sweep, docs/sweeps.md) as a chart — the best layout's
 // tokens/s per GPU, tokens/s or cost per million tokens against the GPU count, one series per model and cluster
-// family, the Pareto front of speed against efficiency dashed — and a table of every point (its inputs, best
+// family, the Pareto front of speed against efficiency ringed — and a table of every point (its inputs, best
 // layout, figures, and why nothing fits where nothing does). Double-clicking a point (chart or table) asks the
 // main window to open it as the project. Everything shown is the file's: nothing is re-estimated.
 #include <QWidget>

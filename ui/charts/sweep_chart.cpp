@@ -85,11 +85,12 @@ void SweepChart::setSpec(SweepChartSpec spec) {
     });
     markers_.push_back(markers);
   }
-  front_ = new QLineSeries;
-  front_->setName(tr("Pareto front (faster and more efficient)"));
+  front_ = new QScatterSeries;
+  front_->setName(tr("Pareto front (no other point both faster and more efficient)"));
+  front_->setMarkerSize(17);
+  front_->setColor(Qt::transparent);
   QPen front_pen(reference_line_colour());
-  front_pen.setWidthF(2.5);
-  front_pen.setStyle(Qt::DashLine);
+  front_pen.setWidthF(2.0);
   front_->setPen(front_pen);
   for (const QPointF& p : spec_.front) front_->append(p);
   chart->addSeries(front_);

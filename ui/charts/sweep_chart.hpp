@@ -9,7 +9,6 @@
 #include "ui/sweep_chart_spec.hpp"
 
 class QChartView;
-class QLineSeries;
 class QScatterSeries;
 
 namespace meshscope::ui {
@@ -35,7 +34,7 @@ class SweepChart final : public QWidget {
   SweepChartSpec spec_;
   QChartView* view_ = nullptr;
   std::vector<QScatterSeries*> markers_;  // parallel to spec_.series
-  QLineSeries* front_ = nullptr;
+  QScatterSeries* front_ = nullptr;       // rings around the front's points (fronts are per model: no line joins them)
 };
 
 }  // namespace meshscope::ui

@@ -2,7 +2,8 @@
 // The sweep chart (ui/sweep_view.hpp): a sweep's points (core/session/sweep_results.hpp) as one series per model and
 // cluster family, x the GPU count (log axis: sweeps double it), y the metric of the best layout — tokens/s per
 // GPU, tokens/s in all, or cost per million tokens — and the Pareto front (faster and more efficient at once)
-// ringed (per model and workload, so no line joins its points). Pure data that tests check; ui/charts/sweep_chart.hpp draws it.
+// ringed (per model and workload, so no line joins its points). Pure data that tests check; ui/charts/sweep_chart.hpp
+// draws it.
 #include <QColor>
 #include <QPointF>
 #include <QString>

@@ -10,27 +10,7 @@
 namespace meshscope {
 
 std::string_view category_name(MemoryCategory category) {
-  switch (category) {
-    case MemoryCategory::parameters:
-      return "parameters";
-    case MemoryCategory::gradients:
-      return "gradients";
-    case MemoryCategory::optimizer_state:
-      return "optimizer_state";
-    case MemoryCategory::activations:
-      return "activations";
-    case MemoryCategory::kv_cache:
-      return "kv_cache";
-    case MemoryCategory::temporary:
-      return "temporary";
-    case MemoryCategory::communication:
-      return "communication";
-    case MemoryCategory::runtime:
-      return "runtime";
-    case MemoryCategory::allocator:
-      return "allocator_headroom";
-  }
-  return "?";
+  return enum_name(category);
 }
 
 double RankMemory::total_bytes() const {

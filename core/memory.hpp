@@ -1,10 +1,14 @@
 #pragma once
 // Memory budgets: what every distinct rank holds, by category, for training and for serving.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/hardware.hpp"
 #include "core/layout.hpp"
 #include "core/model.hpp"
@@ -22,6 +26,20 @@ enum class MemoryCategory {
   communication,    // NCCL staging buffers, pipeline send/recv, all-to-all buffers
   runtime,          // CUDA context and library workspaces (assumption)
   allocator,        // caching-allocator fragmentation headroom (training) / reserved share (serving)
+};
+
+template <>
+struct EnumNames<MemoryCategory> {
+  static constexpr std::array<std::pair<MemoryCategory, std::string_view>, 9> table{
+      {{MemoryCategory::parameters, "parameters"},
+       {MemoryCategory::gradients, "gradients"},
+       {MemoryCategory::optimizer_state, "optimizer_state"},
+       {MemoryCategory::activations, "activations"},
+       {MemoryCategory::kv_cache, "kv_cache"},
+       {MemoryCategory::temporary, "temporary"},
+       {MemoryCategory::communication, "communication"},
+       {MemoryCategory::runtime, "runtime"},
+       {MemoryCategory::allocator, "allocator_headroom"}}};
 };
 inline constexpr int kMemoryCategoryCount = 9;
 

@@ -48,7 +48,7 @@ std::string_view memory_framework_name(MemoryFramework framework) {
 }
 
 std::string_view optimizer_name(Optimizer optimizer) {
-  return optimizer == Optimizer::adam ? "adam" : "sgd";
+  return enum_name(optimizer);
 }
 
 std::string_view reshard_after_forward_name(ReshardAfterForward policy) {

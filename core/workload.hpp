@@ -1,9 +1,12 @@
 #pragma once
 // Training and serving workloads: what is run, in which precision, with which memory-saving
 // techniques. Conventions the literature disagrees on are explicit fields (see docs/conventions.md).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "core/dtype.hpp"
 #include "core/enum_names.hpp"
@@ -12,6 +15,12 @@
 namespace meshscope {
 
 enum class Optimizer { adam, sgd_momentum };
+
+template <>
+struct EnumNames<Optimizer> {
+  static constexpr std::array<std::pair<Optimizer, std::string_view>, 2> table{
+      {{Optimizer::adam, "adam"}, {Optimizer::sgd_momentum, "sgd"}}};
+};
 // selective: Korthikanti et al.'s (the attention core); op: torchtitan's op-level selective AC
 // (activation_checkpoint mode "selective", selective_ac_option "op": every second matmul and the
 // element-wise ops recomputed, torchtitan/distributed/activation_checkpoint.py).

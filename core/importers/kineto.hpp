@@ -16,6 +16,7 @@
 // (kineto_json_cursor.hpp: as strict as nlohmann::json, a few times faster), so memory grows with the events kept,
 // never with the file. Input errors (truncated gzip, invalid JSON, wrong types, missing keys, an empty file) are Error
 // values located by file, line, column and byte offset of the uncompressed JSON.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <istream>
@@ -24,9 +25,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/collective_op.hpp"
+#include "core/enum_names.hpp"
 #include "core/importers/comm_kernel_rules.hpp"
 #include "core/result.hpp"
 
@@ -295,6 +298,16 @@ struct KinetoCollectiveSummary {
 // Best-effort reading of a process group as a mesh axis from its rank list: consecutive ranks look like
 // tensor-parallel groups, a constant stride > 1 like data-parallel (or pipeline / context) groups.
 enum class ProcessGroupShape { world, single, contiguous, strided, irregular };
+
+template <>
+struct EnumNames<ProcessGroupShape> {
+  static constexpr std::array<std::pair<ProcessGroupShape, std::string_view>, 5> table{
+      {{ProcessGroupShape::world, "world"},
+       {ProcessGroupShape::single, "single"},
+       {ProcessGroupShape::contiguous, "contiguous"},
+       {ProcessGroupShape::strided, "strided"},
+       {ProcessGroupShape::irregular, "irregular"}}};
+};
 [[nodiscard]] std::string_view process_group_shape_name(ProcessGroupShape shape);
 struct ProcessGroupAxis {
   std::string name;

@@ -569,19 +569,7 @@ std::optional<double> pytorch_dtype_bytes(std::string_view name) {
 }
 
 std::string_view process_group_shape_name(ProcessGroupShape shape) {
-  switch (shape) {
-    case ProcessGroupShape::world:
-      return "world";
-    case ProcessGroupShape::single:
-      return "single";
-    case ProcessGroupShape::contiguous:
-      return "contiguous";
-    case ProcessGroupShape::strided:
-      return "strided";
-    case ProcessGroupShape::irregular:
-      return "irregular";
-  }
-  return "irregular";
+  return enum_name(shape);
 }
 
 std::vector<ProcessGroupAxis> classify_process_groups(const KinetoDistributedInfo& info) {

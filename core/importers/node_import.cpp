@@ -13,21 +13,7 @@
 namespace meshscope {
 
 std::string_view node_topology_format_name(NodeTopologyFormat format) {
-  switch (format) {
-    case NodeTopologyFormat::nvidia_smi_topo:
-      return "nvidia-smi topo -m";
-    case NodeTopologyFormat::rocm_smi_topo:
-      return "rocm-smi --showtopo";
-    case NodeTopologyFormat::hwloc_xml:
-      return "hwloc XML";
-    case NodeTopologyFormat::nccl_topo_xml:
-      return "NCCL topology XML";
-    case NodeTopologyFormat::nccl_graph_xml:
-      return "NCCL graph XML";
-    case NodeTopologyFormat::unknown:
-      break;
-  }
-  return "unknown";
+  return enum_name(format);
 }
 
 namespace node_import {

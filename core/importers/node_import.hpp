@@ -2,6 +2,7 @@
 // What the node-topology importers (nvidia_smi_topo, rocm_smi_topo, hwloc_xml, nccl_topo_xml, node_topology)
 // share: the options, the result with its warnings, and the builder that turns what a format says
 // about one host into cluster devices and links (docs/import-topology.md gives the mapping rules).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -9,14 +10,27 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/result.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope {
 
 enum class NodeTopologyFormat { unknown, nvidia_smi_topo, rocm_smi_topo, hwloc_xml, nccl_topo_xml, nccl_graph_xml };
+
+template <>
+struct EnumNames<NodeTopologyFormat> {
+  static constexpr std::array<std::pair<NodeTopologyFormat, std::string_view>, 6> table{
+      {{NodeTopologyFormat::unknown, "unknown"},
+       {NodeTopologyFormat::nvidia_smi_topo, "nvidia-smi topo -m"},
+       {NodeTopologyFormat::rocm_smi_topo, "rocm-smi --showtopo"},
+       {NodeTopologyFormat::hwloc_xml, "hwloc XML"},
+       {NodeTopologyFormat::nccl_topo_xml, "NCCL topology XML"},
+       {NodeTopologyFormat::nccl_graph_xml, "NCCL graph XML"}}};
+};
 [[nodiscard]] std::string_view node_topology_format_name(NodeTopologyFormat format);
 
 // How NVLink peers become links. automatic: an NVSwitch fabric when some GPU's NVLink counts to its

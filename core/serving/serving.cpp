@@ -54,23 +54,7 @@ Result<bool> parse_flag(const std::string& option, const std::string& key, const
 }  // namespace
 
 std::string_view serving_binding_name(ServingBinding binding) {
-  switch (binding) {
-    case ServingBinding::compute:
-      return "compute";
-    case ServingBinding::memory_bandwidth:
-      return "memory bandwidth";
-    case ServingBinding::communication:
-      return "communication";
-    case ServingBinding::overhead:
-      return "scheduling overhead";
-    case ServingBinding::kv_capacity:
-      return "KV capacity";
-    case ServingBinding::batch_limit:
-      return "engine batch limit";
-    case ServingBinding::token_budget:
-      return "token budget";
-  }
-  return "?";
+  return enum_name(binding);
 }
 
 // ---- Layouts and keys ------------------------------------------------------------------------------

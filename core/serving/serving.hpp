@@ -6,14 +6,17 @@
 // them; the offline (all requests queued) run of an engine with a batch limit; and the ranking of
 // every serving layout of a cluster at a latency target. docs/serving.md gives every formula and
 // its source.
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/hardware.hpp"
 #include "core/layout.hpp"
@@ -38,6 +41,18 @@ enum class ServingBinding {
   kv_capacity,       // the KV cache holds no more sequences
   batch_limit,       // the engine's max batch size
   token_budget,      // the engine's tokens per iteration (prefill waits for room)
+};
+
+template <>
+struct EnumNames<ServingBinding> {
+  static constexpr std::array<std::pair<ServingBinding, std::string_view>, 7> table{
+      {{ServingBinding::compute, "compute"},
+       {ServingBinding::memory_bandwidth, "memory bandwidth"},
+       {ServingBinding::communication, "communication"},
+       {ServingBinding::overhead, "scheduling overhead"},
+       {ServingBinding::kv_capacity, "KV capacity"},
+       {ServingBinding::batch_limit, "engine batch limit"},
+       {ServingBinding::token_budget, "token budget"}}};
 };
 [[nodiscard]] std::string_view serving_binding_name(ServingBinding binding);
 

@@ -6,58 +6,24 @@
 #include <utility>
 
 namespace meshscope {
-namespace {
-
-constexpr std::array<std::pair<DeviceKind, std::string_view>, 7> kDeviceKinds{{
-    {DeviceKind::gpu, "gpu"},
-    {DeviceKind::cpu, "cpu"},
-    {DeviceKind::pcie_switch, "pcie-switch"},
-    {DeviceKind::nvswitch, "nvswitch"},
-    {DeviceKind::nic, "nic"},
-    {DeviceKind::leaf_switch, "leaf-switch"},
-    {DeviceKind::spine_switch, "spine-switch"},
-}};
-
-constexpr std::array<std::pair<LinkKind, std::string_view>, 7> kLinkKinds{{
-    {LinkKind::nvlink, "nvlink"},
-    {LinkKind::pcie, "pcie"},
-    {LinkKind::xgmi, "xgmi"},
-    {LinkKind::upi, "upi"},
-    {LinkKind::infiniband, "infiniband"},
-    {LinkKind::roce, "roce"},
-    {LinkKind::ethernet, "ethernet"},
-}};
-
-}  // namespace
-
 std::string_view device_kind_name(DeviceKind kind) {
-  for (const auto& [k, name] : kDeviceKinds)
-    if (k == kind) return name;
-  return "?";
+  return enum_name(kind);
 }
 
 std::string_view link_kind_name(LinkKind kind) {
-  for (const auto& [k, name] : kLinkKinds)
-    if (k == kind) return name;
-  return "?";
+  return enum_name(kind);
 }
 
 bool parse_device_kind(std::string_view name, DeviceKind& kind) {
-  for (const auto& [k, n] : kDeviceKinds)
-    if (n == name) {
-      kind = k;
-      return true;
-    }
-  return false;
+  const auto parsed = parse_enum<DeviceKind>(name);
+  if (parsed) kind = *parsed;
+  return parsed.has_value();
 }
 
 bool parse_link_kind(std::string_view name, LinkKind& kind) {
-  for (const auto& [k, n] : kLinkKinds)
-    if (n == name) {
-      kind = k;
-      return true;
-    }
-  return false;
+  const auto parsed = parse_enum<LinkKind>(name);
+  if (parsed) kind = *parsed;
+  return parsed.has_value();
 }
 
 bool is_network_link(LinkKind kind) {

@@ -2,12 +2,15 @@
 // The cluster a user draws: devices (GPUs, CPU sockets/NUMA domains, PCIe switches, NVSwitch
 // fabrics, NICs, leaf and spine switches) and links (NVLink, PCIe, xGMI, UPI, InfiniBand, RoCE,
 // Ethernet) with bandwidth per direction and latency, grouped into nodes (hosts) and racks.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/result.hpp"
 
 namespace meshscope {
@@ -27,7 +30,30 @@ using DeviceId = Index<struct DeviceTag>;
 using LinkId = Index<struct LinkTag>;
 
 enum class DeviceKind { gpu, cpu, pcie_switch, nvswitch, nic, leaf_switch, spine_switch };
+
+template <>
+struct EnumNames<DeviceKind> {
+  static constexpr std::array<std::pair<DeviceKind, std::string_view>, 7> table{
+      {{DeviceKind::gpu, "gpu"},
+       {DeviceKind::cpu, "cpu"},
+       {DeviceKind::pcie_switch, "pcie-switch"},
+       {DeviceKind::nvswitch, "nvswitch"},
+       {DeviceKind::nic, "nic"},
+       {DeviceKind::leaf_switch, "leaf-switch"},
+       {DeviceKind::spine_switch, "spine-switch"}}};
+};
 enum class LinkKind { nvlink, pcie, xgmi, upi, infiniband, roce, ethernet };
+
+template <>
+struct EnumNames<LinkKind> {
+  static constexpr std::array<std::pair<LinkKind, std::string_view>, 7> table{{{LinkKind::nvlink, "nvlink"},
+                                                                               {LinkKind::pcie, "pcie"},
+                                                                               {LinkKind::xgmi, "xgmi"},
+                                                                               {LinkKind::upi, "upi"},
+                                                                               {LinkKind::infiniband, "infiniband"},
+                                                                               {LinkKind::roce, "roce"},
+                                                                               {LinkKind::ethernet, "ethernet"}}};
+};
 
 [[nodiscard]] std::string_view device_kind_name(DeviceKind kind);  // "gpu", "cpu", "pcie-switch", ...
 [[nodiscard]] std::string_view link_kind_name(LinkKind kind);      // "nvlink", "pcie", ...

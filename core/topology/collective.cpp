@@ -12,40 +12,15 @@
 namespace meshscope {
 
 std::string_view algorithm_name(CollectiveAlgorithm algorithm) {
-  switch (algorithm) {
-    case CollectiveAlgorithm::ring:
-      return "ring";
-    case CollectiveAlgorithm::tree:
-      return "tree";
-    case CollectiveAlgorithm::hierarchical:
-      return "hierarchical";
-    case CollectiveAlgorithm::pairwise:
-      return "pairwise";
-    case CollectiveAlgorithm::point_to_point:
-      return "p2p";
-    case CollectiveAlgorithm::nvls:
-      return "nvls";
-  }
-  return "?";
+  return enum_name(algorithm);
 }
 
 std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name) {
-  for (const auto a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::hierarchical,
-                       CollectiveAlgorithm::pairwise, CollectiveAlgorithm::point_to_point, CollectiveAlgorithm::nvls})
-    if (algorithm_name(a) == name) return a;
-  return std::nullopt;
+  return parse_enum<CollectiveAlgorithm>(name);
 }
 
 std::string_view protocol_name(Protocol protocol) {
-  switch (protocol) {
-    case Protocol::ll:
-      return "LL";
-    case Protocol::ll128:
-      return "LL128";
-    case Protocol::simple:
-      return "Simple";
-  }
-  return "?";
+  return enum_name(protocol);
 }
 
 const std::vector<LinkEfficiencySource>& link_efficiency_sources() {

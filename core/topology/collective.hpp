@@ -8,9 +8,11 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/collective_op.hpp"
+#include "core/enum_names.hpp"
 #include "core/options.hpp"
 #include "core/topology/channels.hpp"
 #include "core/topology/cluster.hpp"
@@ -19,7 +21,24 @@
 namespace meshscope {
 
 enum class CollectiveAlgorithm { ring, tree, hierarchical, pairwise, point_to_point, nvls };
+
+template <>
+struct EnumNames<CollectiveAlgorithm> {
+  static constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 6> table{
+      {{CollectiveAlgorithm::ring, "ring"},
+       {CollectiveAlgorithm::tree, "tree"},
+       {CollectiveAlgorithm::hierarchical, "hierarchical"},
+       {CollectiveAlgorithm::pairwise, "pairwise"},
+       {CollectiveAlgorithm::point_to_point, "p2p"},
+       {CollectiveAlgorithm::nvls, "nvls"}}};
+};
 enum class Protocol { ll, ll128, simple };
+
+template <>
+struct EnumNames<Protocol> {
+  static constexpr std::array<std::pair<Protocol, std::string_view>, 3> table{
+      {{Protocol::ll, "LL"}, {Protocol::ll128, "LL128"}, {Protocol::simple, "Simple"}}};
+};
 [[nodiscard]] std::string_view algorithm_name(CollectiveAlgorithm algorithm);
 [[nodiscard]] std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name);
 [[nodiscard]] std::string_view protocol_name(Protocol protocol);

@@ -8,55 +8,17 @@
 namespace meshscope {
 
 std::string_view mesh_axis_name(MeshAxis axis) {
-  switch (axis) {
-    case MeshAxis::tp:
-      return "tp";
-    case MeshAxis::cp:
-      return "cp";
-    case MeshAxis::dp:
-      return "dp";
-    case MeshAxis::pp:
-      return "pp";
-    case MeshAxis::ep:
-      return "ep";
-    case MeshAxis::etp:
-      return "etp";
-    case MeshAxis::edp:
-      return "edp";
-    case MeshAxis::fsdp_shard:
-      return "fsdp_shard";
-    case MeshAxis::fsdp_replicate:
-      return "fsdp_replicate";
-  }
-  return "?";
+  return enum_name(axis);
 }
 
 std::string_view axis_order_name(AxisOrder order) {
-  switch (order) {
-    case AxisOrder::megatron:
-      return "megatron";
-    case AxisOrder::torchtitan:
-      return "torchtitan";
-    case AxisOrder::tp_pp_dp:
-      return "tp-pp-dp";
-  }
-  return "?";
+  return enum_name(order);
 }
 
 bool parse_axis_order(std::string_view name, AxisOrder& order) {
-  if (name == "megatron") {
-    order = AxisOrder::megatron;
-    return true;
-  }
-  if (name == "torchtitan") {
-    order = AxisOrder::torchtitan;
-    return true;
-  }
-  if (name == "tp-pp-dp") {
-    order = AxisOrder::tp_pp_dp;
-    return true;
-  }
-  return false;
+  const auto parsed = parse_enum<AxisOrder>(name);
+  if (parsed) order = *parsed;
+  return parsed.has_value();
 }
 
 const AxisGroups* Placement::axis(MeshAxis a) const {

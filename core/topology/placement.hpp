@@ -1,10 +1,13 @@
 #pragma once
 // Placing a layout's mesh on the cluster: rank → GPU, and every process group of every axis.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/layout.hpp"
 #include "core/result.hpp"
 #include "core/topology/cluster.hpp"
@@ -13,6 +16,20 @@
 namespace meshscope {
 
 enum class MeshAxis { tp, cp, dp, pp, ep, etp, edp, fsdp_shard, fsdp_replicate };
+
+template <>
+struct EnumNames<MeshAxis> {
+  static constexpr std::array<std::pair<MeshAxis, std::string_view>, 9> table{
+      {{MeshAxis::tp, "tp"},
+       {MeshAxis::cp, "cp"},
+       {MeshAxis::dp, "dp"},
+       {MeshAxis::pp, "pp"},
+       {MeshAxis::ep, "ep"},
+       {MeshAxis::etp, "etp"},
+       {MeshAxis::edp, "edp"},
+       {MeshAxis::fsdp_shard, "fsdp_shard"},
+       {MeshAxis::fsdp_replicate, "fsdp_replicate"}}};
+};
 [[nodiscard]] std::string_view mesh_axis_name(MeshAxis axis);  // "tp", "cp", "dp", ...
 
 // Axis order, innermost (fastest-varying rank) first.
@@ -24,6 +41,12 @@ enum class MeshAxis { tp, cp, dp, pp, ep, etp, edp, fsdp_shard, fsdp_replicate }
 //               pipeline neighbours sit close (inside a node when TP·CP·PP fits), data-parallel
 //               replicas far apart; experts as megatron, within each stage's ranks.
 enum class AxisOrder { megatron, torchtitan, tp_pp_dp };
+
+template <>
+struct EnumNames<AxisOrder> {
+  static constexpr std::array<std::pair<AxisOrder, std::string_view>, 3> table{
+      {{AxisOrder::megatron, "megatron"}, {AxisOrder::torchtitan, "torchtitan"}, {AxisOrder::tp_pp_dp, "tp-pp-dp"}}};
+};
 [[nodiscard]] std::string_view axis_order_name(AxisOrder order);
 [[nodiscard]] bool parse_axis_order(std::string_view name, AxisOrder& order);
 

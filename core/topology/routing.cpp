@@ -8,23 +8,7 @@
 namespace meshscope {
 
 std::string_view path_tier_name(PathTier tier) {
-  switch (tier) {
-    case PathTier::same_gpu:
-      return "same-gpu";
-    case PathTier::nvlink:
-      return "nvlink";
-    case PathTier::pcie_switch:
-      return "pcie-switch";
-    case PathTier::numa:
-      return "numa";
-    case PathTier::cross_socket:
-      return "cross-socket";
-    case PathTier::same_leaf:
-      return "same-leaf";
-    case PathTier::spine:
-      return "spine";
-  }
-  return "?";
+  return enum_name(tier);
 }
 
 namespace {

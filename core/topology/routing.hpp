@@ -4,16 +4,30 @@
 // switches (PIX/PXB); then through the host bridge of one CPU (PHB, same NUMA domain); then
 // across CPU sockets (SYS); between hosts, through the NIC nearest to each GPU and the network
 // (same leaf switch, or up through the spine).
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope {
 
 enum class PathTier { same_gpu, nvlink, pcie_switch, numa, cross_socket, same_leaf, spine };
+
+template <>
+struct EnumNames<PathTier> {
+  static constexpr std::array<std::pair<PathTier, std::string_view>, 7> table{{{PathTier::same_gpu, "same-gpu"},
+                                                                               {PathTier::nvlink, "nvlink"},
+                                                                               {PathTier::pcie_switch, "pcie-switch"},
+                                                                               {PathTier::numa, "numa"},
+                                                                               {PathTier::cross_socket, "cross-socket"},
+                                                                               {PathTier::same_leaf, "same-leaf"},
+                                                                               {PathTier::spine, "spine"}}};
+};
 [[nodiscard]] std::string_view path_tier_name(PathTier tier);  // "nvlink", "pcie-switch", ...
 
 struct Route {

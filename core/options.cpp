@@ -32,6 +32,7 @@ std::string dtype_text(DType type) {
 template <class E>
 std::vector<std::string> names_of() {
   std::vector<std::string> names;
+  names.reserve(EnumNames<E>::table.size());
   for (const auto& [value, name] : EnumNames<E>::table) names.emplace_back(name);
   return names;
 }
@@ -981,6 +982,7 @@ const std::vector<ServingLayoutRow>& serving_layout_rows() {
 template <class T>
 std::vector<KeyInfo> infos_of(const std::vector<Row<T>>& rows) {
   std::vector<KeyInfo> infos;
+  infos.reserve(rows.size());
   for (const Row<T>& row : rows) infos.push_back(row.info);
   return infos;
 }
@@ -1101,7 +1103,7 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
 }
 
 Result<ServingWorkload> serving_from_keys(const KeyValues& keys, ServingWorkload w) {
-  return from_keys(serving_rows(), keys, std::move(w), "--serve");
+  return from_keys(serving_rows(), keys, w, "--serve");
 }
 
 Result<Layout> layout_from_keys(const KeyValues& keys, Layout l) {
@@ -1109,7 +1111,7 @@ Result<Layout> layout_from_keys(const KeyValues& keys, Layout l) {
 }
 
 Result<ServingLayout> serving_layout_from_keys(const KeyValues& keys, ServingLayout l) {
-  return from_keys(serving_layout_rows(), keys, std::move(l), "--layout");
+  return from_keys(serving_layout_rows(), keys, l, "--layout");
 }
 
 KeyValues serving_layout_to_keys(const ServingLayout& l) {

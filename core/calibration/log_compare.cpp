@@ -94,7 +94,7 @@ Result<LogComparison> compare_training_log(const MeasuredRun& run, const StepEst
   for (const auto& m : run.memory)
     if (m.after_iterations) (*m.after_iterations <= 1 ? first_memory : steady_memory) = true;
   if (first_memory && !steady_memory)
-    c.notes.push_back(
+    c.notes.emplace_back(
         "the memory reports are after the first iteration only (optimizer state and allocator growth may still "
         "differ from a steady step); the prediction is for a steady step");
   if (!run.excluded_iterations.empty())

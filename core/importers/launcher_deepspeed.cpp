@@ -178,7 +178,7 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
   } else if (micro_value) {
     micro = *micro_value;
   } else {
-    out.warnings.push_back("no batch size in the config: micro-batch 1 and no gradient accumulation assumed");
+    out.warnings.emplace_back("no batch size in the config: micro-batch 1 and no gradient accumulation assumed");
   }
   MS_TRY(micro_steps, product(micro, steps));
   MS_TRY(global_batch, product(micro_steps, dp));
@@ -213,7 +213,7 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
     keys.push_back({"precision", "bf16"});
   } else {
     keys.push_back({"precision", "bf16"});
-    out.unmodelled.push_back("neither fp16 nor bf16 enabled: fp32 training is not modelled (bf16 assumed)");
+    out.unmodelled.emplace_back("neither fp16 nor bf16 enabled: fp32 training is not modelled (bf16 assumed)");
   }
   // overlap_comm: the gradient reduction under the backward; stage3_prefetch_bucket_size 0: no prefetch.
   MS_TRY(overlap, reader.boolean("zero_optimization.overlap_comm"));

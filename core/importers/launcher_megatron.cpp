@@ -189,7 +189,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     MS_TRY(groups, optional_int("num-query-groups", 1));  // default 1 (arguments.py)
     model.num_kv_heads = groups;
   } else if (args.has("num-query-groups")) {
-    out.warnings.push_back("--num-query-groups without --group-query-attention has no effect (arguments.py)");
+    out.warnings.emplace_back("--num-query-groups without --group-query-attention has no effect (arguments.py)");
   }
   MS_TRY(kv_channels, optional_int("kv-channels", hidden / heads));  // hidden / heads when not given
   model.head_dim = kv_channels;
@@ -353,7 +353,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   bool sp = args.has("sequence-parallel");
   if (sp && tp == 1) {
     // validate_args: "Disabling sequence parallelism because tensor model parallelism is disabled".
-    out.warnings.push_back("--sequence-parallel with TP = 1 is turned off, as Megatron-LM does (validate_args)");
+    out.warnings.emplace_back("--sequence-parallel with TP = 1 is turned off, as Megatron-LM does (validate_args)");
     sp = false;
   }
   layout_keys.push_back({"sp", sp ? "true" : "false"});
@@ -384,7 +384,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     keys.push_back({"precision", fp8 ? "fp8" : "bf16"});
   } else {
     keys.push_back({"precision", fp8 ? "fp8" : "bf16"});
-    out.unmodelled.push_back("no --bf16 or --fp16: fp32 training is not modelled (bf16 assumed)");
+    out.unmodelled.emplace_back("no --bf16 or --fp16: fp32 training is not modelled (bf16 assumed)");
   }
   keys.push_back({"zero", distributed_optimizer ? "1" : "0"});
   if (args.has("grad-reduce-in-bf16")) keys.push_back({"grad_dtype", "bf16"});

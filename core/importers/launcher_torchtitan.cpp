@@ -320,7 +320,8 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
     if (compile.value_or(false) && tp > 1)
       keys.push_back({"tp_comm_overlap", "true"});
     else
-      out.warnings.push_back("enable_async_tensor_parallel has no effect without compile and TP > 1 (job_config.py)");
+      out.warnings.emplace_back(
+          "enable_async_tensor_parallel has no effect without compile and TP > 1 (job_config.py)");
   }
   MS_TRY(reshard, toml.text("parallelism.fsdp_reshard_after_forward"));
   if (reshard) {

@@ -100,7 +100,7 @@ LauncherExport export_torchtitan_toml(const Project& project) {
     if (interleaved) parallelism.insert("pipeline_parallel_layers_per_stage", layers_per_chunk(project));
   }
   if (!layout.sp && layout.tp > 1)
-    out.warnings.push_back("torchtitan's tensor parallelism always shards the norms over the sequence (SP)");
+    out.warnings.emplace_back("torchtitan's tensor parallelism always shards the norms over the sequence (SP)");
   root.insert("parallelism", std::move(parallelism));
 
   const int64_t local = layout.pp > 1 ? w.global_batch / std::max<int64_t>(1, layout.dp) : layout.micro_batch;
@@ -126,7 +126,7 @@ LauncherExport export_torchtitan_toml(const Project& project) {
     case RecomputeMode::selective:
       ac.insert("mode", "selective");
       ac.insert("selective_ac_option", "op");
-      out.warnings.push_back(
+      out.warnings.emplace_back(
           "Korthikanti's selective recomputation is not a torchtitan option: written as op-level "
           "selective AC");
       break;
@@ -180,7 +180,7 @@ LauncherExport export_megatron_args(const Project& project) {
       "--num-layers " + std::to_string(m.num_layers), "--hidden-size " + std::to_string(m.hidden_size),
       "--ffn-hidden-size " + std::to_string(m.ffn_hidden_size), "--num-attention-heads " + std::to_string(m.num_heads)};
   if (m.num_kv_heads != m.num_heads) {
-    model.push_back("--group-query-attention");
+    model.emplace_back("--group-query-attention");
     model.push_back("--num-query-groups " + std::to_string(m.num_kv_heads));
   }
   model.push_back("--kv-channels " + std::to_string(m.head_dim > 0 ? m.head_dim : m.hidden_size / m.num_heads));
@@ -190,16 +190,16 @@ LauncherExport export_megatron_args(const Project& project) {
   model.push_back(std::string("--position-embedding-type ") +
                   (m.position == PositionKind::rotary ? "rope" : "learned_absolute"));
   model.push_back(std::string("--normalization ") + (m.norm == NormKind::rmsnorm ? "RMSNorm" : "LayerNorm"));
-  if (m.mlp == MlpKind::gated) model.push_back("--swiglu");
-  if (!m.tied_embeddings) model.push_back("--untie-embeddings-and-output-weights");
+  if (m.mlp == MlpKind::gated) model.emplace_back("--swiglu");
+  if (!m.tied_embeddings) model.emplace_back("--untie-embeddings-and-output-weights");
   const bool bias = m.attn_out_bias || m.mlp_bias;
-  if (!bias) model.push_back("--disable-bias-linear");
-  if (!bias && m.qkv_bias) model.push_back("--add-qkv-bias");
+  if (!bias) model.emplace_back("--disable-bias-linear");
+  if (!bias && m.qkv_bias) model.emplace_back("--add-qkv-bias");
   if (bias && (!m.attn_out_bias || !m.mlp_bias || !m.qkv_bias))
-    out.warnings.push_back("Megatron-LM biases all linear layers or none (--disable-bias-linear): all are written");
-  if (m.qk_norm) model.push_back("--qk-layernorm");
-  model.push_back(m.dropout ? "--attention-dropout 0.1" : "--attention-dropout 0.0");
-  model.push_back(m.dropout ? "--hidden-dropout 0.1" : "--hidden-dropout 0.0");
+    out.warnings.emplace_back("Megatron-LM biases all linear layers or none (--disable-bias-linear): all are written");
+  if (m.qk_norm) model.emplace_back("--qk-layernorm");
+  model.emplace_back(m.dropout ? "--attention-dropout 0.1" : "--attention-dropout 0.0");
+  model.emplace_back(m.dropout ? "--hidden-dropout 0.1" : "--hidden-dropout 0.0");
   if (m.is_moe()) {
     model.push_back("--num-experts " + std::to_string(m.moe.num_experts));
     model.push_back("--moe-router-topk " + std::to_string(m.moe.top_k));
@@ -209,9 +209,9 @@ LauncherExport export_megatron_args(const Project& project) {
                       std::to_string(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size));
     if (m.moe.layer_frequency != 1) model.push_back("--moe-layer-freq " + std::to_string(m.moe.layer_frequency));
     if (m.moe.first_dense_layers > 0)
-      out.warnings.push_back("the leading dense layers are not written (give --moe-layer-freq as a list)");
+      out.warnings.emplace_back("the leading dense layers are not written (give --moe-layer-freq as a list)");
   }
-  if (m.mla.enabled()) out.warnings.push_back("multi-latent attention (--multi-latent-attention) is not written");
+  if (m.mla.enabled()) out.warnings.emplace_back("multi-latent attention (--multi-latent-attention) is not written");
   array("GPT_MODEL_ARGS", model);
 
   std::vector<std::string> training{"--micro-batch-size " + std::to_string(layout.micro_batch),
@@ -219,40 +219,40 @@ LauncherExport export_megatron_args(const Project& project) {
                                     "--train-iters " + quoted_placeholder(out, "TRAIN_ITERS", "the number of steps"),
                                     "--lr " + quoted_placeholder(out, "LR", "the learning rate")};
   const bool fp16 = w.compute_dtype == DType::fp16 || (w.compute_dtype == DType::fp8 && w.param_dtype == DType::fp16);
-  training.push_back(fp16 ? "--fp16" : "--bf16");
-  if (w.compute_dtype == DType::fp8) training.push_back("--fp8-format hybrid");
-  if (w.grad_dtype == DType::bf16) training.push_back("--grad-reduce-in-bf16");
-  if (w.zero_stage >= 1) training.push_back("--use-distributed-optimizer");
+  training.emplace_back(fp16 ? "--fp16" : "--bf16");
+  if (w.compute_dtype == DType::fp8) training.emplace_back("--fp8-format hybrid");
+  if (w.grad_dtype == DType::bf16) training.emplace_back("--grad-reduce-in-bf16");
+  if (w.zero_stage >= 1) training.emplace_back("--use-distributed-optimizer");
   if (w.zero_stage >= 2)
     out.warnings.push_back("ZeRO stage " + std::to_string(w.zero_stage) +
                            " is written as Megatron-LM's distributed optimizer (ZeRO-1)");
-  if (w.overlap_grad_reduce) training.push_back("--overlap-grad-reduce");
-  if (w.overlap_param_gather) training.push_back("--overlap-param-gather");
-  if (w.tp_comm_overlap) training.push_back("--tp-comm-overlap");
+  if (w.overlap_grad_reduce) training.emplace_back("--overlap-grad-reduce");
+  if (w.overlap_param_gather) training.emplace_back("--overlap-param-gather");
+  if (w.tp_comm_overlap) training.emplace_back("--tp-comm-overlap");
   switch (w.recompute) {
     case RecomputeMode::none:
       break;
     case RecomputeMode::selective:
-      training.push_back("--recompute-granularity selective");
+      training.emplace_back("--recompute-granularity selective");
       break;
     case RecomputeMode::op:
-      training.push_back("--recompute-granularity selective");
-      out.warnings.push_back("torchtitan's op-level AC is written as Megatron-LM's selective recomputation");
+      training.emplace_back("--recompute-granularity selective");
+      out.warnings.emplace_back("torchtitan's op-level AC is written as Megatron-LM's selective recomputation");
       break;
     case RecomputeMode::full:
-      training.push_back("--recompute-granularity full");
-      training.push_back("--recompute-method uniform");
-      training.push_back("--recompute-num-layers 1");
+      training.emplace_back("--recompute-granularity full");
+      training.emplace_back("--recompute-method uniform");
+      training.emplace_back("--recompute-num-layers 1");
       break;
     case RecomputeMode::layers:
-      training.push_back("--recompute-granularity full");
-      training.push_back("--recompute-method block");
+      training.emplace_back("--recompute-granularity full");
+      training.emplace_back("--recompute-method block");
       training.push_back("--recompute-num-layers " + std::to_string(w.recompute_layers));
       break;
   }
-  if (w.cuda_graphs) training.push_back("--cuda-graph-impl local");
-  if (!w.flash_attention) training.push_back("--attention-backend unfused");
-  if (w.eager_kernels) out.warnings.push_back("eager element-wise kernels are not a Megatron-LM option");
+  if (w.cuda_graphs) training.emplace_back("--cuda-graph-impl local");
+  if (!w.flash_attention) training.emplace_back("--attention-backend unfused");
+  if (w.eager_kernels) out.warnings.emplace_back("eager element-wise kernels are not a Megatron-LM option");
   array("TRAINING_ARGS", training);
 
   std::vector<std::string> parallel{"--tensor-model-parallel-size " + std::to_string(layout.tp),
@@ -260,13 +260,13 @@ LauncherExport export_megatron_args(const Project& project) {
                                     "--context-parallel-size " + std::to_string(layout.cp)};
   if (layout.vpp > 1)
     parallel.push_back("--num-layers-per-virtual-pipeline-stage " + std::to_string(layers_per_chunk(project)));
-  if (layout.sp && layout.tp > 1) parallel.push_back("--sequence-parallel");
-  if (w.cp_all_to_all) parallel.push_back("--cp-comm-type a2a");
+  if (layout.sp && layout.tp > 1) parallel.emplace_back("--sequence-parallel");
+  if (w.cp_all_to_all) parallel.emplace_back("--cp-comm-type a2a");
   if (m.is_moe()) {
     parallel.push_back("--expert-model-parallel-size " + std::to_string(layout.ep));
     parallel.push_back("--expert-tensor-parallel-size " + std::to_string(layout.etp));
   }
-  if (!layout.stage_layers.empty()) out.warnings.push_back("the uneven stage split is not written");
+  if (!layout.stage_layers.empty()) out.warnings.emplace_back("the uneven stage split is not written");
   array("MODEL_PARALLEL_ARGS", parallel);
   // --vocab-size is what the embedding is sized by (NullTokenizer); a Hugging Face tokenizer brings its own.
   array("DATA_ARGS",
@@ -285,7 +285,7 @@ LauncherExport export_deepspeed_json(const Project& project) {
   const Layout& layout = project.layout;
   const TrainingWorkload& w = project.training;
   if (layout.tp > 1 || layout.pp > 1 || layout.cp > 1 || layout.ep > 1)
-    out.warnings.push_back(
+    out.warnings.emplace_back(
         "a DeepSpeed config holds data parallelism only: TP, PP, CP and EP are the training "
         "script's (Megatron-DeepSpeed arguments)");
   const int64_t per_step = layout.micro_batch * layout.dp;
@@ -294,7 +294,7 @@ LauncherExport export_deepspeed_json(const Project& project) {
   doc["train_micro_batch_size_per_gpu"] = layout.micro_batch;
   doc["gradient_accumulation_steps"] = per_step > 0 ? w.global_batch / per_step : 1;
   const bool fp16 = w.compute_dtype == DType::fp16 || w.param_dtype == DType::fp16;
-  if (w.compute_dtype == DType::fp8) out.warnings.push_back("FP8 is not a DeepSpeed config option: bf16 written");
+  if (w.compute_dtype == DType::fp8) out.warnings.emplace_back("FP8 is not a DeepSpeed config option: bf16 written");
   doc["fp16"] = {{"enabled", fp16}};
   doc["bf16"] = {{"enabled", !fp16}};
   nlohmann::ordered_json zero;

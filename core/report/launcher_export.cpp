@@ -35,7 +35,7 @@ int64_t layers_per_chunk(const Project& project) {
 }
 
 std::string placeholder(LauncherExport& out, const std::string& name, const std::string& what) {
-  const std::string marked = "<" + name + ">";
+  std::string marked = "<" + name + ">";
   out.placeholders.push_back(marked + ": " + what);
   return marked;
 }

@@ -175,7 +175,10 @@ class MainWindow final : public QMainWindow {
 
  private:
   void create_docks();
-  void create_menus();
+  void create_menus();  // the three below, then View
+  void create_file_menu();
+  void create_export_menu(QMenu* file);
+  void create_edit_menu();
   void rebuild_recent_menu();
   QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
   // After every command (and its undo, redo) and a new project: the views and the evaluation follow.

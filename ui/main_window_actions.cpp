@@ -54,6 +54,14 @@ constexpr int kMaxRecentFiles = 8;
 }  // namespace
 
 void MainWindow::create_menus() {
+  create_file_menu();
+  create_edit_menu();
+  QMenu* view_menu = menuBar()->addMenu(tr("&View"));
+  for (const auto& [name, dock] : docks_) view_menu->addAction(dock->toggleViewAction());
+}
+
+// File: new, open, recent, save, the imports, the exports and quit.
+void MainWindow::create_file_menu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QMenu* new_menu = file->addMenu(tr("&New"));
   QAction* new_default = new_menu->addAction(tr("Default project"));
@@ -183,6 +191,14 @@ void MainWindow::create_menus() {
                                           0, 0, 1 << 30, 8, &ok);
     if (ok) importLauncherConfig(path, gpus);
   });
+  create_export_menu(file);
+  QAction* quit = file->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QMainWindow::close);
+}
+
+// File → Export: the view in front, the ranked table, the estimate, launcher configs.
+void MainWindow::create_export_menu(QMenu* file) {
   QMenu* export_menu = file->addMenu(tr("&Export"));
   QAction* export_png = export_menu->addAction(tr("View in front as PNG…"));
   QAction* export_svg = export_menu->addAction(tr("View in front as SVG…"));
@@ -225,10 +241,10 @@ void MainWindow::create_menus() {
     });
   }
   file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"));
-  quit->setShortcut(QKeySequence::Quit);
-  connect(quit, &QAction::triggered, this, &QMainWindow::close);
+}
 
+// Edit: undo and redo (one history), autosave, the calibrations.
+void MainWindow::create_edit_menu() {
   QMenu* edit_menu = menuBar()->addMenu(tr("&Edit"));
   // One history: the topology editor's toolbar undoes and redoes the same steps.
   QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
@@ -267,9 +283,6 @@ void MainWindow::create_menus() {
     const QString summary = calibrateFromNcclTests(logs);
     if (!summary.isEmpty()) showNcclComparison(summary);
   });
-
-  QMenu* view_menu = menuBar()->addMenu(tr("&View"));
-  for (const auto& [name, dock] : docks_) view_menu->addAction(dock->toggleViewAction());
 }
 
 void MainWindow::rebuild_recent_menu() {

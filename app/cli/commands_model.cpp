@@ -135,9 +135,7 @@ int cmd_keys(const Args& args) {
     scopes = {*it};
   }
   if (args.json) {
-    json doc = json::array();
-    for (const KeyScope scope : scopes) doc.push_back(key_table_report(scope));
-    std::cout << (scopes.size() == 1 ? doc.front() : doc).dump(2) << "\n";
+    std::cout << (scopes.size() == 1 ? key_table_report(scopes.front()) : key_tables_report(scopes)).dump(2) << "\n";
     return 0;
   }
   for (const KeyScope scope : scopes)

@@ -56,4 +56,10 @@ nlohmann::json key_table_report(KeyScope scope) {
   return {{"scope", key_scope_name(scope)}, {"keys", keys}};
 }
 
+nlohmann::json key_tables_report(const std::vector<KeyScope>& scopes) {
+  nlohmann::json doc = nlohmann::json::array();
+  for (const KeyScope scope : scopes) doc.push_back(key_table_report(scope));
+  return doc;
+}
+
 }  // namespace meshscope

@@ -3,6 +3,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <string_view>
+#include <vector>
 
 #include "core/options.hpp"
 
@@ -11,6 +12,8 @@ namespace meshscope {
 // {"scope": "train", "keys": [{"name", "alias", "type", "choices", "values", "unit", "default", "meaning",
 // "source"}, ...]}
 [[nodiscard]] nlohmann::json key_table_report(KeyScope scope);
+// Several scopes: an array of key_table_report's documents.
+[[nodiscard]] nlohmann::json key_tables_report(const std::vector<KeyScope>& scopes);
 [[nodiscard]] std::string_view key_scope_name(KeyScope scope);
 
 }  // namespace meshscope

@@ -5,15 +5,13 @@
 #include <cstdio>
 #include <utility>
 
+#include "core/calibration/trace_compare.hpp"
 #include "core/catalogue.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/estimate/gemm_rate.hpp"
 
 namespace meshscope {
 namespace {
-
-constexpr double kMinGemmEfficiency = 0.05;  // as gemm_efficiency_hint (trace_compare.cpp)
-constexpr double kMaxGemmEfficiency = 1.0;
 
 LogCompareRow stats_row(const std::string& quantity, const std::string& unit, const SpreadStats& s,
                         std::optional<double> predicted, std::string note = {}) {
@@ -111,34 +109,13 @@ Result<LogGemmHint> step_time_gemm_hint(double measured_step_s, const ModelSpec&
   if (!(measured_step_s > 0))
     return make_error(ErrorCode::invalid_argument, "no measured step time to calibrate the GEMM efficiency from");
   EstimateOptions o = options;
-  const auto predicted = [&](double gemm) -> Result<double> {
-    o.efficiency.gemm = gemm;
-    MS_TRY(e, estimate_step(model, workload, layout, cluster, router, o));
-    return e.step_time_s;
-  };
-  LogGemmHint hint;
-  // Unset, the GPU's measured share (core/estimate/gemm_rate.hpp) is where the calibration starts.
-  const auto gpu = find_gpu(cluster.gpus.empty() ? "h100-sxm" : cluster.device(cluster.gpus.front()).gpu_model);
-  hint.before = options.efficiency.gemm.value_or(
-      gpu ? gemm_share_of_peak(*gpu, workload.compute_dtype, options.efficiency) : kUnmeasuredGemmShare);
-  MS_TRY(start, predicted(hint.before));
-  hint.step_error_before = start / measured_step_s - 1;
-  double gemm = hint.before, step_s = start;
-  for (int i = 0; i < 40 && std::abs(step_s / measured_step_s - 1) > 1e-3; ++i) {
-    const double next = std::clamp(gemm * step_s / measured_step_s, kMinGemmEfficiency, kMaxGemmEfficiency);
-    if (std::abs(next - gemm) < 1e-6) break;
-    gemm = next;
-    MS_TRY(again, predicted(gemm));
-    step_s = again;
-  }
-  hint.after = std::clamp(std::round(gemm * 1000) / 1000, kMinGemmEfficiency, kMaxGemmEfficiency);
-  MS_TRY(after, predicted(hint.after));
-  hint.step_error_after = after / measured_step_s - 1;
-  hint.at_limit = hint.after <= kMinGemmEfficiency || hint.after >= kMaxGemmEfficiency;
-  char key[32];
-  std::snprintf(key, sizeof key, "gemm=%.3f", hint.after);
-  hint.efficiency_key = key;
-  return hint;
+  MS_TRY(fit, fit_gemm_efficiency(measured_step_s, workload, cluster, options, 40, [&](double gemm) -> Result<double> {
+           o.efficiency.gemm = gemm;
+           MS_TRY(e, estimate_step(model, workload, layout, cluster, router, o));
+           return e.step_time_s;
+         }));
+  return LogGemmHint{fit.before,      fit.after,    fit.error_before,
+                     fit.error_after, fit.at_limit, std::move(fit.efficiency_key)};
 }
 
 }  // namespace meshscope

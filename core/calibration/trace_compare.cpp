@@ -392,6 +392,35 @@ Result<TraceComparison> compare_trace(const KinetoRunAnalysis& run, const StepEs
   return out;
 }
 
+Result<GemmFit> fit_gemm_efficiency(double measured, const TrainingWorkload& workload, const Cluster& cluster,
+                                    const EstimateOptions& options, int max_iterations,
+                                    const std::function<Result<double>(double gemm)>& predicted) {
+  GemmFit fit;
+  // Unset, the GPU's measured share (core/estimate/gemm_rate.hpp) is where the calibration starts.
+  const auto gpu = find_gpu(cluster.gpus.empty() ? "h100-sxm" : cluster.device(cluster.gpus.front()).gpu_model);
+  fit.before = options.efficiency.gemm.value_or(
+      gpu ? gemm_share_of_peak(*gpu, workload.compute_dtype, options.efficiency) : kUnmeasuredGemmShare);
+  MS_TRY(start, predicted(fit.before));
+  fit.error_before = start / measured - 1;
+  // Fixed point of gemm ← gemm · predicted / measured.
+  double gemm = fit.before, value = start;
+  for (int i = 0; i < max_iterations && std::abs(value / measured - 1) > 1e-3; ++i) {
+    const double next = std::clamp(gemm * value / measured, kMinGemmEfficiency, kMaxGemmEfficiency);
+    if (std::abs(next - gemm) < 1e-6) break;
+    gemm = next;
+    MS_TRY(again, predicted(gemm));
+    value = again;
+  }
+  fit.after = std::clamp(std::round(gemm * 1000) / 1000, kMinGemmEfficiency, kMaxGemmEfficiency);
+  MS_TRY(after, predicted(fit.after));
+  fit.error_after = after / measured - 1;
+  fit.at_limit = fit.after <= kMinGemmEfficiency || fit.after >= kMaxGemmEfficiency;
+  char key[32];
+  std::snprintf(key, sizeof key, "gemm=%.3f", fit.after);
+  fit.efficiency_key = key;
+  return fit;
+}
+
 Result<GemmEfficiencyHint> gemm_efficiency_hint(double measured_compute_s, const ModelSpec& model,
                                                 const TrainingWorkload& workload, const Layout& layout,
                                                 const Cluster& cluster, const Router& router,
@@ -399,35 +428,15 @@ Result<GemmEfficiencyHint> gemm_efficiency_hint(double measured_compute_s, const
   if (!(measured_compute_s > 0))
     return make_error(ErrorCode::invalid_argument, "no measured compute time to calibrate the GEMM efficiency from");
   EstimateOptions o = options;
-  const auto predicted = [&](double gemm) -> Result<double> {
-    o.efficiency.gemm = gemm;
-    MS_TRY(e, estimate_step(model, workload, layout, cluster, router, o));
-    return predicted_compute_s(e);
-  };
-  GemmEfficiencyHint hint;
-  // Unset, the GPU's measured share (core/estimate/gemm_rate.hpp) is where the calibration starts.
-  const auto gpu = find_gpu(cluster.gpus.empty() ? "h100-sxm" : cluster.device(cluster.gpus.front()).gpu_model);
-  hint.before = options.efficiency.gemm.value_or(
-      gpu ? gemm_share_of_peak(*gpu, workload.compute_dtype, options.efficiency) : kUnmeasuredGemmShare);
-  MS_TRY(start, predicted(hint.before));
-  hint.compute_error_before = start / measured_compute_s - 1;
-  // Fixed point of gemm ← gemm · predicted / measured: only the GEMM share of compute scales with it.
-  double gemm = hint.before, compute_s = start;
-  for (int i = 0; i < 30 && std::abs(compute_s / measured_compute_s - 1) > 1e-3; ++i) {
-    const double next = std::clamp(gemm * compute_s / measured_compute_s, kMinGemmEfficiency, kMaxGemmEfficiency);
-    if (std::abs(next - gemm) < 1e-6) break;
-    gemm = next;
-    MS_TRY(again, predicted(gemm));
-    compute_s = again;
-  }
-  hint.after = std::clamp(std::round(gemm * 1000) / 1000, kMinGemmEfficiency, kMaxGemmEfficiency);
-  MS_TRY(after, predicted(hint.after));
-  hint.compute_error_after = after / measured_compute_s - 1;
-  hint.at_limit = hint.after <= kMinGemmEfficiency || hint.after >= kMaxGemmEfficiency;
-  char key[32];
-  std::snprintf(key, sizeof key, "gemm=%.3f", hint.after);
-  hint.efficiency_key = key;
-  return hint;
+  // Only the GEMM share of compute scales with the efficiency.
+  MS_TRY(fit,
+         fit_gemm_efficiency(measured_compute_s, workload, cluster, options, 30, [&](double gemm) -> Result<double> {
+           o.efficiency.gemm = gemm;
+           MS_TRY(e, estimate_step(model, workload, layout, cluster, router, o));
+           return predicted_compute_s(e);
+         }));
+  return GemmEfficiencyHint{fit.before,      fit.after,    fit.error_before,
+                            fit.error_after, fit.at_limit, std::move(fit.efficiency_key)};
 }
 
 }  // namespace meshscope

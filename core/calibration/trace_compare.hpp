@@ -32,6 +32,7 @@
 // Relative error everywhere: predicted / measured − 1 (positive: the model predicts more time, or more bandwidth),
 // the convention of CollectiveComparison (core/calibration/calibrate.hpp).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -125,6 +126,19 @@ struct GemmEfficiencyHint {
   bool at_limit = false;       // the efficiency hit 0.05 or 1: the compute cannot be matched by GEMMs alone
   std::string efficiency_key;  // "gemm=0.412", for --efficiency
 };
+// The fixed point both fits share (this one on compute, log_compare.hpp's on the whole step): `predicted(gemm)` is
+// the quantity the model gives for a GEMM efficiency, `measured` what it must match, starting at the workload's GEMM
+// share on the cluster's GPU (or options.efficiency.gemm), at most `max_iterations` re-estimates.
+struct GemmFit {
+  double before = 0, after = 0;
+  double error_before = 0, error_after = 0;  // predicted / measured − 1
+  bool at_limit = false;
+  std::string efficiency_key;
+};
+[[nodiscard]] Result<GemmFit> fit_gemm_efficiency(double measured, const TrainingWorkload& workload,
+                                                  const Cluster& cluster, const EstimateOptions& options,
+                                                  int max_iterations,
+                                                  const std::function<Result<double>(double gemm)>& predicted);
 [[nodiscard]] Result<GemmEfficiencyHint> gemm_efficiency_hint(double measured_compute_s, const ModelSpec& model,
                                                               const TrainingWorkload& workload, const Layout& layout,
                                                               const Cluster& cluster, const Router& router,

@@ -10,15 +10,18 @@ namespace {
 
 using namespace meshscope;
 
+// The benchmark's argument is the search's thread count (SearchOptions::threads; 0: every core).
 void run(benchmark::State& state, const char* model_name, const char* cluster_spec, int64_t seq, int64_t batch) {
   const ModelSpec model = *model_preset(model_name);
   const Cluster cluster = *generate_cluster(cluster_spec);
   TrainingWorkload w;
   w.seq_len = seq;
   w.global_batch = batch;
+  SearchOptions options;
+  options.threads = static_cast<int>(state.range(0));
   int64_t evaluated = 0;
   for (auto _ : state) {
-    auto result = rank_layouts(model, w, cluster);
+    auto result = rank_layouts(model, w, cluster, options);
     evaluated += result->evaluated;
     benchmark::DoNotOptimize(result->layouts.data());
   }
@@ -30,12 +33,12 @@ void run(benchmark::State& state, const char* model_name, const char* cluster_sp
 void search_405b_16k_h100(benchmark::State& state) {
   run(state, "llama3.1-405b", "dgx-h100:nodes=2048", 8192, 2048);
 }
-BENCHMARK(search_405b_16k_h100)->Unit(benchmark::kMillisecond);
+BENCHMARK(search_405b_16k_h100)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Megatron's 1T model (SC21 Table 1) on 3,072 A100s, batch 3,072 × 2,048.
 void search_1t_3072_a100(benchmark::State& state) {
   run(state, "megatron-gpt-1008b", "dgx-a100:nodes=384", 2048, 3072);
 }
-BENCHMARK(search_1t_3072_a100)->Unit(benchmark::kMillisecond);
+BENCHMARK(search_1t_3072_a100)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -38,9 +38,8 @@ int cmd_rank(const Args& args) {
   if (!refine) return fail(refine.error());
   options.top = static_cast<int64_t>(*top);
   options.refine = static_cast<int64_t>(*refine);
-  // The ranking is the same for any number of threads (0: every core). One by default: the
-  // searches are a fraction of a second, and each thread builds its own evaluator and caches.
-  auto threads = number_arg(args, "--threads", 1);
+  // The ranking is the same for any number of threads; every core by default (0).
+  auto threads = number_arg(args, "--threads", 0);
   if (!threads) return fail(threads.error());
   if (*threads != static_cast<double>(static_cast<int>(*threads)) || *threads > 4096)
     return fail("--threads must be a whole number (0: every core)");

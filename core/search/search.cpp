@@ -63,8 +63,9 @@ std::vector<int64_t> divisors(int64_t n, int64_t limit) {
 // what depends on a few of its degrees only.
 class Evaluator {
  public:
-  Evaluator(const ModelSpec& m, const Cluster& c, const SearchOptions& o)
-      : m_(m), cluster_(c), options_(o), router_(c) {
+  // The router is shared by the search's threads (its lazy caches are locked, routing.hpp).
+  Evaluator(const ModelSpec& m, const Cluster& c, const SearchOptions& o, const Router& router)
+      : m_(m), cluster_(c), options_(o), router_(router) {
     auto gpu = find_gpu(c.gpus.empty() ? "" : c.device(c.gpus.front()).gpu_model);
     gpu_ = gpu ? *gpu : *find_gpu("h100-sxm");
     sms_ = streaming_multiprocessors(gpu_);
@@ -199,7 +200,7 @@ class Evaluator {
   const ModelSpec& m_;
   const Cluster& cluster_;
   const SearchOptions& options_;
-  Router router_;
+  const Router& router_;
   GpuSpec gpu_;
   std::vector<double> split_, replicated_, experts_;
   std::vector<int64_t> moe_;
@@ -746,7 +747,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   SearchResult result;
   const int64_t gpus = cluster.num_gpus();
   if (gpus < 1) return make_error(ErrorCode::invalid_argument, "the cluster has no GPUs", "--cluster");
-  Evaluator ev(m, cluster, options);
+  const Router router(cluster);
+  Evaluator ev(m, cluster, options, router);
   int64_t per_node = 1;
   {
     std::unordered_map<int32_t, int64_t> counts;
@@ -823,7 +825,7 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
       std::vector<std::jthread> pool;
       for (size_t t = 1; t < threads; ++t)
         pool.emplace_back([&] {
-          Evaluator own(m, cluster, options);
+          Evaluator own(m, cluster, options, router);
           work(own);
         });
       work(ev);

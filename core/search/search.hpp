@@ -53,8 +53,9 @@ struct SearchOptions {
   EstimateOptions estimate;
   // Threads searching the TP × CP × PP meshes concurrently (0: std::thread::hardware_concurrency()).
   // The result is the same for any number, bit for bit: each thread has its own caches and the
-  // meshes' findings are joined in enumeration order.
-  int threads = 1;
+  // meshes' findings are joined in enumeration order. Every core by default (bench_search: the
+  // 1T-on-3,072-A100 search takes 110 ms on one thread and 59 ms on two on a 2-core machine).
+  int threads = 0;
   // Set to true (from another thread) to stop the search early; rank_layouts then returns an
   // Error whose message is kSearchCancelled. Checked once per TP × CP × PP mesh.
   const std::atomic<bool>* cancel = nullptr;

@@ -347,6 +347,7 @@ std::string run_sweep_point(const SweepPlan& plan, const SweepPoint& point) {
   options.objective = point.objective;
   options.top = plan.spec.top;
   options.refine = plan.spec.refine;
+  options.threads = 1;  // the sweep's threads are its points (run_sweep)
   auto result =
       rank_layouts(plan.models[point.model], plan.workloads[point.workload], *plan.clusters[point.cluster], options);
   ordered_json line;

@@ -186,6 +186,28 @@ DeviceId Router::switch_of(DeviceId nic) const {
   return up.valid() ? cluster_.other_end(up, nic) : DeviceId{};
 }
 
+const std::vector<int32_t>& Router::switch_distances(DeviceId source) const {
+  const std::lock_guard lock(*switch_distances_lock_);
+  auto [it, inserted] = switch_distances_.try_emplace(source.value);
+  std::vector<int32_t>& dist = it->second;
+  if (!inserted) return dist;  // an unordered_map's values stay where they are as it grows
+  const Cluster& c = cluster_;
+  dist.assign(c.devices.size(), -1);
+  dist[source.index()] = 0;
+  std::deque<DeviceId> frontier{source};
+  while (!frontier.empty()) {
+    const DeviceId d = frontier.front();
+    frontier.pop_front();
+    c.for_each_link(d, [&](LinkId l) {
+      const DeviceId next = c.other_end(l, d);
+      if (dist[next.index()] >= 0 || !is_switch(c.device(next).kind)) return;
+      dist[next.index()] = dist[d.index()] + 1;
+      frontier.push_back(next);
+    });
+  }
+  return dist;
+}
+
 bool Router::network_path(DeviceId from_nic, DeviceId to_nic, std::vector<LinkId>& path) const {
   const Cluster& c = cluster_;
   const LinkId up = nic_uplink_[from_nic.index()];
@@ -200,24 +222,7 @@ bool Router::network_path(DeviceId from_nic, DeviceId to_nic, std::vector<LinkId
   path.push_back(up);
   if (src != dst) {
     if (!is_switch(c.device(src).kind) || !is_switch(c.device(dst).kind)) return false;
-    // Distances over the switch graph from the source switch, cached per source.
-    auto [it, inserted] = switch_distances_.try_emplace(src.value);
-    std::vector<int32_t>& dist = it->second;
-    if (inserted) {
-      dist.assign(c.devices.size(), -1);
-      dist[src.index()] = 0;
-      std::deque<DeviceId> frontier{src};
-      while (!frontier.empty()) {
-        const DeviceId d = frontier.front();
-        frontier.pop_front();
-        c.for_each_link(d, [&](LinkId l) {
-          const DeviceId next = c.other_end(l, d);
-          if (dist[next.index()] >= 0 || !is_switch(c.device(next).kind)) return;
-          dist[next.index()] = dist[d.index()] + 1;
-          frontier.push_back(next);
-        });
-      }
-    }
+    const std::vector<int32_t>& dist = switch_distances(src);
     if (dist[dst.index()] < 0) return false;
     // Walk back from the destination; among equal-cost predecessors pick one by a hash of the
     // NIC pair (ECMP), so that flows spread over the spines.

@@ -6,6 +6,8 @@
 // (same leaf switch, or up through the spine).
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -53,12 +55,16 @@ class Router {
   bool search(DeviceId from, DeviceId to, Stage stage, std::vector<LinkId>& path) const;
   bool network_path(DeviceId from_nic, DeviceId to_nic, std::vector<LinkId>& path) const;
   [[nodiscard]] DeviceId switch_of(DeviceId nic) const;
+  // BFS distances over the switch graph from `source` (computed on first use, under the lock: one
+  // router serves every thread of a layout search).
+  [[nodiscard]] const std::vector<int32_t>& switch_distances(DeviceId source) const;
 
   const Cluster& cluster_;
   std::vector<DeviceId> nearest_nic_;  // per device index (GPUs only)
   std::vector<LinkId> nic_uplink_;     // per device index: the NIC's link into the fabric
   // BFS distances over the switch graph, by source switch (computed on first use).
   mutable std::unordered_map<int32_t, std::vector<int32_t>> switch_distances_;
+  std::unique_ptr<std::mutex> switch_distances_lock_ = std::make_unique<std::mutex>();
 };
 
 }  // namespace meshscope

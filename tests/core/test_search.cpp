@@ -379,6 +379,7 @@ TEST_CASE("search: a search on several threads returns what one thread returns, 
   options.objective = k.objective;
   options.refine = k.refine;
   options.rejected_examples_per_reason = 5;  // small: the nearest misses cross the meshes
+  options.threads = 1;                       // the default is every core
   auto serial = rank_layouts(*model_preset(k.model), w, *cluster, options);
   REQUIRE(serial);
   const std::string expected = search_dump(*serial);

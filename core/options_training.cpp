@@ -1,0 +1,457 @@
+// The --train keys: one row per key of the training workload (the table's machinery:
+// options_rows.hpp). docs/cli.md's --train table is printed from these rows.
+#include "core/options_rows.hpp"
+
+namespace meshscope::key_rows {
+namespace {
+
+// A boolean field of the training workload.
+template <bool TrainingWorkload::*Field>
+TrainingRow training_bool(KeyInfo info, bool shown = true) {
+  info.type = KeyType::boolean;
+  return {std::move(info),
+          0,
+          0,
+          "",
+          [](TrainingWorkload& w, const Parsed& p) {
+            w.*Field = p.boolean;
+            return ok();
+          },
+          [](const TrainingWorkload& w) -> Get { return fmt_bool(w.*Field); },
+          shown};
+}
+
+// A dtype field of the training workload.
+template <DType TrainingWorkload::*Field>
+TrainingRow training_dtype(KeyInfo info, bool shown = true) {
+  info.type = KeyType::dtype;
+  info.choices = {"fp32", "bf16", "fp16", "fp8"};  // what training stores; parse_dtype reads int8/int4 too
+  return {std::move(info),
+          0,
+          0,
+          "",
+          [](TrainingWorkload& w, const Parsed& p) {
+            w.*Field = p.dtype;
+            return ok();
+          },
+          [](const TrainingWorkload& w) -> Get { return dtype_text(w.*Field); },
+          shown};
+}
+
+std::vector<TrainingRow> make_training_rows() {
+  std::vector<TrainingRow> rows;
+  rows.push_back({{"convention",
+                   "",
+                   KeyType::choice,
+                   {"zero", "megatron", "megatron-distopt", "playbook-fp32", "playbook-bf16"},
+                   "",
+                   "",
+                   "`megatron-distopt`",
+                   "sets the dtypes below (see [conventions](conventions.md)); applied before every other key",
+                   "ZeRO (Rajbhandari et al. SC20 §3.1), Megatron-LM's fp32 main grads and distributed optimizer, the "
+                   "Ultra-Scale Playbook"},
+                  0,
+                  0,
+                  "",
+                  [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
+                    if (!apply_training_convention(w, p.text))
+                      return p.bad("zero, megatron, megatron-distopt, playbook-fp32 or playbook-bf16");
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get { return w.convention; }});
+  rows.push_back({{"seq", "seq_len", KeyType::integer, {}, "", "tokens", "4096", "sequence length", ""},
+                  1,
+                  0,
+                  "",
+                  [](TrainingWorkload& w, const Parsed& p) {
+                    w.seq_len = p.integer;
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get { return std::to_string(w.seq_len); }});
+  rows.push_back({{"global_batch",
+                   "gbs",
+                   KeyType::integer,
+                   {},
+                   "",
+                   "sequences",
+                   "512",
+                   "sequences per optimizer step",
+                   "Megatron-LM `--global-batch-size`"},
+                  1,
+                  0,
+                  "",
+                  [](TrainingWorkload& w, const Parsed& p) {
+                    w.global_batch = p.integer;
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get { return std::to_string(w.global_batch); }});
+  rows.push_back({{"precision",
+                   "",
+                   KeyType::choice,
+                   {"bf16", "fp16", "fp8"},
+                   "",
+                   "",
+                   "`bf16`",
+                   "GEMM precision (fp8: mixed, weights stay 16-bit); sets the parameter dtype (and a 16-bit gradient "
+                   "dtype) to match",
+                   "Transformer Engine FP8 recipes (Micikevicius et al. 2022)"},
+                  0,
+                  0,
+                  "bf16, fp16 or fp8 (mixed precision)",
+                  [](TrainingWorkload& w, const Parsed& p) {
+                    const DType v = *parse_dtype(p.text);
+                    w.compute_dtype = v;
+                    w.param_dtype = v == DType::fp16 ? DType::fp16 : DType::bf16;
+                    if (w.grad_dtype != DType::fp32) w.grad_dtype = w.param_dtype;
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get { return dtype_text(w.compute_dtype); }});
+  rows.push_back(training_dtype<&TrainingWorkload::param_dtype>(
+      {"param_dtype", "", {}, {}, "", "", "from the convention", "storage of the weights", "docs/conventions.md"}));
+  rows.push_back(training_dtype<&TrainingWorkload::grad_dtype>(
+      {"grad_dtype",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "from the convention",
+       "storage of the gradient buffer (Megatron-LM's fp32 main grads: fp32)",
+       "docs/conventions.md"}));
+  rows.push_back({{"master",
+                   "",
+                   KeyType::text,
+                   {"fp32", "none"},
+                   "a dtype, or `none`",
+                   "",
+                   "from the convention",
+                   "the optimizer's master copy of the weights (`none`: the optimizer updates the weights in place)",
+                   "docs/conventions.md"},
+                  0,
+                  0,
+                  "",
+                  [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
+                    if (p.text == "none") {
+                      w.master_dtype = std::nullopt;
+                      return ok();
+                    }
+                    const auto type = parse_dtype(p.text);
+                    if (!type) return p.bad("fp32, bf16, fp16, fp8, int8 or int4");
+                    w.master_dtype = *type;
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get {
+                    return w.master_dtype ? dtype_text(*w.master_dtype) : std::string("none");
+                  }});
+  rows.push_back({{"optimizer",
+                   "",
+                   KeyType::choice,
+                   {"adam", "adamw", "sgd"},
+                   "",
+                   "",
+                   "`adam`",
+                   "Adam keeps 2 moments per parameter, SGD with momentum 1",
+                   "Kingma & Ba 2015"},
+                  0,
+                  0,
+                  "adam, adamw or sgd (with momentum)",
+                  [](TrainingWorkload& w, const Parsed& p) {
+                    w.optimizer = p.text == "sgd" ? Optimizer::sgd_momentum : Optimizer::adam;
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get { return std::string(optimizer_name(w.optimizer)); }});
+  rows.push_back({{"zero",
+                   "",
+                   KeyType::integer,
+                   {"0", "1", "2", "3"},
+                   "0–3",
+                   "",
+                   "1",
+                   "ZeRO stage: 1 shards optimizer state, 2 also gradients, 3 also parameters (FSDP)",
+                   "Rajbhandari et al. SC20 §5"},
+                  0,
+                  3,
+                  "0, 1, 2 or 3",
+                  [](TrainingWorkload& w, const Parsed& p) {
+                    w.zero_stage = static_cast<int>(p.integer);
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get { return std::to_string(w.zero_stage); }});
+  rows.push_back(
+      {{"recompute",
+        "",
+        KeyType::text,
+        {"none", "selective", "full", "op"},
+        "`none`, `selective`, `full`, `op`, or a number *n*",
+        "",
+        "`selective`",
+        "activation recomputation. `selective`: Korthikanti et al.'s (the attention core; Megatron "
+        "`--recompute-granularity selective`); `op`: torchtitan's op-level selective AC (`selective_ac_option = "
+        "\"op\"`: every second matmul of a block — wk, wo, w3 — and the element-wise ops recomputed, the other "
+        "matmuls and the attention output saved); *n*: the first *n* layers of each stage chunk fully recomputed",
+        "Korthikanti et al. 2022 §5; torchtitan/distributed/activation_checkpoint.py"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
+         // A name (none, selective, full, op), or n: the first n layers of each chunk ("layers").
+         if (const auto mode = parse_enum<RecomputeMode>(p.text); mode && *mode != RecomputeMode::layers) {
+           w.recompute = *mode;
+           return ok();
+         }
+         int64_t layers = 0;
+         const auto [end, ec] = std::from_chars(p.text.data(), p.text.data() + p.text.size(), layers);
+         if (ec != std::errc() || end != p.text.data() + p.text.size() || layers < 0) return p.bad("an integer ≥ 0");
+         w.recompute = RecomputeMode::layers;
+         w.recompute_layers = layers;
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get {
+         return w.recompute == RecomputeMode::layers ? std::to_string(w.recompute_layers)
+                                                     : std::string(recompute_name(w.recompute));
+       }});
+  rows.push_back(training_bool<&TrainingWorkload::flash_attention>(
+      {"flash", "", {}, {}, "", "", "true", "FlashAttention (no s×s scores stored)", "Dao et al. 2022"}));
+  rows.push_back(
+      {{"schedule", "", KeyType::choice, names_of<PipelineSchedule>(), "", "", "`1f1b`",
+        "pipeline schedule: the activations in flight (ZB-H2 2(p − s) − 1, DualPipe p + 1 chunks and both ends' "
+        "parameters) and, in `estimate`, the simulated timeline (one field: `1f1b` with `vpp > 1` is interleaved, "
+        "`interleaved` with `vpp = 1` is 1F1B, any other schedule with `vpp > 1` is an error; `estimate --schedule "
+        "S` is `--train schedule=S`; the app's schedule boxes set this key, and project files of version 2 that "
+        "kept a top-level `\"schedule\"` still set it)",
+        "docs/schedules.md (Narayanan et al. SC21, Qi et al. 2024, DeepSeek-V3 §3.2.1)"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.schedule = *parse_enum<PipelineSchedule>(p.text);
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.schedule)); }});
+  rows.push_back({{"cp_comm",
+                   "",
+                   KeyType::choice,
+                   {"p2p", "a2a"},
+                   "",
+                   "",
+                   "`p2p`",
+                   "context parallelism's exchange: `p2p` ring attention (K/V passed around the CP ring), `a2a` "
+                   "Ulysses (all-to-alls of the heads)",
+                   "Megatron-LM `--cp-comm-type p2p|a2a`; Jacobs et al. 2023 (DeepSpeed-Ulysses)"},
+                  0,
+                  0,
+                  "p2p (ring attention) or a2a (Ulysses)",
+                  [](TrainingWorkload& w, const Parsed& p) {
+                    w.cp_all_to_all = p.text == "a2a";
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get { return std::string(w.cp_all_to_all ? "a2a" : "p2p"); }});
+  rows.push_back(training_bool<&TrainingWorkload::tp_comm_overlap>(
+      {"tp_comm_overlap",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "false (Megatron-LM: off unless `--tp-comm-overlap`)",
+       "Megatron `--tp-comm-overlap`, Transformer Engine userbuffers: each sequence-parallel all-gather and "
+       "reduce-scatter runs in chunks under its GEMM (ring-exchange all-gathers in TP steps, reduce-scatters "
+       "pipelined over 4 GEMM chunks, bulk ones beside the weight-gradient GEMMs — TE `initialize_ub` defaults); "
+       "hidden up to the GEMM time, and the GEMMs under the pipelined and bulk kernels run on the SMs those 16 do not "
+       "take (`num_sm`, `set_sm_margin`), which is charged to TP. Needs `sp=true` (Megatron asserts it): without SP "
+       "it is not applied and `assumptions` says so. MoE experts' collectives stay exposed",
+       "transformer_engine/pytorch/module/base.py initialize_ub; megatron/training/arguments.py"}));
+  rows.push_back(training_bool<&TrainingWorkload::overlap_grad_reduce>(
+      {"overlap_grad_reduce",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "false (Megatron-LM: off unless `--overlap-grad-reduce`)",
+       "Megatron `--overlap-grad-reduce`: the bucketed (max(40 M, 1 M × DP) parameters) gradient all-reduce or "
+       "reduce-scatter starts bucket by bucket under the last micro-batch's backward; exposed: what that backward "
+       "cannot hide, and at least the last bucket. Off: all of it after the backward. Not applied under FSDP "
+       "(`zero=3`), whose reduce-scatters always overlap",
+       "megatron/core/distributed/distributed_data_parallel.py (bucket_size)"}));
+  rows.push_back(training_bool<&TrainingWorkload::overlap_param_gather>(
+      {"overlap_param_gather",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "false (Megatron-LM: off unless `--overlap-param-gather`)",
+       "Megatron `--overlap-param-gather`: the distributed optimizer's parameter all-gather, dispatched after the "
+       "optimizer step and waited for bucket by bucket in the next step's forward; exposed: what the first "
+       "micro-batch's forward cannot hide, and at least the first bucket. Off: all of it after the optimizer step. "
+       "Refused without `overlap_grad_reduce` (as Megatron refuses it); with `zero=0` (no distributed optimizer) or "
+       "`zero=3` not applied, and `assumptions` says so",
+       "megatron/core/optimizer/distrib_optimizer.py; megatron/training/arguments.py validate_args"}));
+  rows.push_back(training_bool<&TrainingWorkload::fsdp_prefetch>(
+      {"fsdp_prefetch",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "true (PyTorch FSDP2: one block ahead)",
+       "FSDP (`zero=3`): the next block's all-gather issued under this block's compute (FSDP2's implicit forward "
+       "and default backward prefetch); per block only the communication beyond its compute is exposed, plus the "
+       "step's first all-gather and last reduce-scatter. false: every all-gather waits",
+       "torch/distributed/fsdp/_fully_shard (FSDP2 prefetching)"}));
+  rows.push_back(
+      {{"reshard_after_forward", "", KeyType::text, names_of<ReshardAfterForward>(),
+        "`default`, `always` (`true`), `never` (`false`)", "", "`default` (torchtitan's `fsdp_reshard_after_forward`)",
+        "FSDP (`zero=3`): whether a block's gathered parameters are freed after its forward and gathered again for "
+        "its backward. `default` is torchtitan's: every block but the last without PP, none with PP. Ignored unless "
+        "`zero=3`. Time only: the memory budget still holds one gathered block, not the blocks kept unsharded "
+        "between forward and backward",
+        "torchtitan/models/llama3/infra/parallelize.py apply_fsdp"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
+         // torchtitan's policy names, and FSDP2's booleans for always/never.
+         if (const auto policy = parse_enum<ReshardAfterForward>(p.text)) {
+           w.reshard_after_forward = *policy;
+           return ok();
+         }
+         const bool yes = p.text == "true" || p.text == "1" || p.text == "on" || p.text == "yes";
+         const bool no = p.text == "false" || p.text == "0" || p.text == "off" || p.text == "no";
+         if (!yes && !no) return p.bad("default, always (true) or never (false)");
+         w.reshard_after_forward = yes ? ReshardAfterForward::always : ReshardAfterForward::never;
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get {
+         return std::string(reshard_after_forward_name(w.reshard_after_forward));
+       }});
+  rows.push_back(training_bool<&TrainingWorkload::cuda_graphs>(
+      {"cuda_graphs",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "false (eager PyTorch)",
+       "Megatron-LM `--cuda-graph-impl` / `--external-cuda-graph`, TE `make_graphed_callables`, torch.compile "
+       "`mode=\"reduce-overhead\"`: captured kernels replay without host dispatch — whole dense layers, and of a "
+       "dropless MoE layer the attention part only. Off: every pass over a layer takes the longer of its GPU time "
+       "and its host dispatch ([host dispatch](estimate.md#fixed-costs-that-dominate-small-models))",
+       "CUDA programming guide, CUDA graphs; megatron/core/token_dispatcher.py (the host sync)"}));
+  rows.push_back(
+      {{"kernels",
+        "",
+        KeyType::choice,
+        {"fused", "eager"},
+        "",
+        "",
+        "`fused`",
+        "the element-wise kernels: `fused` as Megatron-LM/Transformer Engine (fused RMSNorm, RoPE, activations) or "
+        "torch.compile run them; `eager`: PyTorch's composites as torchtitan runs them without compile — RMSNorm's "
+        "upcast, pow, mean and products (28 + 4e bytes per element forward, 56 + 8e backward, against 2e and 3e "
+        "fused), RoPE through fp32 complex numbers, SwiGLU's backward in two kernels, and their host dispatch "
+        "([estimate.md](estimate.md#1-work-per-layer-and-micro-batch))",
+        "torchtitan/models/llama3/model (RMSNorm, apply_rotary_emb); Transformer Engine fused kernels"},
+       0,
+       0,
+       "fused (Transformer Engine, torch.compile) or eager (PyTorch composites)",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.eager_kernels = p.text == "eager";
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return std::string(w.eager_kernels ? "eager" : "fused"); }});
+  rows.push_back(
+      {{"memory_framework", "", KeyType::choice, names_of<MemoryFramework>(), "", "",
+        "`auto` (FSDP2 for `zero=3`, Megatron-LM otherwise)",
+        "whose allocations the memory budget follows beyond the model states and saved activations: the loss "
+        "kernel's buffers, FSDP2's unsharded root and kept blocks and its side-stream pools, Megatron's main-grad "
+        "buffer and Transformer Engine's FP8 weight caches; `generic`: the framework-neutral budget ([estimate.md "
+        "§6](estimate.md#6-peak-memory-against-what-frameworks-allocate))",
+        "torch/distributed/fsdp/_fully_shard; megatron/core/distributed/param_and_grad_buffer.py"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.memory_framework = *parse_enum<MemoryFramework>(p.text);
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return std::string(memory_framework_name(w.memory_framework)); }});
+  add_runtime_rows(rows, true);
+  // Keys written only when they differ from their default.
+  rows.push_back(training_dtype<&TrainingWorkload::optimizer_state_dtype>(
+      {"optimizer_dtype", "", {}, {}, "", "", "`fp32`", "storage of the optimizer's moments", "docs/conventions.md"},
+      false));
+  rows.push_back(
+      training_dtype<&TrainingWorkload::activation_dtype>({"activation_dtype",
+                                                           "",
+                                                           {},
+                                                           {},
+                                                           "",
+                                                           "",
+                                                           "`bf16`",
+                                                           "storage of the saved activations (16-bit also under FP8)",
+                                                           "Korthikanti et al. 2022 §4"},
+                                                          false));
+  rows.push_back({{"dropout",
+                   "",
+                   KeyType::boolean,
+                   {},
+                   "",
+                   "",
+                   "the model's",
+                   "1-byte dropout masks",
+                   "Korthikanti et al. 2022 §4.1"},
+                  0,
+                  0,
+                  "",
+                  [](TrainingWorkload& w, const Parsed& p) {
+                    w.dropout = p.boolean;
+                    return ok();
+                  },
+                  [](const TrainingWorkload& w) -> Get {
+                    return w.dropout ? std::optional<std::string>(fmt_bool(*w.dropout)) : std::nullopt;
+                  },
+                  false});
+  rows.push_back(training_bool<&TrainingWorkload::output_layer_activations>(
+      {"output_activations",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "true",
+       "count final-norm input, head input and logits on the last stage",
+       "Korthikanti et al. 2022 §4.3"},
+      false));
+  rows.push_back(training_bool<&TrainingWorkload::fp32_logits>({"fp32_logits",
+                                                                "",
+                                                                {},
+                                                                {},
+                                                                "",
+                                                                "",
+                                                                "true",
+                                                                "logits stored in fp32 for the cross-entropy",
+                                                                "Korthikanti et al. 2022 §4.3"},
+                                                               false));
+  rows.push_back(training_bool<&TrainingWorkload::causal>({"causal",
+                                                           "",
+                                                           {},
+                                                           {},
+                                                           "",
+                                                           "",
+                                                           "true",
+                                                           "causal attention FLOPs (half the scores)",
+                                                           "FlashAttention's FLOP convention (Dao 2023)"},
+                                                          false));
+  return rows;
+}
+
+}  // namespace
+
+const std::vector<TrainingRow>& training_rows() {
+  static const std::vector<TrainingRow> rows = make_training_rows();
+  return rows;
+}
+
+}  // namespace meshscope::key_rows

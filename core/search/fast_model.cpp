@@ -1,0 +1,258 @@
+#include "core/search/fast_model.hpp"
+
+#include <cmath>
+
+#include "core/flops.hpp"
+
+namespace meshscope::search_detail {
+
+// The fast model: the same per-layer compute and collective times as estimate_step(), with the
+// pipeline makespan in closed form over the per-stage times and no link sharing between groups.
+Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default,
+            const ComputeEfficiency& efficiency) {
+  const Layout& l = c.layout;
+  const TrainingWorkload& w = c.workload;
+  const auto mb = static_cast<double>(std::max<int64_t>(num_micro_batches(w, l), 1));
+  // Layers per stage: even, or the explicit (Llama-3-style uneven) split; no allocation here,
+  // this runs for every candidate.
+  const auto stage_count = [&](int64_t s) {
+    return l.stage_layers.empty() ? m.num_layers / l.pp : l.stage_layers[static_cast<size_t>(s)];
+  };
+  const int64_t per_stage = stage_count(0);
+  const double e = dtype_bytes(w.activation_dtype);
+  const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
+  const double hidden_bytes = tokens * static_cast<double>(m.hidden_size) * e;
+
+  // Per-layer communication exposed (as in estimate_step): TP per pass, all of it, or with
+  // tp_comm_overlap what TE's chunked overlap leaves plus its SM charge (overlap.hpp).
+  const double tp_ag = l.tp > 1 && l.sp ? ev.collective(1, l.tp, CollectiveOp::all_gather, hidden_bytes) : 0.0;
+  const double tp_rs = l.tp > 1 && l.sp ? ev.collective(1, l.tp, CollectiveOp::reduce_scatter, hidden_bytes) : 0.0;
+  const double tp_layer =
+      l.tp > 1 ? (l.sp ? 2 * (tp_ag + tp_rs) : 2 * ev.collective(1, l.tp, CollectiveOp::all_reduce, hidden_bytes))
+               : 0.0;
+  TpLayerCost tp_dense{tp_layer, tp_layer}, tp_moe = tp_dense;
+  if (w.tp_comm_overlap && l.tp > 1 && l.sp) {
+    tp_dense = tp_overlapped_layer(ev.tp_gemms(l, w, false), tp_ag, tp_rs, l.tp, ev.sms());
+    if (m.is_moe()) tp_moe = tp_overlapped_layer(ev.tp_gemms(l, w, true), tp_ag, tp_rs, l.tp, ev.sms());
+  }
+  const double ep_layer =
+      (m.is_moe() && l.ep > 1)
+          ? 2 * ev.collective(l.etp, l.ep, CollectiveOp::all_to_all,
+                              tokens / (l.sp ? static_cast<double>(l.tp) : 1.0) * static_cast<double>(m.moe.top_k) *
+                                  static_cast<double>(m.hidden_size) * e)
+          : 0.0;
+  double cp_forward = 0, cp_backward = 0;
+  if (l.cp > 1) {
+    const double chunk = 2.0 * tokens * static_cast<double>(m.kv_width()) * e / static_cast<double>(l.tp);
+    const double t = ev.collective(l.tp, l.cp, CollectiveOp::send_recv, chunk);
+    cp_forward = static_cast<double>(l.cp - 1) * t;
+    cp_backward = 2 * cp_forward;
+  }
+  // Rank strides of the pipeline and of the gradient-reduction (DP×CP) groups under the order
+  // (the tp-pp-dp order is only enumerated with CP = 1, so DP×CP stays one strided group).
+  const bool pp_inside = c.order == AxisOrder::tp_pp_dp;
+  const int64_t pp_stride = pp_inside ? l.tp * l.cp : l.tp * l.cp * l.dp;
+  const int64_t dp_stride = pp_inside ? l.tp * l.pp : l.tp;
+  const double p2p =
+      l.pp > 1 ? ev.collective(pp_stride, 2, CollectiveOp::send_recv, hidden_bytes / static_cast<double>(l.tp)) : 0.0;
+
+  const WorkTime& dense = ev.layer(l, w, false);
+  const WorkTime* moe = m.is_moe() ? &ev.layer(l, w, true) : nullptr;
+  const auto& [embedding, head] = ev.ends(l, w);
+  const bool full = w.recompute == RecomputeMode::full;
+  // DualPipe (DeepSeek-V3 §3.2.1) runs a forward chunk's all-to-alls under the paired backward's
+  // compute and vice versa, and sends asynchronously (as estimate_step).
+  const bool dualpipe = c.schedule == PipelineSchedule::dualpipe && l.pp > 1;
+  const double ep_forward =
+      dualpipe && moe != nullptr ? std::max(0.0, ep_layer - moe->backward_input_s - moe->backward_weight_s) : ep_layer;
+  const double ep_backward = dualpipe && moe != nullptr ? std::max(0.0, ep_layer - moe->forward_s) : ep_layer;
+  std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
+  double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_forward = 0;
+  for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {
+    const int64_t stage_layers = stage_count(s);
+    const int64_t to = from + stage_layers;
+    const auto moe_count = static_cast<double>(ev.moe_layers(from, to));
+    const double dense_count = static_cast<double>(stage_layers) - moe_count;
+    auto stage = [&](double WorkTime::*field) {
+      return dense_count * dense.*field + (moe != nullptr ? moe_count * moe->*field : 0.0);
+    };
+    double f = stage(&WorkTime::forward_s) + dense_count * tp_dense.forward_s + moe_count * tp_moe.forward_s +
+               static_cast<double>(stage_layers) * std::max(0.0, cp_forward - 0.5 * dense.forward_s) +
+               moe_count * ep_forward;
+    double b = stage(&WorkTime::backward_input_s) + stage(&WorkTime::recompute_s) +
+               dense_count * (tp_dense.backward_s + (full ? tp_dense.forward_s : 0.0)) +
+               moe_count * (tp_moe.backward_s + (full ? tp_moe.forward_s : 0.0)) +
+               static_cast<double>(stage_layers) * std::max(0.0, cp_backward - 0.5 * dense.backward_input_s) +
+               moe_count * ep_backward;
+    double wt = stage(&WorkTime::backward_weight_s);
+    if (s == 0) {
+      f += embedding.forward_s;
+      wt += embedding.backward_weight_s;
+    }
+    if (s == l.pp - 1) {
+      f += head.forward_s;
+      b += head.backward_input_s;
+      wt += head.backward_weight_s;
+    }
+    if (s == 0) first_forward = f;
+    // Synchronous pipeline send/recv, as estimate_step (stage_sends); DualPipe's are asynchronous.
+    if (!dualpipe) {
+      const StageSends sends = stage_sends(s, l.pp, l.vpp);
+      f += sends.forward * p2p;
+      b += sends.backward * p2p;
+    }
+    const double t = f + b + wt;
+    stage_time[static_cast<size_t>(s)] = t;
+    if (s == 0) first_backward = b + wt;
+    t_sum += t;
+    t_max = std::max(t_max, t);
+    f_max = std::max(f_max, f);
+    b_max = std::max(b_max, b);
+    w_max = std::max(w_max, wt);
+  }
+  // Closed-form makespans (uniform-stage theory generalised to the slowest stage):
+  // 1F1B/GPipe (SC21 §2.2.1): (m − 1)·t_max + Σ t_s; interleaved (§2.2.2): the fill shrinks by v;
+  // ZB-H1 (Qi et al. 2024 §3): bubble (p − 1)(F + B − W).
+  const auto p = static_cast<double>(l.pp), v = static_cast<double>(l.vpp);
+  double makespan = (mb - 1) * t_max + t_sum;
+  if (l.vpp > 1) makespan = mb * t_max + (t_sum - t_max) / v;
+  if (c.schedule == PipelineSchedule::zb_h1 && l.pp > 1)
+    makespan = mb * t_max + (p - 1) * std::max(0.0, f_max + b_max - w_max);
+  if (dualpipe) {
+    // A rank runs half the micro-batches through stage r and half through stage p − 1 − r; the
+    // DualPipe README's bubble (PP/2 − 1)(F&B + B − 3W), with B a full backward and F&B = F + B,
+    // is (PP/2 − 1)(F + 2B − W) in input-gradient B and weight-gradient W.
+    double pair_max = 0;
+    for (int64_t r = 0; r < l.pp / 2; ++r)
+      pair_max = std::max(pair_max, stage_time[static_cast<size_t>(r)] + stage_time[static_cast<size_t>(l.pp - 1 - r)]);
+    makespan = 0.5 * mb * pair_max + (p / 2 - 1) * std::max(0.0, f_max + 2 * b_max - w_max);
+  }
+  makespan += 2 * (p - 1) * p2p;
+
+  // Data parallel and optimizer, as estimate_step().
+  const int64_t dp_cp = l.dp * l.cp;
+  const double dense_params =
+      ev.split(0, per_stage) / static_cast<double>(l.tp) + ev.replicated(0, per_stage) +
+      static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / static_cast<double>(l.tp);
+  double dp_exposed = 0;
+  if (dp_cp > 1) {
+    const double grads = dense_params * dtype_bytes(w.grad_dtype);
+    const double params = dense_params * dtype_bytes(w.param_dtype);
+    if (w.zero_stage >= 3) {
+      // FSDP per block and micro-batch under the first stage's compute (fsdp_exposed_s, as
+      // estimate_step), with the backward re-gathers of torchtitan's reshard policy.
+      const double layer_params = params / static_cast<double>(per_stage);
+      FsdpBlock block;
+      block.all_gather_s = ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, layer_params);
+      block.reduce_scatter_s =
+          ev.collective(dp_stride, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage));
+      double backward_gathers = 0;
+      for (int64_t i = 0; i < per_stage; ++i)
+        if (reshards_after_forward(w.reshard_after_forward, l.pp > 1, i == m.num_layers - 1))
+          backward_gathers += full ? 2.0 : 1.0;
+      block.backward_gathers = backward_gathers / static_cast<double>(per_stage);
+      block.forward_compute_s = first_forward / static_cast<double>(per_stage);
+      block.backward_compute_s = first_backward / static_cast<double>(per_stage);
+      const double blocks = mb * static_cast<double>(per_stage);
+      const double total = blocks * ((1 + block.backward_gathers) * block.all_gather_s + block.reduce_scatter_s);
+      dp_exposed = std::min(total, fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
+      dp_exposed += nccl_sm_slowdown_s(total - dp_exposed, w.runtime.nccl_channels, ev.sms());  // as estimate_step
+    } else {
+      // Megatron's buckets (as estimate_step): the gradient reduction under the last backward
+      // with overlap_grad_reduce, the distributed optimizer's gather under the first forward with
+      // overlap_param_gather, else after the backward and after the optimizer step.
+      const double bucket_params = std::max(bucket_params_default, 1e6 * static_cast<double>(dp_cp));
+      const double buckets = std::max(1.0, std::ceil(dense_params / bucket_params));
+      const double rs =
+          ev.collective(dp_stride, dp_cp, w.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter,
+                        grads / buckets);
+      const double ag =
+          w.zero_stage == 0 ? 0.0 : ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, params / buckets);
+      dp_exposed = (w.overlap_grad_reduce ? bucketed_exposed_s(buckets * rs, rs, first_backward) : buckets * rs) +
+                   (w.overlap_param_gather && w.zero_stage > 0 ? bucketed_exposed_s(buckets * ag, ag, first_forward)
+                                                               : buckets * ag);
+      dp_exposed += nccl_sm_slowdown_s(buckets * (rs + ag) - dp_exposed, w.runtime.nccl_channels, ev.sms());
+    }
+  }
+  const ComputeContext context{m, w, l, ev.gpu(), efficiency};
+  const double optimizer = optimizer_step_s(
+      context, dense_params + ev.experts(0, per_stage) / static_cast<double>(l.ep * l.etp), l.shard_group() * l.cp);
+
+  // Memory of the first and last stages (the peaks), as training_memory() counts it.
+  const int64_t expert_shard = std::max<int64_t>(l.expert_dp() * l.shard_group() / std::max<int64_t>(l.dp, 1), 1);
+  const ModelStateBytes dense_bytes = model_state_bytes_per_param(w, l.shard_group() * l.cp);
+  const ModelStateBytes expert_bytes = model_state_bytes_per_param(w, expert_shard);
+  const auto [embedding_act, output_act] = ev.outer_activations(l, w);
+  const auto [dense_act, dense_full] = ev.activation(l, w, false);
+  const std::pair<double, double> moe_act = m.is_moe() ? ev.activation(l, w, true) : std::pair{0.0, 0.0};
+  // What the candidate's schedule keeps in flight (GPipe, which the 1F1B closed form also times,
+  // when the workload asks for it).
+  const PipelineSchedule memory_schedule =
+      c.schedule == PipelineSchedule::one_f_one_b && w.schedule == PipelineSchedule::gpipe ? PipelineSchedule::gpipe
+                                                                                           : c.schedule;
+  // Per end stage (first, last): model states, activations of one micro-batch, temporary buffers.
+  double end_states[2] = {0, 0}, end_activation[2] = {0, 0};
+  const bool te_fp8 = te_fp8_memory({}, w);
+  // The recompute's largest materialisation of one layer (training_memory's largest_recompute).
+  double largest_recompute = 0;
+  if (full)
+    largest_recompute = std::max(dense_full, moe_act.second);
+  else if (w.recompute == RecomputeMode::selective || w.recompute == RecomputeMode::op)
+    largest_recompute = std::max(dense_full - dense_act, moe_act.second - moe_act.first);
+  const double communication = training_communication_bytes(m, w, l);
+  double peak = 0;
+  for (const int64_t s : {int64_t{0}, l.pp - 1}) {
+    const int64_t stage_layers = stage_count(s);
+    const int64_t from = s == 0 ? 0 : m.num_layers - stage_layers, to = from + stage_layers;
+    const auto moe_count = static_cast<double>(ev.moe_layers(from, to));
+    const double dense_count = static_cast<double>(stage_layers) - moe_count;
+    double dense_p = ev.split(from, to) / static_cast<double>(l.tp) + ev.replicated(from, to);
+    const double vocab_table =
+        static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / static_cast<double>(l.tp);
+    if (s == 0) dense_p += vocab_table + (embedding_params(m) - vocab_table * static_cast<double>(l.tp));
+    if (s == l.pp - 1) dense_p += final_norm_params(m) + ((!m.tied_embeddings || l.pp > 1) ? vocab_table : 0.0);
+    const double expert_p = ev.experts(from, to) / static_cast<double>(l.ep * l.etp);
+    double states = dense_p * dense_bytes.total() + expert_p * expert_bytes.total();
+    if (te_fp8) states += 2.0 * rank_gemm_weights(m, l, from, stage_layers);  // TE's FP8 weight caches
+    const double in_flight = in_flight_micro_batches(memory_schedule, s, l.pp, l.vpp, static_cast<int64_t>(mb));
+    double per_micro_batch = dense_count * dense_act + moe_count * moe_act.first;
+    if (s == 0) per_micro_batch += embedding_act;
+    const bool last = s == l.pp - 1;
+    if (last && w.output_layer_activations) per_micro_batch += output_act;
+    const double activations = per_micro_batch * in_flight;
+    const size_t end = s == 0 ? 0 : 1;
+    end_states[end] = states;
+    end_activation[end] = per_micro_batch;
+    // The framework's buffers (temporaries, side-stream pools) as training_memory's stage_buffers.
+    const StageBuffers buffers =
+        stage_buffers(m, w, l, {}, stage_params(m, l, s), largest_recompute, s == 0, last, false);
+    const double temporary = buffers.temporary;
+    const double total = states + activations + temporary + communication + w.runtime.runtime_bytes +
+                         (activations + temporary + communication) * w.runtime.allocator_fraction +
+                         buffers.all_gather_pool + buffers.loss_hole;
+    peak = std::max(peak, total);
+  }
+  if (dualpipe) {
+    // The end ranks hold both end stages (training_memory): their states, p + 1 chunks of either,
+    // and the last stage's temporaries (the logits gradient) beside the first's.
+    const double in_flight = in_flight_micro_batches(memory_schedule, 0, l.pp, l.vpp, static_cast<int64_t>(mb));
+    const double activations = 0.5 * (end_activation[0] + end_activation[1]) * in_flight;
+    StageParams both = stage_params(m, l, 0);
+    const StageParams mirror = stage_params(m, l, l.pp - 1);
+    both.dense += mirror.dense;
+    both.experts += mirror.experts;
+    both.largest_layer = std::max(both.largest_layer, mirror.largest_layer);
+    const StageBuffers buffers = stage_buffers(m, w, l, {}, both, largest_recompute, true, true, false);
+    const double temporary = buffers.temporary;
+    peak = end_states[0] + end_states[1] + activations + temporary + communication + w.runtime.runtime_bytes +
+           (activations + temporary + communication) * w.runtime.allocator_fraction + buffers.all_gather_pool +
+           buffers.loss_hole;
+  }
+  Score result;
+  result.step_time_s = makespan + dp_exposed + optimizer;
+  result.peak_memory_bytes = peak;
+  result.bubble_fraction = makespan > 0 ? std::max(0.0, 1 - t_sum * mb / (p * makespan)) : 0.0;
+  return result;
+}
+
+}  // namespace meshscope::search_detail

@@ -1,0 +1,205 @@
+#pragma once
+// The layout search's fast model (search.cpp enumerates, this scores): an Evaluator holds what
+// does not depend on the candidate and caches what depends on a few of its degrees; score() is the
+// step time and peak memory of one candidate from them. Internal to core/search.
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/activations.hpp"
+#include "core/catalogue.hpp"
+#include "core/estimate/compute.hpp"
+#include "core/estimate/overlap.hpp"
+#include "core/memory.hpp"
+#include "core/search/search.hpp"
+#include "core/topology/routing.hpp"
+
+namespace meshscope::search_detail {
+
+inline uint64_t key_of(std::initializer_list<int64_t> parts) {
+  uint64_t key = 1469598103934665603ULL;  // FNV-1a over the parts
+  for (const int64_t part : parts) {
+    key ^= static_cast<uint64_t>(part) + 0x9e3779b97f4a7c15ULL + (key << 6) + (key >> 2);
+    key *= 1099511628211ULL;
+  }
+  return key;
+}
+
+// Everything about the model and cluster that does not depend on the candidate, and caches of
+// what depends on a few of its degrees only.
+class Evaluator {
+ public:
+  // The router is shared by the search's threads (its lazy caches are locked, routing.hpp).
+  Evaluator(const ModelSpec& m, const Cluster& c, const SearchOptions& o, const Router& router)
+      : m_(m), cluster_(c), options_(o), router_(router) {
+    auto gpu = find_gpu(c.gpus.empty() ? "" : c.device(c.gpus.front()).gpu_model);
+    gpu_ = gpu ? *gpu : *find_gpu("h100-sxm");
+    sms_ = streaming_multiprocessors(gpu_);
+    // Per-layer parameters split the way memory.cpp's stage_params() splits them, as prefix sums.
+    const auto layers = static_cast<size_t>(m.num_layers);
+    split_.assign(layers + 1, 0);
+    replicated_.assign(layers + 1, 0);
+    experts_.assign(layers + 1, 0);
+    moe_.assign(layers + 1, 0);
+    for (size_t i = 0; i < layers; ++i) {
+      const LayerParams p = layer_params(m, static_cast<int64_t>(i));
+      split_[i + 1] = split_[i] + p.attention + p.mlp + p.shared_experts;
+      replicated_[i + 1] = replicated_[i] + p.norms + p.router;
+      experts_[i + 1] = experts_[i] + p.routed_experts;
+      moe_[i + 1] = moe_[i] + (m.is_moe_layer(static_cast<int64_t>(i)) ? 1 : 0);
+    }
+  }
+
+  const GpuSpec& gpu() const { return gpu_; }
+  // Per-stage scratch for a candidate's stage times (no allocation per candidate).
+  std::vector<double>& stage_times(size_t stages) {
+    if (stage_times_.size() < stages) stage_times_.resize(stages);
+    return stage_times_;
+  }
+  const Router& router() const { return router_; }
+
+  // The degrees one layer's compute depends on (EP: the local experts of a grouped GEMM,
+  // compute.cpp), as a cache key; and the first layer of the kind.
+  static uint64_t layer_key(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
+    return key_of({l.tp, l.cp, l.micro_batch, l.etp, l.ep, l.sp, static_cast<int64_t>(w.recompute), moe_layer});
+  }
+  int64_t first_layer(bool moe_layer) const {
+    int64_t index = 0;
+    while (index < m_.num_layers && m_.is_moe_layer(index) != moe_layer) ++index;
+    return std::min(index, m_.num_layers - 1);
+  }
+
+  // Compute of one dense or MoE layer for one micro-batch, cached by the degrees it depends on.
+  const WorkTime& layer(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
+    const uint64_t key = layer_key(l, w, moe_layer);
+    auto it = layer_cache_.find(key);
+    if (it != layer_cache_.end()) return it->second;
+    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    return layer_cache_.emplace(key, layer_compute(context, first_layer(moe_layer), false)).first->second;
+  }
+
+  // The GEMMs Transformer Engine overlaps the TP collectives with (overlap.hpp), per layer kind,
+  // cached by the same degrees as the layer's compute.
+  const TpOverlapGemms& tp_gemms(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
+    const uint64_t key = layer_key(l, w, moe_layer);
+    auto it = tp_gemm_cache_.find(key);
+    if (it != tp_gemm_cache_.end()) return it->second;
+    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    return tp_gemm_cache_.emplace(key, tp_overlap_gemms(layer_operations(context, first_layer(moe_layer))))
+        .first->second;
+  }
+  double sms() const { return sms_; }
+
+  const std::pair<WorkTime, WorkTime>& ends(const Layout& l, const TrainingWorkload& w) {
+    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch});
+    auto it = ends_cache_.find(key);
+    if (it != ends_cache_.end()) return it->second;
+    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    return ends_cache_.emplace(key, std::pair{embedding_compute(context), head_compute(context)}).first->second;
+  }
+
+  // Activation bytes of one layer and one micro-batch (and the full-layer bytes recompute needs).
+  std::pair<double, double> activation(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
+    const bool te_fp8 = te_fp8_memory({}, w);  // training_memory: GEMM inputs saved in FP8
+    const uint64_t key =
+        key_of({l.tp, l.cp, l.micro_batch, l.etp, l.sp, static_cast<int64_t>(w.recompute), moe_layer, te_fp8 ? 1 : 0});
+    auto it = activation_cache_.find(key);
+    if (it != activation_cache_.end()) return it->second;
+    ActivationConfig config = ActivationConfig::from(w, m_, l);
+    if (te_fp8) config.gemm_input_bytes = 1.0;
+    const int64_t index = first_layer(moe_layer);
+    const RecomputeMode mode = w.recompute == RecomputeMode::layers ? RecomputeMode::full : w.recompute;
+    const double kept = layer_activation_bytes(m_, index, config, mode);
+    const double full = layer_activation_bytes(m_, index, config, RecomputeMode::none);
+    return activation_cache_.emplace(key, std::pair{kept, full}).first->second;
+  }
+
+  // One call of a collective on the group of `size` ranks spaced by `stride` starting at rank 0
+  // (alone on the network: the fast model does not share links between groups).
+  double collective(int64_t stride, int64_t size, CollectiveOp op, double bytes) {
+    if (size <= 1 || bytes <= 0) return 0;
+    const uint64_t key = key_of({stride, size, static_cast<int64_t>(op)});
+    auto it = comm_cache_.find(key);
+    if (it == comm_cache_.end()) {
+      const uint64_t group_key = key_of({stride, size});
+      auto group = group_cache_.find(group_key);
+      if (group == group_cache_.end()) {
+        std::vector<DeviceId> gpus;
+        for (int64_t i = 0; i < size; ++i) gpus.push_back(cluster_.gpus[static_cast<size_t>(i * stride)]);
+        GroupPaths paths = group_paths(router_, gpus);
+        GroupBandwidth bandwidth = group_bandwidth(router_, paths, options_.estimate.comm.constants);
+        group = group_cache_.emplace(group_key, std::pair{std::move(paths), bandwidth}).first;
+      }
+      it = comm_cache_
+               .emplace(key, prepare_collective(router_, group->second.first, op, options_.estimate.comm.constants,
+                                                group->second.second))
+               .first;
+    }
+    return evaluate_collective(it->second, bytes, options_.estimate.comm.constants).time_s;
+  }
+
+  // Activations outside the layers, by (TP, CP, micro-batch, SP).
+  std::pair<double, double> outer_activations(const Layout& l, const TrainingWorkload& w) {
+    const uint64_t key = key_of({l.tp, l.cp, l.micro_batch, l.sp});
+    auto it = outer_cache_.find(key);
+    if (it != outer_cache_.end()) return it->second;
+    const ActivationConfig act = ActivationConfig::from(w, m_, l);
+    return outer_cache_
+        .emplace(key, std::pair{embedding_activation_bytes(m_, act), output_activation_bytes(m_, act, w.fp32_logits)})
+        .first->second;
+  }
+
+  double split(int64_t from, int64_t to) const {
+    return split_[static_cast<size_t>(to)] - split_[static_cast<size_t>(from)];
+  }
+  double replicated(int64_t from, int64_t to) const {
+    return replicated_[static_cast<size_t>(to)] - replicated_[static_cast<size_t>(from)];
+  }
+  double experts(int64_t from, int64_t to) const {
+    return experts_[static_cast<size_t>(to)] - experts_[static_cast<size_t>(from)];
+  }
+  int64_t moe_layers(int64_t from, int64_t to) const {
+    return moe_[static_cast<size_t>(to)] - moe_[static_cast<size_t>(from)];
+  }
+
+ private:
+  const ModelSpec& m_;
+  const Cluster& cluster_;
+  const SearchOptions& options_;
+  const Router& router_;
+  GpuSpec gpu_;
+  std::vector<double> split_, replicated_, experts_;
+  std::vector<int64_t> moe_;
+  std::unordered_map<uint64_t, WorkTime> layer_cache_;
+  std::unordered_map<uint64_t, TpOverlapGemms> tp_gemm_cache_;
+  double sms_ = 0;
+  std::unordered_map<uint64_t, std::pair<WorkTime, WorkTime>> ends_cache_;
+  std::unordered_map<uint64_t, std::pair<double, double>> activation_cache_;
+  std::unordered_map<uint64_t, std::pair<GroupPaths, GroupBandwidth>> group_cache_;
+  std::unordered_map<uint64_t, CollectiveModel> comm_cache_;
+  std::unordered_map<uint64_t, std::pair<double, double>> outer_cache_;
+  std::vector<double> stage_times_;
+};
+
+struct Candidate {
+  Layout layout;
+  TrainingWorkload workload;
+  PipelineSchedule schedule;
+  AxisOrder order = AxisOrder::megatron;
+};
+
+struct Score {
+  double step_time_s = 0;
+  double peak_memory_bytes = 0;
+  double bubble_fraction = 0;
+};
+
+// The fast model: the same per-layer compute and collective times as estimate_step(), with the
+// pipeline makespan in closed form over the per-stage times and no link sharing between groups.
+Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default,
+            const ComputeEfficiency& efficiency);
+
+}  // namespace meshscope::search_detail

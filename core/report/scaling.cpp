@@ -47,11 +47,13 @@ json point_json(const ScalingPoint& p) {
   return point;
 }
 
+// The mesh keys that are not 1 (tp, pp, dp and the micro-batch always), then the search's choices.
 std::string layout_line(const RankedLayout& r) {
   std::string text;
   for (const auto& [key, value] : ranked_layout_keys(r)) {
-    if (key == "order" && value == "megatron") continue;
-    if (key == "tp_comm_overlap" && value == "false") continue;
+    const bool always = key == "tp" || key == "pp" || key == "dp" || key == "micro_batch" || key == "recompute" ||
+                        key == "zero" || key == "schedule";
+    if (!always && (value == "1" || value == "0" || value == "false" || value == "megatron")) continue;
     text += (text.empty() ? "" : " ") + key + "=" + value;
   }
   return text;

@@ -80,6 +80,9 @@ PipelinePanel::PipelinePanel(ProjectDocument* document, QWidget* parent) : QWidg
   auto* row = new QHBoxLayout;
   row->addWidget(chart_, 1);
   in_flight_ = new InFlightChart(chart_, this);
+  // A click on the schedule gives the keys (space, arrows) to the animation.
+  chart_->setFocusPolicy(Qt::ClickFocus);
+  chart_->setFocusProxy(animation_);
   row->addWidget(in_flight_);
   layout->addLayout(row);
   connect(animation_, &PipelineAnimation::timeChanged, this, [this](double t_s) {

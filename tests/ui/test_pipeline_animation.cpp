@@ -7,11 +7,15 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "core/model_io.hpp"
+#include "core/project.hpp"
 #include "core/schedule/in_flight.hpp"
 #include "core/schedule/schedule.hpp"
 #include "qt_catch.hpp"
+#include "ui/main_window.hpp"
 #include "ui/pipeline_animation.hpp"
 #include "ui/pipeline_chart.hpp"
+#include "ui/pipeline_panel.hpp"
 
 using namespace meshscope;
 
@@ -105,4 +109,25 @@ TEST_CASE("pipeline animation: playing advances the cursor and stops at the last
   CHECK(!rig.animation.playing());
   CHECK(rig.animation.time() == times.back());
   for (const double held : rig.in_flight.inFlight()) CHECK(held == 0);
+}
+
+TEST_CASE("pipeline animation: in the pipeline view it runs over the evaluated schedule") {
+  auto text = read_text_file(std::string(MESHSCOPE_SOURCE_DIR) + "/examples/pipeline-llama3.1-70b-dgx-h100.json");
+  REQUIRE(text);
+  auto doc = parse_json_text(*text, "pipeline example");
+  REQUIRE(doc);
+  auto project = project_from_json(*doc, "pipeline example");
+  REQUIRE(project);
+  ui::MainWindow window(*project);
+  window.waitForEvaluation();
+  auto* panel = window.findChild<ui::PipelinePanel*>();
+  REQUIRE(panel != nullptr);
+  const ScheduleResult& schedule = panel->chart()->schedule();
+  REQUIRE(!schedule.events.empty());
+  CHECK(panel->animation()->eventTimes() == schedule_event_times(schedule));
+  const std::vector<double>& times = panel->animation()->eventTimes();
+  const double t = times[times.size() / 3];
+  panel->animation()->setTime(t);
+  CHECK(panel->chart()->cursorTime() == t);
+  CHECK(panel->inFlightChart()->inFlight() == in_flight_activations(schedule, t));
 }

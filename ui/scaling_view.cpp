@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -170,6 +171,13 @@ void ScalingView::projectChanged() {
   // Only what the searches depend on: a layout edit does not rerun them.
   Project inputs = search_inputs(document_->project());
   if (inputs_ && *inputs_ == inputs) return;
+  // A family whose node is not a divisor of the range's start (a 72-GPU rack, say): from one node to 128.
+  if (const auto family = parse_cluster_family(document_->project().cluster);
+      family && from_->value() % family->gpus_per_unit != 0) {
+    const QSignalBlocker b1(from_), b2(to_);
+    from_->setValue(static_cast<int>(family->gpus_per_unit));
+    to_->setValue(static_cast<int>(std::min<int64_t>(family->gpus_per_unit * 128, 65536)));
+  }
   request();
 }
 

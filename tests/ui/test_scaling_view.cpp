@@ -5,6 +5,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QSpinBox>
 #include <QUndoStack>
 
 #include "core/catalogue.hpp"
@@ -142,4 +143,16 @@ TEST_CASE("scaling view: an inline cluster has no family and says so") {
   wait_for(view);
   CHECK(!view.result());
   CHECK(!view.applyPoint(0));
+}
+
+TEST_CASE("scaling view: a family whose node does not divide the range starts at one node") {
+  Project project = small_project();
+  project.cluster = "gb200-nvl72:racks=1";
+  project.gpu_count = 72;
+  ui::ProjectDocument document(project);
+  ui::ScalingView view(&document);
+  auto* from = view.findChildren<QSpinBox*>().at(0);
+  auto* to = view.findChildren<QSpinBox*>().at(1);
+  CHECK(from->value() == 72);
+  CHECK(to->value() == 72 * 128);
 }

@@ -62,14 +62,19 @@ std::string layout_line(const RankedLayout& r) {
 }  // namespace
 
 json scaling_report(const ScalingResult& r) {
-  json points = json::array();
-  for (const ScalingPoint& p : r.points) points.push_back(point_json(p));
   json baseline = nullptr;
   if (r.has_baseline)
     baseline = {{"gpus", r.baseline_gpus},
                 {"tokens_per_s_per_gpu", r.baseline_tokens_per_s_per_gpu},
                 {"step_time_s", r.baseline_step_time_s},
                 {"definition", r.efficiency_definition}};
+  // Each point carries its efficiency's baseline too (issue 17: a percentage without its denominator is
+  // meaningless, also for a consumer that reads one point).
+  json points = json::array();
+  for (const ScalingPoint& p : r.points) {
+    points.push_back(point_json(p));
+    points.back()["baseline"] = baseline;
+  }
   return {{"mode", scaling_mode_name(r.mode)},
           {"cluster_family", r.cluster_family},
           {"gpus_per_node", r.gpus_per_node},

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/catalogue.hpp"
+#include "core/report/scaling.hpp"
 #include "core/session/scaling.hpp"
 #include "core/topology/generators.hpp"
 
@@ -148,4 +151,18 @@ TEST_CASE("scaling: sizes that cannot run come out invalid with the reason") {
   CHECK_THAT(strong.points[1].error, Contains("no valid layout"));
   CHECK(!strong.points[1].top_rejections.empty());
   CHECK(strong.points[1].scaling_efficiency == 0);
+}
+
+TEST_CASE("scaling: the report names each point's baseline and the definition; invalid points say why") {
+  const ScalingResult r = scale("gpt2", "rtx4090-ws", {8, 12}, ScalingMode::weak, 1);
+  const nlohmann::json doc = scaling_report(r);
+  CHECK(doc.at("mode") == "weak");
+  CHECK(doc.at("efficiency_definition") == r.efficiency_definition);
+  REQUIRE(doc.at("points").size() == 2);
+  for (const auto& point : doc.at("points")) CHECK(point.at("baseline") == doc.at("baseline"));
+  CHECK(doc.at("baseline").at("gpus") == 8);
+  CHECK(doc.at("points")[0].at("scaling_efficiency") == 1.0);
+  CHECK(doc.at("points")[0].at("tokens_per_s") == r.points[0].tokens_per_s);
+  CHECK(doc.at("points")[1].at("valid") == false);
+  CHECK(doc.at("points")[1].at("error") == r.points[1].error);
 }

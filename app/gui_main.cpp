@@ -13,12 +13,15 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "ui/app_settings.hpp"
 #include "ui/main_window.hpp"
+#include "ui/pipeline_animation.hpp"
 #include "ui/recovery.hpp"
+#include "ui/scaling_view.hpp"
 
 namespace {
 
@@ -41,7 +44,7 @@ struct CommandLine {
                                 QStringLiteral("path")};
   QCommandLineOption view{QStringLiteral("view"),
                           QStringLiteral("Open with <view> in front: memory, pipeline, communication, ranked, "
-                                         "compare, explain, topology, serving, profile."),
+                                         "compare, explain, topology, serving, profile, scaling."),
                           QStringLiteral("view")};
   QCommandLineOption trace{QStringLiteral("trace"),
                            QStringLiteral("Import a PyTorch profiler trace (.json, .json.gz or a folder of ranks)."),
@@ -52,6 +55,14 @@ struct CommandLine {
       QStringLiteral("path")};
   QCommandLineOption pin{QStringLiteral("pin"), QStringLiteral("Pin two ranked layouts and compare them, e.g. 1,3."),
                          QStringLiteral("a,b")};
+  // Presenter options: the scaling view's mode and GPU range; the pipeline animation's cursor.
+  QCommandLineOption scaling{QStringLiteral("scaling"),
+                             QStringLiteral("The scaling view's mode and GPU range, e.g. weak:8:1024."),
+                             QStringLiteral("mode:from:to")};
+  QCommandLineOption pipeline_time{
+      QStringLiteral("pipeline-time"),
+      QStringLiteral("Put the pipeline animation's cursor at this fraction (0 to 1) of the schedule."),
+      QStringLiteral("fraction")};
 
   void add_to(QCommandLineParser& parser) const {
     parser.setApplicationDescription(
@@ -62,6 +73,7 @@ struct CommandLine {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({screenshot, view, trace, log, pin});
+    parser.addOptions({scaling, pipeline_time});
     parser.addPositionalArgument(QStringLiteral("project"),
                                  QStringLiteral("A meshscope project file; default: the built-in example."),
                                  QStringLiteral("[project]"));
@@ -109,6 +121,48 @@ Result<Project> load_project(const QStringList& positional) {
   MS_TRY(text, read_text_file(path));
   MS_TRY(doc, parse_json_text(text, path));
   return project_from_json(doc, path);
+}
+
+// --scaling and --pipeline-time (presenting, screenshots). False, with a message, for a bad value.
+bool apply_presenter_options(ui::MainWindow& window, const QCommandLineParser& parser, const CommandLine& options) {
+  if (parser.isSet(options.scaling)) {
+    const QStringList parts = parser.value(options.scaling).split(QLatin1Char(':'));
+    bool from_ok = false, to_ok = false;
+    const int from = parts.size() == 3 ? parts[1].toInt(&from_ok) : 0;
+    const int to = parts.size() == 3 ? parts[2].toInt(&to_ok) : 0;
+    auto* view = window.findChild<ui::ScalingView*>();
+    if (!view || parts.size() != 3 || (parts[0] != QLatin1String("weak") && parts[0] != QLatin1String("strong")) ||
+        !from_ok || !to_ok || from < 1 || to < from) {
+      std::fprintf(stderr, "meshscope: --scaling takes weak|strong:FROM:TO GPUs, e.g. weak:8:1024, not \"%s\"\n",
+                   qPrintable(parser.value(options.scaling)));
+      return false;
+    }
+    view->setRange(from, to);
+    view->setMode(parts[0] == QLatin1String("weak") ? ScalingMode::weak : ScalingMode::strong);
+  }
+  if (parser.isSet(options.pipeline_time)) {
+    bool ok = false;
+    const double fraction = parser.value(options.pipeline_time).toDouble(&ok);
+    if (!ok || fraction < 0 || fraction > 1) {
+      std::fprintf(stderr, "meshscope: --pipeline-time takes a fraction from 0 to 1, not \"%s\"\n",
+                   qPrintable(parser.value(options.pipeline_time)));
+      return false;
+    }
+    window.waitForEvaluation();
+    if (auto* animation = window.findChild<ui::PipelineAnimation*>(); animation && !animation->eventTimes().empty()) {
+      const std::vector<double>& times = animation->eventTimes();
+      animation->setTime(times.front() + fraction * (times.back() - times.front()));
+    }
+  }
+  return true;
+}
+
+// Until the scaling view (when shown) has its result.
+void wait_for_scaling(ui::MainWindow& window) {
+  QApplication::processEvents();
+  if (auto* view = window.findChild<ui::ScalingView*>())
+    while (view->computing()) QApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 20);
+  QApplication::processEvents();
 }
 
 }  // namespace
@@ -177,6 +231,7 @@ int main(int argc, char** argv) {
     }
     window.showView(parser.isSet(command_line.view) ? parser.value(command_line.view) : QStringLiteral("compare"));
   }
+  if (!apply_presenter_options(window, parser, command_line)) return kExitBadInput;
   if (!screenshot_path.isEmpty()) {
     // Grab once every view shows the evaluation (and the search's best layout, if asked for).
     const QString view = parser.value(command_line.view);
@@ -188,6 +243,7 @@ int main(int argc, char** argv) {
       QApplication::processEvents();
       if (!view.isEmpty()) window.showView(view, true);
       QApplication::processEvents();
+      wait_for_scaling(window);
       if (window.grab().save(screenshot_path)) {
         QApplication::exit(0);
       } else {

@@ -22,6 +22,11 @@ done
 "$app" examples/torchtitan-llama3-8b-h200.json \
   --log tests/data/shared/data/training_logs/torchtitan_h200_8gpu_llama3_8b_fsdp8_datacrunch.log \
   --view profile --screenshot "$out/profile-log.png"
+# Scaling (weak, the default project's model on its DGX H100 family, 8 to 1024 GPUs) and the pipeline
+# animation's cursor in the warm-up with the in-flight activations beside it.
+"$app" --view scaling --scaling weak:8:1024 --screenshot "$out/scaling.png"
+"$app" examples/pipeline-llama3.1-70b-dgx-h100.json --view pipeline --pipeline-time 0.008 \
+  --screenshot "$out/pipeline-animation.png"
 # The sweep window (its own window, not the main one): test_ui renders it from a real sweep of
 # tests/cli/sweep/tiny_spec.json.
 MESHSCOPE_SCREENSHOT_DIR="$out" "$(dirname "$app")/../tests/ui/test_ui" "sweep view*" > /dev/null

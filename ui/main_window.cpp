@@ -23,6 +23,7 @@
 #include "ui/pipeline_panel.hpp"
 #include "ui/profile_view.hpp"
 #include "ui/ranked_layouts_panel.hpp"
+#include "ui/scaling_view.hpp"
 #include "ui/serving_panel.hpp"
 #include "ui/summary_strip.hpp"
 #include "ui/topology_editor.hpp"
@@ -191,6 +192,10 @@ void MainWindow::create_docks() {
   QDockWidget* compare_dock =
       add_dock(QStringLiteral("compare"), tr("Compare pinned"), compare_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(ranked_dock, compare_dock);
+  // Scaling (issue 17 §2): the project's best layout from one GPU count to another; it searches when shown.
+  auto* scaling = new ScalingView(document_);
+  scaling->setObjectName(QStringLiteral("scaling_view"));
+  tabifyDockWidget(compare_dock, add_dock(QStringLiteral("scaling"), tr("Scaling"), scaling, Qt::BottomDockWidgetArea));
   ranked_dock->raise();
 
   tabifyDockWidget(topology_dock, memory_dock);

@@ -11,6 +11,7 @@
 #include <limits>
 #include <utility>
 
+#include "ui/chart_style.hpp"
 #include "ui/formatting.hpp"
 #include "ui/kit/nice_step.hpp"
 
@@ -116,6 +117,18 @@ std::optional<ScheduleEvent> PipelineChart::eventAt(QPoint point) const {
   return std::nullopt;
 }
 
+void PipelineChart::setCursorTime(std::optional<double> t_s) {
+  cursor_s_ = t_s;
+  update();
+}
+
+QRectF PipelineChart::stageRow(int64_t stage) const {
+  if (stage < 0 || stage >= stages_) return {};
+  const QRectF plot = plotRect();
+  return {plot.left(), plot.top() + static_cast<double>(stage) * (kRowHeight + kRowGap), plot.width(),
+          static_cast<double>(kRowHeight)};
+}
+
 QSize PipelineChart::minimumSizeHint() const {
   const QFontMetrics metrics(font());
   const int height = static_cast<int>(2 * kMargin + 4 * metrics.height() + 16 + stages_ * (kRowHeight + kRowGap));
@@ -192,6 +205,14 @@ void PipelineChart::paintEvent(QPaintEvent* /*event*/) {
     }
   }
 
+  // The animation's cursor.
+  if (cursor_s_) {
+    const double cursor_x = timeToX(*cursor_s_);
+    if (cursor_x >= plot.left() && cursor_x <= plot.right()) {
+      painter.setPen(QPen(overflow_colour(), 2));
+      painter.drawLine(QPointF(cursor_x, plot.top() - 4), QPointF(cursor_x, plot.bottom() + 4));
+    }
+  }
   // Time axis under the rows.
   painter.setPen(text);
   const double axis_y = plot.bottom() + 2;

@@ -29,6 +29,12 @@ class PipelineChart final : public QWidget {
   // The rectangle an event is drawn in, in widget coordinates.
   [[nodiscard]] QRectF eventRect(const ScheduleEvent& event) const;
 
+  // The animation's cursor (ui/pipeline_animation.hpp): a line at `t_s` on the schedule's clock; none: hidden.
+  void setCursorTime(std::optional<double> t_s);
+  [[nodiscard]] std::optional<double> cursorTime() const { return cursor_s_; }
+  // The rectangle of a stage's row, in widget coordinates (the in-flight bars line up with it).
+  [[nodiscard]] QRectF stageRow(int64_t stage) const;
+
   [[nodiscard]] QSize sizeHint() const override;
   [[nodiscard]] QSize minimumSizeHint() const override;
 
@@ -47,6 +53,7 @@ class PipelineChart final : public QWidget {
   int64_t stages_ = 0;
   double first_start_s_ = 0;
   double window_start_s_ = 0, window_end_s_ = 0;  // relative to first_start_s_; empty = all
+  std::optional<double> cursor_s_;
 };
 
 // "F", "B", "W" or "B+W" for a work kind; the legend and the tooltips use it.

@@ -13,6 +13,7 @@
 #include "ui/document/project_commands.hpp"
 #include "ui/document/project_document.hpp"
 #include "ui/main_window_text.hpp"
+#include "ui/pipeline_animation.hpp"
 #include "ui/pipeline_chart.hpp"
 
 namespace meshscope::ui {
@@ -73,12 +74,29 @@ PipelinePanel::PipelinePanel(ProjectDocument* document, QWidget* parent) : QWidg
   caption_->setTextFormat(Qt::RichText);
   layout->addWidget(caption_);
   chart_ = new PipelineChart(this);
-  layout->addWidget(chart_);
+  // The animation: a cursor moved over the schedule, the activations in flight beside it.
+  animation_ = new PipelineAnimation(this);
+  layout->addWidget(animation_);
+  auto* row = new QHBoxLayout;
+  row->addWidget(chart_, 1);
+  in_flight_ = new InFlightChart(chart_, this);
+  // A click on the schedule gives the keys (space, arrows) to the animation.
+  chart_->setFocusPolicy(Qt::ClickFocus);
+  chart_->setFocusProxy(animation_);
+  row->addWidget(in_flight_);
+  layout->addLayout(row);
+  connect(animation_, &PipelineAnimation::timeChanged, this, [this](double t_s) {
+    chart_->setCursorTime(t_s);
+    in_flight_->setTime(t_s);
+  });
   compare_caption_ = new QLabel(this);
   compare_caption_->setTextFormat(Qt::RichText);
   layout->addWidget(compare_caption_);
   compare_chart_ = new PipelineChart(this);
   compare_chart_->setObjectName(QStringLiteral("compare_chart"));
+  // The cursor on the second chart too (the zoomed warm-up, or the comparison on the same clock).
+  connect(animation_, &PipelineAnimation::timeChanged, compare_chart_,
+          [this](double t_s) { compare_chart_->setCursorTime(t_s); });
   layout->addWidget(compare_chart_);
   layout->addStretch(1);
 
@@ -104,10 +122,14 @@ void PipelinePanel::showEvaluation(const Evaluation& e) {
   if (e.estimate) {
     caption_->setText(schedule_caption(*e.estimate));
     chart_->setSchedule(e.estimate->schedule, e.estimate->pipeline_schedule);
+    in_flight_->setSchedule(e.estimate->schedule);
+    animation_->setSchedule(e.estimate->schedule);
   } else {
     caption_->setText(e.problems.empty() ? tr("No pipeline (serving, or no cluster).")
                                          : tr("The layout is not valid."));
     chart_->setSchedule({}, PipelineSchedule::one_f_one_b);
+    in_flight_->setSchedule({});
+    animation_->setSchedule({});
   }
   // The second chart: the comparison schedule on the same time axis, or else a zoom on the
   // warm-up, where with hundreds of micro-batches the bubble and the block numbers are legible.

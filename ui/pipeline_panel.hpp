@@ -13,6 +13,8 @@ class QSpinBox;
 
 namespace meshscope::ui {
 
+class InFlightChart;
+class PipelineAnimation;
 class PipelineChart;
 class ProjectDocument;
 
@@ -23,6 +25,9 @@ class PipelinePanel final : public QWidget {
   explicit PipelinePanel(ProjectDocument* document, QWidget* parent = nullptr);
 
   void showEvaluation(const Evaluation& evaluation);
+  [[nodiscard]] PipelineChart* chart() const { return chart_; }
+  [[nodiscard]] PipelineAnimation* animation() const { return animation_; }
+  [[nodiscard]] InFlightChart* inFlightChart() const { return in_flight_; }
 
  private:
   void sync();  // the controls show the project's values
@@ -34,6 +39,8 @@ class PipelinePanel final : public QWidget {
   QComboBox* compare_schedule_ = nullptr;
   QLabel* caption_ = nullptr;
   PipelineChart* chart_ = nullptr;
+  PipelineAnimation* animation_ = nullptr;  // the cursor over chart_, and in_flight_ beside it
+  InFlightChart* in_flight_ = nullptr;
   QLabel* compare_caption_ = nullptr;
   PipelineChart* compare_chart_ = nullptr;
 };

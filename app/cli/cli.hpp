@@ -62,6 +62,7 @@ int cmd_collective(const Args& args);
 int cmd_comm(const Args& args);
 int cmd_estimate(const Args& args);
 int cmd_rank(const Args& args);
+int cmd_scaling(const Args& args);  // commands_scaling.cpp
 int cmd_schedule(const Args& args);
 int cmd_serve(const Args& args);
 int cmd_serve_rank(const Args& args);

@@ -27,6 +27,8 @@ Usage:
                            [--efficiency k=v,...] [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
   meshscope-cli rank       --model M --cluster C --train k=v,... [--top N] [--refine N]
                            [--objective throughput|memory-headroom|cost-per-token] [--threads T] [--json]
+  meshscope-cli scaling    (--model M --cluster GENERATOR --train k=v,... | --project P.json) --gpus A:B[:+S|:xF]|LIST
+                           [--mode weak|strong] [--json]   (the best layout at each GPU count, scaling efficiency)
   meshscope-cli schedule   --stages P --microbatches M --schedule 1f1b|gpipe|interleaved|zb-h1|zb-h2|dualpipe
                            [--vpp V] [--fwd T --bwd T --wgrad T --p2p T] [--json]
   meshscope-cli serve      --model M --cluster C --serve k=v,... (--layout k=v,... | --prefill-layout k=v,... --decode-layout k=v,...)
@@ -92,6 +94,7 @@ Result<Args> parse_args(int argc, char** argv) {
       "--scope",         "--threads"};
   // Launcher configs (import --launcher, export).
   static const std::vector<std::string> kLauncherValued = {"--launcher", "--project", "--rank", "--format", "--out"};
+  static const std::vector<std::string> kScalingValued = {"--mode"};  // scaling (commands_scaling.cpp)
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -99,7 +102,8 @@ Result<Args> parse_args(int argc, char** argv) {
     } else if (arg == "--full-attention") {
       args.full_attention = true;
     } else if (std::find(kValued.begin(), kValued.end(), arg) != kValued.end() ||
-               std::find(kLauncherValued.begin(), kLauncherValued.end(), arg) != kLauncherValued.end()) {
+               std::find(kLauncherValued.begin(), kLauncherValued.end(), arg) != kLauncherValued.end() ||
+               std::find(kScalingValued.begin(), kScalingValued.end(), arg) != kScalingValued.end()) {
       if (i + 1 >= argc) return make_error(ErrorCode::invalid_argument, arg + " needs a value");
       args.options[arg] = argv[++i];
     } else if (arg.starts_with("--")) {
@@ -196,7 +200,8 @@ int main(int argc, char** argv) {
                                                                    {"import", cmd_import},
                                                                    {"compare", cmd_compare},
                                                                    {"calibrate", cmd_calibrate},
-                                                                   {"export", cmd_export}};
+                                                                   {"export", cmd_export},
+                                                                   {"scaling", cmd_scaling}};
   for (const auto& [name, run] : commands)
     if (args->command == name) return run(*args);
   return fail("unknown command \"" + args->command + "\" (see --help)");

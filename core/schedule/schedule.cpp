@@ -273,6 +273,7 @@ void summarise(const ScheduleInput& in, const std::vector<size_t>& rank_begin, S
       in.schedule == PipelineSchedule::dualpipe ? 1.0 : 1.0 / static_cast<double>(in.virtual_stages);
   result.busy_s.assign(p, 0.0);
   result.peak_in_flight.assign(p, 0.0);
+  result.in_flight_unit = chunk_units;
   const ScheduleEvent* const events = result.events.data();
   double busy_total = 0, span_total = 0;
   for (size_t r = 0; r < p; ++r) {

@@ -69,6 +69,8 @@ struct ScheduleResult {
   // finished, in units of one stage's activations for one micro-batch. An interleaved chunk
   // counts 1/v; a DualPipe chunk is a whole model stage and counts 1.
   std::vector<double> peak_in_flight;
+  // What one (micro-batch, chunk) item counts in peak_in_flight: 1/v interleaved, 1 otherwise.
+  double in_flight_unit = 1;
 };
 
 // Errors (invalid_argument): p, m or v below 1; v ≠ 1 outside interleaved; interleaved with m not

@@ -8,6 +8,7 @@
 #include "core/report/log_compare.hpp"
 #include "core/report/memory.hpp"
 #include "core/report/model.hpp"
+#include "core/report/scaling.hpp"
 #include "core/report/search.hpp"
 #include "core/report/serving.hpp"
 #include "core/report/topology.hpp"

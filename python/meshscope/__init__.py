@@ -26,6 +26,7 @@ from ._meshscope import (
     params,
     presets,
     rank,
+    scaling,
     serve,
     serve_rank,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "params",
     "presets",
     "rank",
+    "scaling",
     "serve",
     "serve_rank",
     "to_pandas",

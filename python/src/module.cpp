@@ -29,6 +29,7 @@
 #include "core/report/launcher.hpp"
 #include "core/report/memory.hpp"
 #include "core/report/model.hpp"
+#include "core/report/scaling.hpp"
 #include "core/report/search.hpp"
 #include "core/report/serving.hpp"
 #include "core/report/topology.hpp"
@@ -37,6 +38,7 @@
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"
 #include "core/session/calibrate.hpp"
+#include "core/session/scaling.hpp"
 #include "core/topology/collective.hpp"
 #include "core/topology/placement.hpp"
 #include "core/topology/routing.hpp"
@@ -166,6 +168,30 @@ py::object rank(const py::object& model, const py::object& cluster, const py::ob
   options.refine = refine;
   const SearchResult result = take(rank_layouts(s.model, s.workload, s.cluster, options));
   return to_python(ranked_layouts_report(result, options.objective));
+}
+
+// Weak or strong scaling over a cluster family (`scaling --json`): `cluster` a generator string, `gpus` the
+// CLI's --gpus text ("8:1024", "8:64:+8", "8,16,48") or a list of ints.
+py::object scaling(const py::object& model, const std::string& cluster, const py::object& train, const py::object& gpus,
+                   const std::string& mode) {
+  std::vector<int64_t> counts;
+  if (py::isinstance<py::str>(gpus)) {
+    counts = take(parse_gpu_counts(gpus.cast<std::string>()));
+  } else {
+    for (const py::handle item : gpus) counts.push_back(item.cast<int64_t>());
+    const std::string text = [&] {
+      std::string joined;
+      for (const int64_t n : counts) joined += (joined.empty() ? "" : ",") + std::to_string(n);
+      return joined;
+    }();
+    counts = take(parse_gpu_counts(text));  // the same checks as the text form
+  }
+  const ModelSpec m = model_value(model);
+  const TrainingWorkload workload = take(training_from_keys(key_values(train, "train")));
+  SearchOptions options;
+  options.top = 1;
+  return to_python(
+      scaling_report(take(run_scaling(m, workload, {cluster, counts, take(parse_scaling_mode(mode))}, options))));
 }
 
 py::object compare_trace(const py::object& trace, const py::object& model, const py::object& cluster,
@@ -415,6 +441,8 @@ PYBIND11_MODULE(_meshscope, m) {
   m.def("estimate", &estimate, arg("model"), arg("cluster"), py::kw_only(), arg("train") = none, arg("layout") = none,
         arg("efficiency") = none, arg("comm") = none, arg("order") = none,
         "One training step's time, throughput, MFU and breakdown (`estimate --json`).");
+  m.def("scaling", &scaling, arg("model"), arg("cluster"), py::kw_only(), arg("train") = none, arg("gpus"),
+        arg("mode") = "weak", "Weak or strong scaling of the best layout over a cluster family (`scaling --json`).");
   m.def("rank", &rank, arg("model"), arg("cluster"), py::kw_only(), arg("train") = none, arg("top") = 10,
         arg("refine") = 0, arg("objective") = "throughput", "The ranked training layouts (`rank --json`).");
   m.def("compare_trace", &compare_trace, arg("trace"), py::kw_only(), arg("model"), arg("cluster"), arg("train") = none,

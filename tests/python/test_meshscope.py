@@ -105,6 +105,12 @@ SAME_AS_CLI = [
          "--top", "3"],
     ),
     (
+        "scaling",
+        lambda: meshscope.scaling("gpt2", "dgx-h100", train={"seq": 1024, "global_batch": 16}, gpus="8:32", mode="strong"),
+        ["scaling", "--model", "gpt2", "--cluster", "dgx-h100", "--train", "seq=1024,global_batch=16", "--gpus", "8:32",
+         "--mode", "strong"],
+    ),
+    (
         "serve",
         lambda: meshscope.serve(
             "llama3.1-8b",

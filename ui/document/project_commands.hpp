@@ -270,6 +270,13 @@ class OpenSweepPoint final : public SetPartCommand<ProjectContentPart> {
       : SetPartCommand(document, std::move(project), text) {}
 };
 
+// A point of the scaling view: its cluster (the family at its GPU count), global batch and best layout.
+class ApplyScalingPoint final : public SetPartCommand<ProjectContentPart> {
+ public:
+  ApplyScalingPoint(ProjectDocument* document, Project project, const QString& text)
+      : SetPartCommand(document, std::move(project), text) {}
+};
+
 class ReplaceCluster final : public SetPartCommand<ClusterPart> {
  public:
   ReplaceCluster(ProjectDocument* document, ClusterPart::Value cluster, const QString& text, QString merge_key = {});

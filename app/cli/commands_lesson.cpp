@@ -34,6 +34,9 @@ int cmd_lesson(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--json") {
       json = true;
+    } else if (arg == "--figures") {  // the placeholder table of docs/lessons.md
+      std::cout << lesson_figures_markdown();
+      return 0;
     } else if (arg == "--step") {
       if (i + 1 >= argc) return fail("--step needs a value");
       const std::string value = argv[++i];

@@ -55,7 +55,7 @@ Usage:
                            one JSON line each; resumes from POINTS.jsonl; docs/sweeps.md)
   meshscope-cli sweep merge A.jsonl B.jsonl ... --out ALL.jsonl   (joins shards: by id, in point order)
 
-  meshscope-cli lesson     [FILE|NAME] [--step K] [--json]   (a guided lesson's steps, figures computed; docs/lessons.md)
+  meshscope-cli lesson     [FILE|NAME] [--step K] [--json] | --figures   (a guided lesson's steps, figures computed; docs/lessons.md)
 
   meshscope-cli --help | --version
 

@@ -17,6 +17,7 @@
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "ui/app_settings.hpp"
+#include "ui/lesson_player.hpp"
 #include "ui/main_window.hpp"
 #include "ui/recovery.hpp"
 
@@ -52,6 +53,13 @@ struct CommandLine {
       QStringLiteral("path")};
   QCommandLineOption pin{QStringLiteral("pin"), QStringLiteral("Pin two ranked layouts and compare them, e.g. 1,3."),
                          QStringLiteral("a,b")};
+  // Lessons and presenter mode (docs/lessons.md).
+  QCommandLineOption lesson{QStringLiteral("lesson"),
+                            QStringLiteral("Open a guided lesson: an embedded one by name, or a lesson file."),
+                            QStringLiteral("name-or-file")};
+  QCommandLineOption lesson_step{QStringLiteral("lesson-step"), QStringLiteral("Start the lesson at step <k>."),
+                                 QStringLiteral("k")};
+  QCommandLineOption presenter{QStringLiteral("presenter"), QStringLiteral("Start in presenter mode.")};
 
   void add_to(QCommandLineParser& parser) const {
     parser.setApplicationDescription(
@@ -62,6 +70,7 @@ struct CommandLine {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({screenshot, view, trace, log, pin});
+    parser.addOptions({lesson, lesson_step, presenter});
     parser.addPositionalArgument(QStringLiteral("project"),
                                  QStringLiteral("A meshscope project file; default: the built-in example."),
                                  QStringLiteral("[project]"));
@@ -143,7 +152,7 @@ int main(int argc, char** argv) {
 
   ui::MainWindow::Options options;
   // The embedded default project opens on the best-ranked layout (the first screen).
-  options.select_best_layout = parser.positionalArguments().isEmpty();
+  options.select_best_layout = parser.positionalArguments().isEmpty() && !parser.isSet(command_line.lesson);
   // Autosave and recovery in interactive sessions only (a screenshot run leaves nothing behind).
   if (screenshot_path.isEmpty()) {
     options.recovery_dir = ui::default_recovery_dir();
@@ -177,6 +186,20 @@ int main(int argc, char** argv) {
     }
     window.showView(parser.isSet(command_line.view) ? parser.value(command_line.view) : QStringLiteral("compare"));
   }
+  // A lesson (and presenter mode) to start with.
+  if (parser.isSet(command_line.lesson)) {
+    bool step_ok = true;
+    const int step =
+        parser.isSet(command_line.lesson_step) ? parser.value(command_line.lesson_step).toInt(&step_ok) : 1;
+    if (!step_ok || step < 1 || !window.openLesson(parser.value(command_line.lesson), step)) {
+      std::fprintf(stderr, "meshscope: cannot open the lesson %s: %s\n", qPrintable(parser.value(command_line.lesson)),
+                   step_ok && step >= 1 ? qPrintable(window.inlineError()) : "--lesson-step takes a step number");
+      return kExitBadInput;
+    }
+    window.lessonPlayer()->waitForFigures();
+  }
+  if (parser.isSet(command_line.presenter) || (screenshot_path.isEmpty() && ui::AppSettings().presenter_mode()))
+    window.setPresenterMode(true);
   if (!screenshot_path.isEmpty()) {
     // Grab once every view shows the evaluation (and the search's best layout, if asked for).
     const QString view = parser.value(command_line.view);

@@ -22,6 +22,9 @@ done
 "$app" examples/torchtitan-llama3-8b-h200.json \
   --log tests/data/shared/data/training_logs/torchtitan_h200_8gpu_llama3_8b_fsdp8_datacrunch.log \
   --view profile --screenshot "$out/profile-log.png"
+# A guided lesson's step with the player, and presenter mode on another (docs/lessons.md).
+"$app" --lesson 05-pipeline-parallelism --lesson-step 2 --screenshot "$out/lesson.png"
+"$app" --lesson 09-serving-replicas-vs-sharding --lesson-step 3 --presenter --screenshot "$out/presenter.png"
 # The sweep window (its own window, not the main one): test_ui renders it from a real sweep of
 # tests/cli/sweep/tiny_spec.json.
 MESHSCOPE_SCREENSHOT_DIR="$out" "$(dirname "$app")/../tests/ui/test_ui" "sweep view*" > /dev/null

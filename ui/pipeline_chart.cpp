@@ -11,6 +11,7 @@
 #include <limits>
 #include <utility>
 
+#include "ui/chart_style.hpp"
 #include "ui/formatting.hpp"
 #include "ui/kit/nice_step.hpp"
 
@@ -182,7 +183,7 @@ void PipelineChart::paintEvent(QPaintEvent* /*event*/) {
     if (box.isNull()) continue;
     painter.fillRect(box, kind_colour(event.kind));
     if (box.width() >= 3) {
-      painter.setPen(outline);
+      painter.setPen(QPen(outline, themed_width(1)));
       painter.drawLine(QPointF(box.right(), box.top()), QPointF(box.right(), box.bottom()));
     }
     const QString number = QString::number(static_cast<qlonglong>(event.micro_batch));

@@ -89,6 +89,10 @@ struct RenderedLessonStep {
 // Step `index` (1-based) with its figures filled; "prev." figures are those of step index − 1 (the
 // base project for step 1).
 [[nodiscard]] Result<RenderedLessonStep> render_lesson_step(const Lesson& lesson, int index, ClusterCache& cache);
+// As render_lesson_step, the figures of `current` (the app's project, edited since the step was
+// applied) instead of the step's own project; "prev." figures stay the previous step's.
+[[nodiscard]] Result<RenderedLessonStep> render_lesson_step_for(const Lesson& lesson, int index, const Project& current,
+                                                                ClusterCache& cache);
 
 // The placeholders of `text` in order ("{a} and {prev.b}" → a, prev.b); an unclosed brace is an error.
 [[nodiscard]] Result<std::vector<std::string>> lesson_placeholders(std::string_view text, const std::string& where);

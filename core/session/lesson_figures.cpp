@@ -353,6 +353,13 @@ Result<LessonFigureValues> compute_lesson_figures(const Project& project, const 
 }
 
 Result<RenderedLessonStep> render_lesson_step(const Lesson& lesson, int index, ClusterCache& cache) {
+  if (index < 1 || index > static_cast<int>(lesson.steps.size()))
+    return render_lesson_step_for(lesson, index, {}, cache);
+  return render_lesson_step_for(lesson, index, lesson.steps[static_cast<size_t>(index - 1)].project, cache);
+}
+
+Result<RenderedLessonStep> render_lesson_step_for(const Lesson& lesson, int index, const Project& current,
+                                                  ClusterCache& cache) {
   const std::string where = lesson.origin + ": step " + std::to_string(index);
   if (index < 1 || index > static_cast<int>(lesson.steps.size()))
     return make_error(
@@ -365,7 +372,7 @@ Result<RenderedLessonStep> render_lesson_step(const Lesson& lesson, int index, C
   for (const std::string& name : step.placeholders)
     (std::string_view(name).starts_with("prev.") ? before : now)
         .push_back(name.substr(name.starts_with("prev.") ? 5 : 0));
-  auto values = compute_lesson_figures(step.project, now, cache);
+  auto values = compute_lesson_figures(current, now, cache);
   if (!values) return make_error(values.error().code, values.error().message, where);
   auto previous_values = compute_lesson_figures(previous, before, cache);
   if (!previous_values)

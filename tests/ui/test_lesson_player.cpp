@@ -7,10 +7,14 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QRegularExpression>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+
+#include <algorithm>
 
 #include "core/project.hpp"
 #include "core/session/lesson.hpp"
@@ -110,9 +114,29 @@ TEST_CASE("lesson player: the figures are computed live, and an edit after a ste
   REQUIRE(rendered);
   CHECK(player->renderedText() == QString::fromStdString(rendered->text));
   CHECK(player->headingText() == QStringLiteral("Step 3 of 5"));
-  // A view that this build lacks: the step is shown, the status bar says so (no crash, nothing silent).
+  // A lesson that cannot be read: the message inline, the lesson shown before stays.
   CHECK_FALSE(window.openLesson(QStringLiteral("/no/such/lesson.json")));
   CHECK(window.inlineError().contains(QStringLiteral("lesson")));
+  CHECK(player->lesson()->name == "01-two-memory-budgets");
+}
+
+TEST_CASE("lesson player: a step whose view this build lacks is shown, and the status bar says so") {
+  Result<Project> project = default_project();
+  REQUIRE(project);
+  ui::MainWindow window(*project);
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("tradeoff.json"));
+  QFile file(path);
+  REQUIRE(file.open(QIODevice::WriteOnly));
+  file.write(R"({"format": "meshscope-lesson", "title": "a view of another branch",
+    "steps": [{"text": "TP trade-off: {mfu_percent}.", "view": "tradeoff", "axis": "tp"}]})");
+  file.close();
+  REQUIRE(window.openLesson(path));
+  CHECK(window.lessonPlayer()->step() == 1);
+  const QList<QLabel*> labels = window.statusBar()->findChildren<QLabel*>();
+  CHECK(std::any_of(labels.begin(), labels.end(),
+                    [](const QLabel* label) { return label->text().contains(QStringLiteral("\"tradeoff\"")); }));
 }
 
 TEST_CASE("presenter mode: only the taught view and the player, larger fonts, thicker lines; off restores all") {

@@ -221,4 +221,9 @@ TEST_CASE("lesson export: one PDF page and one SVG file per step, with the step'
     CHECK(content.contains(first_words.toHtmlEscaped()));
   }
   CHECK(window.project().layout == before.layout);
+  // For a look at the pages: MESHSCOPE_SCREENSHOT_DIR=dir test_ui "lesson export*".
+  if (const QString out = qEnvironmentVariable("MESHSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
+    QFile::copy(pdf, QDir(out).filePath(QStringLiteral("lesson.pdf")));
+    QFile::copy(svgs.front(), QDir(out).filePath(QStringLiteral("lesson-step-01.svg")));
+  }
 }

@@ -1,8 +1,10 @@
 #pragma once
 // meshscope's public API: the use cases every front end shares — evaluate a project (its layout's problems,
 // memory budget, step or serving estimate), search it, calibrate it from nccl-tests logs or a profiler trace,
-// and export the ranked tables and the current estimate; and sweep many searches (docs/sweeps.md).
+// and export the ranked tables and the current estimate; sweep many searches (docs/sweeps.md); and load
+// and render guided lessons (docs/lessons.md).
 #include "core/session/calibrate.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/session/export.hpp"
+#include "core/session/lesson.hpp"
 #include "core/session/sweep.hpp"

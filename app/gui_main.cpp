@@ -18,6 +18,7 @@
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "ui/app_settings.hpp"
+#include "ui/lesson_player.hpp"
 #include "ui/main_window.hpp"
 #include "ui/pipeline_animation.hpp"
 #include "ui/recovery.hpp"
@@ -55,7 +56,7 @@ struct CommandLine {
       QStringLiteral("path")};
   QCommandLineOption pin{QStringLiteral("pin"), QStringLiteral("Pin two ranked layouts and compare them, e.g. 1,3."),
                          QStringLiteral("a,b")};
-  // Presenter options: the scaling view's mode and GPU range; the pipeline animation's cursor.
+  // View options: the scaling view's mode and GPU range; the pipeline animation's cursor.
   QCommandLineOption scaling{QStringLiteral("scaling"),
                              QStringLiteral("The scaling view's mode and GPU range, e.g. weak:8:1024."),
                              QStringLiteral("mode:from:to")};
@@ -63,6 +64,13 @@ struct CommandLine {
       QStringLiteral("pipeline-time"),
       QStringLiteral("Put the pipeline animation's cursor at this fraction (0 to 1) of the schedule."),
       QStringLiteral("fraction")};
+  // Lessons and presenter mode (docs/lessons.md).
+  QCommandLineOption lesson{QStringLiteral("lesson"),
+                            QStringLiteral("Open a guided lesson: an embedded one by name, or a lesson file."),
+                            QStringLiteral("name-or-file")};
+  QCommandLineOption lesson_step{QStringLiteral("lesson-step"), QStringLiteral("Start the lesson at step <k>."),
+                                 QStringLiteral("k")};
+  QCommandLineOption presenter{QStringLiteral("presenter"), QStringLiteral("Start in presenter mode.")};
 
   void add_to(QCommandLineParser& parser) const {
     parser.setApplicationDescription(
@@ -74,6 +82,7 @@ struct CommandLine {
     parser.addVersionOption();
     parser.addOptions({screenshot, view, trace, log, pin});
     parser.addOptions({scaling, pipeline_time});
+    parser.addOptions({lesson, lesson_step, presenter});
     parser.addPositionalArgument(QStringLiteral("project"),
                                  QStringLiteral("A meshscope project file; default: the built-in example."),
                                  QStringLiteral("[project]"));
@@ -124,7 +133,7 @@ Result<Project> load_project(const QStringList& positional) {
 }
 
 // --scaling and --pipeline-time (presenting, screenshots). False, with a message, for a bad value.
-bool apply_presenter_options(ui::MainWindow& window, const QCommandLineParser& parser, const CommandLine& options) {
+bool apply_view_options(ui::MainWindow& window, const QCommandLineParser& parser, const CommandLine& options) {
   if (parser.isSet(options.scaling)) {
     const QStringList parts = parser.value(options.scaling).split(QLatin1Char(':'));
     bool from_ok = false, to_ok = false;
@@ -197,7 +206,7 @@ int main(int argc, char** argv) {
 
   ui::MainWindow::Options options;
   // The embedded default project opens on the best-ranked layout (the first screen).
-  options.select_best_layout = parser.positionalArguments().isEmpty();
+  options.select_best_layout = parser.positionalArguments().isEmpty() && !parser.isSet(command_line.lesson);
   // Autosave and recovery in interactive sessions only (a screenshot run leaves nothing behind).
   if (screenshot_path.isEmpty()) {
     options.recovery_dir = ui::default_recovery_dir();
@@ -231,7 +240,21 @@ int main(int argc, char** argv) {
     }
     window.showView(parser.isSet(command_line.view) ? parser.value(command_line.view) : QStringLiteral("compare"));
   }
-  if (!apply_presenter_options(window, parser, command_line)) return kExitBadInput;
+  if (!apply_view_options(window, parser, command_line)) return kExitBadInput;
+  // A lesson (and presenter mode) to start with.
+  if (parser.isSet(command_line.lesson)) {
+    bool step_ok = true;
+    const int step =
+        parser.isSet(command_line.lesson_step) ? parser.value(command_line.lesson_step).toInt(&step_ok) : 1;
+    if (!step_ok || step < 1 || !window.openLesson(parser.value(command_line.lesson), step)) {
+      std::fprintf(stderr, "meshscope: cannot open the lesson %s: %s\n", qPrintable(parser.value(command_line.lesson)),
+                   step_ok && step >= 1 ? qPrintable(window.inlineError()) : "--lesson-step takes a step number");
+      return kExitBadInput;
+    }
+    window.lessonPlayer()->waitForFigures();
+  }
+  if (parser.isSet(command_line.presenter) || (screenshot_path.isEmpty() && ui::AppSettings().presenter_mode()))
+    window.setPresenterMode(true);
   if (!screenshot_path.isEmpty()) {
     // Grab once every view shows the evaluation (and the search's best layout, if asked for).
     const QString view = parser.value(command_line.view);

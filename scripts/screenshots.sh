@@ -27,6 +27,9 @@ done
 "$app" --view scaling --scaling weak:8:1024 --screenshot "$out/scaling.png"
 "$app" examples/pipeline-llama3.1-70b-dgx-h100.json --view pipeline --pipeline-time 0.008 \
   --screenshot "$out/pipeline-animation.png"
+# A guided lesson's step with the player, and presenter mode on another (docs/lessons.md).
+"$app" --lesson 05-pipeline-parallelism --lesson-step 2 --screenshot "$out/lesson.png"
+"$app" --lesson 09-serving-replicas-vs-sharding --lesson-step 3 --presenter --screenshot "$out/presenter.png"
 # The sweep window (its own window, not the main one): test_ui renders it from a real sweep of
 # tests/cli/sweep/tiny_spec.json.
 MESHSCOPE_SCREENSHOT_DIR="$out" "$(dirname "$app")/../tests/ui/test_ui" "sweep view*" > /dev/null

@@ -11,6 +11,7 @@ const std::array<AppSettings::KeySpec, AppSettings::kKeyCount>& AppSettings::key
       {Key::recent_files, "recentFiles", QMetaType::QStringList, QStringList(), "File → Open Recent, newest first"},
       {Key::window_geometry, "geometry", QMetaType::QByteArray, QByteArray(), "QMainWindow::saveGeometry()"},
       {Key::window_state, "windowState", QMetaType::QByteArray, QByteArray(), "QMainWindow::saveState(): the docks"},
+      {Key::presenter_mode, "presenterMode", QMetaType::Bool, false, "View → Presenter mode is on"},
   }};
   return table;
 }
@@ -63,6 +64,14 @@ QByteArray AppSettings::window_state() const {
 
 void AppSettings::set_window_state(const QByteArray& state) {
   set_value(Key::window_state, state);
+}
+
+bool AppSettings::presenter_mode() const {
+  return value(Key::presenter_mode).toBool();
+}
+
+void AppSettings::set_presenter_mode(bool on) {
+  set_value(Key::presenter_mode, on);
 }
 
 }  // namespace meshscope::ui

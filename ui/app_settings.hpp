@@ -14,7 +14,7 @@ namespace meshscope::ui {
 
 class AppSettings {
  public:
-  enum class Key { autosave_interval_s, recent_files, window_geometry, window_state };
+  enum class Key { autosave_interval_s, recent_files, window_geometry, window_state, presenter_mode };
   struct KeySpec {
     Key key;
     const char* name;  // the QSettings key: unchanged since it was first written
@@ -23,7 +23,7 @@ class AppSettings {
     const char* help;
   };
   static constexpr int kDefaultAutosaveIntervalS = 60;
-  static constexpr int kKeyCount = 4;
+  static constexpr int kKeyCount = 5;
 
   // Every setting, in Key order.
   [[nodiscard]] static const std::array<KeySpec, kKeyCount>& keys();
@@ -40,6 +40,10 @@ class AppSettings {
   void set_window_geometry(const QByteArray& geometry);
   [[nodiscard]] QByteArray window_state() const;
   void set_window_state(const QByteArray& state);
+
+  // View → Presenter mode, as the user left it (ui/main_window_lessons.cpp).
+  [[nodiscard]] bool presenter_mode() const;
+  void set_presenter_mode(bool on);
 
   // Forgets a setting (it reads as its default again).
   void reset(Key key);

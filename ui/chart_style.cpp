@@ -19,7 +19,32 @@ constexpr std::array<QRgb, 8> kOkabeIto = {
     0x000000,  // black
 };
 
+ChartTheme& current_theme() {
+  static ChartTheme theme;
+  return theme;
+}
+
 }  // namespace
+
+const ChartTheme& chart_theme() {
+  return current_theme();
+}
+
+void set_chart_theme(const ChartTheme& theme) {
+  current_theme() = theme;
+}
+
+ChartTheme presenter_chart_theme() {
+  return ChartTheme{1.6, 2.0, 1.6, true};
+}
+
+qreal themed_width(qreal width) {
+  return width * chart_theme().line_width_scale;
+}
+
+qreal themed_marker_size(qreal size) {
+  return size * chart_theme().marker_scale;
+}
 
 QColor series_colour(int index) {
   const auto size = static_cast<int>(kOkabeIto.size());
@@ -42,10 +67,10 @@ QColor memory_category_colour(MemoryCategory category) {
       return QColor::fromRgb(0xF0E442);  // yellow
     case MemoryCategory::communication:
       return QColor::fromRgb(0xD55E00);  // vermillion
-    case MemoryCategory::runtime:
-      return QColor::fromRgb(0x7F7F7F);  // mid grey: fixed overhead, not a modelling choice
-    case MemoryCategory::allocator:
-      return QColor::fromRgb(0xC8C8C8);  // light grey: reserved, not used
+    case MemoryCategory::runtime:        // mid grey: fixed overhead, not a modelling choice
+      return QColor::fromRgb(chart_theme().high_contrast ? 0x505050 : 0x7F7F7F);
+    case MemoryCategory::allocator:  // light grey: reserved, not used
+      return QColor::fromRgb(chart_theme().high_contrast ? 0x9A9A9A : 0xC8C8C8);
   }
   return Qt::gray;
 }
@@ -55,6 +80,7 @@ QColor overflow_colour() {
 }
 
 QColor reference_line_colour() {
+  if (chart_theme().high_contrast) return Qt::black;
   return QColor::fromRgb(0x20, 0x20, 0x20);
 }
 

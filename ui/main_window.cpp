@@ -213,6 +213,7 @@ void MainWindow::create_docks() {
   QDockWidget* profile_dock = add_dock(QStringLiteral("profile"), tr("Profile"), profile_, Qt::RightDockWidgetArea);
   tabifyDockWidget(serving_dock, profile_dock);
   memory_dock->raise();
+  create_lesson_dock();  // ui/main_window_lessons.cpp
 }
 
 void MainWindow::setProject(const Project& project) {

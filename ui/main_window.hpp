@@ -5,8 +5,11 @@
 // goes to the Evaluator, which re-computes in the background, and every view shows the latest
 // evaluation. Views are docks whose arrangement is saved with the window (QSettings) and in the
 // project's view state.
+#include <QFont>
 #include <QMainWindow>
+#include <QPointer>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,6 +26,7 @@
 #include "ui/recovery.hpp"
 
 class QDockWidget;
+class QAction;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -34,6 +38,8 @@ class QUndoStack;
 namespace meshscope::ui {
 
 class CommunicationPanel;
+class LessonPlayer;
+struct LessonPage;
 class LayoutCompareWidget;
 class MemoryPanel;
 class PipelinePanel;
@@ -149,6 +155,17 @@ class MainWindow final : public QMainWindow {
   // not ranked that many.
   bool pinRanks(int a, int b);
 
+  // ---- Lessons and presenter mode (ui/main_window_lessons.cpp, docs/lessons.md) ----
+  // Opens an embedded lesson (by name) or a lesson file at `step`; on error the message is shown inline.
+  bool openLesson(const QString& name_or_file, int step = 1);
+  [[nodiscard]] LessonPlayer* lessonPlayer() const { return lesson_player_; }
+  // View → Presenter mode: larger fonts, thicker chart lines, high contrast, only the taught view and the player.
+  void setPresenterMode(bool on);
+  [[nodiscard]] bool presenterMode() const { return presenter_on_; }
+  // File → Export → Lesson as PDF (one page per step) / as SVG folder (the files written; empty on error).
+  bool exportLessonPdf(const QString& path);
+  QStringList exportLessonSvgFolder(const QString& folder);
+
   // Blocks until the evaluation (and the search, if one runs) of the latest edit is shown.
   void waitForEvaluation();
   [[nodiscard]] const std::shared_ptr<const Evaluation>& evaluation() const { return evaluation_; }
@@ -190,6 +207,15 @@ class MainWindow final : public QMainWindow {
   void update_modified();
   void mark_saved();
 
+  // Lessons and presenter mode (ui/main_window_lessons.cpp).
+  void create_lesson_dock();
+  void add_lessons_menu(QMenu* file);
+  void add_lesson_exports(QMenu* export_menu);
+  void add_presenter_action(QMenu* view_menu);
+  void show_lesson_view(const QString& name);
+  std::function<LessonPage(int)> lesson_pages();
+  bool export_lesson(const std::function<bool(const std::function<LessonPage(int)>&, int)>& write);
+
   void apply_ranked(const RankedLayout& ranked);
   void update_compare();
   void update_profile_prediction();
@@ -230,6 +256,13 @@ class MainWindow final : public QMainWindow {
   QPushButton* cancel_search_ = nullptr;
   QLabel* status_ = nullptr;
   QMenu* recent_menu_ = nullptr;
+  // Lessons and presenter mode.
+  LessonPlayer* lesson_player_ = nullptr;
+  QAction* presenter_action_ = nullptr;
+  bool presenter_on_ = false;
+  QByteArray presenter_saved_state_;
+  QFont presenter_saved_font_;
+  std::vector<std::pair<QPointer<QWidget>, QFont>> presenter_saved_fonts_;  // widgets with their own font
 };
 
 }  // namespace meshscope::ui

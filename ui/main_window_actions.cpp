@@ -58,6 +58,7 @@ void MainWindow::create_menus() {
   create_edit_menu();
   QMenu* view_menu = menuBar()->addMenu(tr("&View"));
   for (const auto& [name, dock] : docks_) view_menu->addAction(dock->toggleViewAction());
+  add_presenter_action(view_menu);  // ui/main_window_lessons.cpp
 }
 
 // File: new, open, recent, save, the imports, the exports and quit.
@@ -116,6 +117,7 @@ void MainWindow::create_file_menu() {
     if (!path.isEmpty()) openProject(path);
   });
   recent_menu_ = file->addMenu(tr("Open &Recent"));
+  add_lessons_menu(file);  // ui/main_window_lessons.cpp
   rebuild_recent_menu();
   QAction* save = file->addAction(tr("&Save"));
   save->setShortcut(QKeySequence::Save);
@@ -220,6 +222,7 @@ void MainWindow::create_export_menu(QMenu* file) {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export CSV"), QString(), tr("CSV (*.csv)"));
     if (!path.isEmpty()) exportRankedCsv(path);
   });
+  add_lesson_exports(export_menu);  // ui/main_window_lessons.cpp
   QAction* export_json = export_menu->addAction(tr("Current estimate as JSON…"));
   connect(export_json, &QAction::triggered, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export JSON"), QString(), tr("JSON (*.json)"));

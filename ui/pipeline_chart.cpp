@@ -195,7 +195,7 @@ void PipelineChart::paintEvent(QPaintEvent* /*event*/) {
     if (box.isNull()) continue;
     painter.fillRect(box, kind_colour(event.kind));
     if (box.width() >= 3) {
-      painter.setPen(outline);
+      painter.setPen(QPen(outline, themed_width(1)));
       painter.drawLine(QPointF(box.right(), box.top()), QPointF(box.right(), box.bottom()));
     }
     const QString number = QString::number(static_cast<qlonglong>(event.micro_batch));

@@ -73,5 +73,7 @@ int cmd_calibrate(const Args& args);
 int cmd_export(const Args& args);
 // sweep takes positional files, so it parses its own arguments (argv after "sweep").
 int cmd_sweep(int argc, char** argv);
+// lesson FILE|NAME takes a positional lesson too (commands_lesson.cpp).
+int cmd_lesson(int argc, char** argv);
 
 }  // namespace meshscope::cli

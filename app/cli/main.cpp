@@ -57,6 +57,8 @@ Usage:
                            one JSON line each; resumes from POINTS.jsonl; docs/sweeps.md)
   meshscope-cli sweep merge A.jsonl B.jsonl ... --out ALL.jsonl   (joins shards: by id, in point order)
 
+  meshscope-cli lesson     [FILE|NAME] [--step K] [--json] | --figures   (a guided lesson's steps, figures computed; docs/lessons.md)
+
   meshscope-cli --help | --version
 
 M: a preset name (see `presets`), a Hugging Face config.json, or a meshscope model file.
@@ -176,6 +178,7 @@ int main(int argc, char** argv) {
   }
   // sweep: positional files, its own arguments.
   if (argc > 1 && std::string(argv[1]) == "sweep") return cmd_sweep(argc - 2, argv + 2);
+  if (argc > 1 && std::string(argv[1]) == "lesson") return cmd_lesson(argc - 2, argv + 2);
 
   auto args = parse_args(argc, argv);
   if (!args) return fail(args.error());

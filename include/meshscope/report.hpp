@@ -5,6 +5,7 @@
 #include "core/report/estimate.hpp"
 #include "core/report/importers.hpp"
 #include "core/report/keys.hpp"
+#include "core/report/lesson.hpp"
 #include "core/report/log_compare.hpp"
 #include "core/report/memory.hpp"
 #include "core/report/model.hpp"

@@ -1,10 +1,12 @@
 #pragma once
 // meshscope's public API: the use cases every front end shares — evaluate a project (its layout's problems,
 // memory budget, step or serving estimate), search it, calibrate it from nccl-tests logs or a profiler trace,
-// and export the ranked tables and the current estimate; sweep many searches (docs/sweeps.md); and scale
-// one over a cluster family (weak / strong scaling, docs/cli.md "scaling").
+// and export the ranked tables and the current estimate; sweep many searches (docs/sweeps.md); scale one
+// over a cluster family (weak / strong scaling, docs/cli.md "scaling"); and load and render guided lessons
+// (docs/lessons.md).
 #include "core/session/calibrate.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/session/export.hpp"
+#include "core/session/lesson.hpp"
 #include "core/session/scaling.hpp"
 #include "core/session/sweep.hpp"

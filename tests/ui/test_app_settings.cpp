@@ -66,6 +66,7 @@ TEST_CASE("settings: values round-trip through the settings file; unset keys rea
     CHECK(fresh.recent_files().isEmpty());
     CHECK(fresh.window_geometry().isEmpty());
     CHECK(fresh.window_state().isEmpty());
+    CHECK_FALSE(fresh.presenter_mode());
   }
   const QStringList recent = {QStringLiteral("/tmp/b.json"), QStringLiteral("/tmp/a.json")};
   {
@@ -74,6 +75,7 @@ TEST_CASE("settings: values round-trip through the settings file; unset keys rea
     settings.set_recent_files(recent);
     settings.set_window_geometry(QByteArray("\x01\x02geometry", 10));
     settings.set_window_state(QByteArray("state"));
+    settings.set_presenter_mode(true);
   }
   {
     const AppSettings reread;
@@ -81,6 +83,7 @@ TEST_CASE("settings: values round-trip through the settings file; unset keys rea
     CHECK(reread.recent_files() == recent);
     CHECK(reread.window_geometry() == QByteArray("\x01\x02geometry", 10));
     CHECK(reread.window_state() == QByteArray("state"));
+    CHECK(reread.presenter_mode());
   }
   // The file is the one in the temporary location, under the keys of the table.
   QSettings raw;

@@ -152,7 +152,7 @@ void MemoryChart::rebuild() {
     line->setName(name);
     line->append(left, value_gib);
     line->append(right, value_gib);
-    QPen pen(reference_line_colour(), 2, style);
+    QPen pen(reference_line_colour(), themed_width(2), style);
     line->setPen(pen);
     chart->addSeries(line);
     line->attachAxis(ranks);

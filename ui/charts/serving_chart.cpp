@@ -149,11 +149,11 @@ void ServingCurveChart::rebuild() {
     const ServingChartSpec::Series& series = spec_.series[i];
     auto* line = new QLineSeries;
     line->setName(series.name);
-    line->setPen(QPen(series.colour, 2));
+    line->setPen(QPen(series.colour, themed_width(2)));
     line->setPointsVisible(true);
     for (const QPointF& point : series.points) line->append(point);
     chart->addSeries(line);
-    line->setMarkerSize(5);  // after addSeries: the theme sets its own size
+    line->setMarkerSize(themed_marker_size(5));  // after addSeries: the theme sets its own size
     line->attachAxis(x_axis);
     line->attachAxis(y_axis);
     const int index = static_cast<int>(i);
@@ -189,7 +189,7 @@ void ServingCurveChart::rebuild() {
   if (spec_.target_ms) {
     target_line_ = new QLineSeries;
     target_line_->setName(spec_.target_label);
-    target_line_->setPen(QPen(reference_line_colour(), 1.5, Qt::DashLine));
+    target_line_->setPen(QPen(reference_line_colour(), themed_width(1.5), Qt::DashLine));
     target_line_->append(spec_.x_min, *spec_.target_ms);
     target_line_->append(spec_.x_max, *spec_.target_ms);
     chart->addSeries(target_line_);

@@ -54,13 +54,13 @@ void SweepChart::setSpec(SweepChartSpec spec) {
     const SweepChartSpec::Series& series = spec_.series[s];
     auto* line = new QLineSeries;
     QPen pen(series.colour);
-    pen.setWidthF(1.5);
+    pen.setWidthF(themed_width(1.5));
     line->setPen(pen);
     auto* markers = new QScatterSeries;
     markers->setName(series.name);
     markers->setColor(series.colour);
     markers->setBorderColor(series.colour.darker(130));
-    markers->setMarkerSize(9);
+    markers->setMarkerSize(themed_marker_size(9));
     for (const QPointF& p : series.points) {
       line->append(p);
       markers->append(p);
@@ -87,10 +87,10 @@ void SweepChart::setSpec(SweepChartSpec spec) {
   }
   front_ = new QScatterSeries;
   front_->setName(tr("Pareto front (no other point both faster and more efficient)"));
-  front_->setMarkerSize(17);
+  front_->setMarkerSize(themed_marker_size(17));
   front_->setColor(Qt::transparent);
   QPen front_pen(reference_line_colour());
-  front_pen.setWidthF(2.0);
+  front_pen.setWidthF(themed_width(2.0));
   front_->setPen(front_pen);
   for (const QPointF& p : spec_.front) front_->append(p);
   chart->addSeries(front_);

@@ -83,9 +83,10 @@ Result<bool> check_training(const Project& project) {
   return true;
 }
 
-// The grid's project: both values applied; TP/PP/CP pairs may only keep the world size in one order.
-Result<Project> apply_pair(const Project& project, TradeoffAxis ax, const TradeoffValue& x, TradeoffAxis ay,
-                           const TradeoffValue& y) {
+}  // namespace
+
+Result<Project> apply_tradeoff_pair(const Project& project, TradeoffAxis ax, const TradeoffValue& x, TradeoffAxis ay,
+                                    const TradeoffValue& y) {
   auto x_first = apply_tradeoff_value(project, ax, x);
   if (x_first) {
     auto both = apply_tradeoff_value(*x_first, ay, y);
@@ -95,8 +96,6 @@ Result<Project> apply_pair(const Project& project, TradeoffAxis ax, const Tradeo
   if (!y_first) return y_first;
   return apply_tradeoff_value(*y_first, ax, x);
 }
-
-}  // namespace
 
 TradeoffPoint tradeoff_point(const Evaluation& evaluation) {
   TradeoffPoint point;
@@ -159,7 +158,7 @@ Result<TradeoffGrid> tradeoff_grid(const Project& project, TradeoffAxis axis_x,
   grid.values_y = values_y;
   for (const TradeoffValue& y : values_y) {
     for (const TradeoffValue& x : values_x) {
-      auto varied = apply_pair(project, axis_x, x, axis_y, y);
+      auto varied = apply_tradeoff_pair(project, axis_x, x, axis_y, y);
       TradeoffPoint point =
           varied ? tradeoff_point(evaluate_project(*varied, cache)) : invalid_point(project, varied.error().message);
       point.value = x;

@@ -112,6 +112,9 @@ struct TradeoffGrid {
 // rule cannot be kept (the world size not divisible, a cluster that cannot be resized).
 [[nodiscard]] Result<Project> apply_tradeoff_value(const Project& project, TradeoffAxis axis,
                                                    const TradeoffValue& value);
+// Both values of a grid cell: tp/pp/cp pairs may keep the world size in one order only, so both are tried.
+[[nodiscard]] Result<Project> apply_tradeoff_pair(const Project& project, TradeoffAxis axis_x, const TradeoffValue& x,
+                                                  TradeoffAxis axis_y, const TradeoffValue& y);
 
 // One point per value; `cache` is shared across the points (one cluster and router while the
 // cluster does not change). A serving project is an error (the explorer varies training knobs).

@@ -19,6 +19,7 @@
 #include "ui/app_settings.hpp"
 #include "ui/main_window.hpp"
 #include "ui/recovery.hpp"
+#include "ui/tradeoff_view.hpp"
 
 namespace {
 
@@ -33,6 +34,22 @@ constexpr const char* kNoDisplayHelp =
     "  Over ssh: connect with ssh -X (or -Y), or start a virtual display: xvfb-run -a meshscope [project]\n"
     "  Render a view without any display: QT_QPA_PLATFORM=offscreen meshscope --screenshot out.png [--view ranked]\n"
     "  Every number headless: meshscope-cli --help\n";
+
+// --tradeoff-axis tp or tp,pp: the trade-off explorer's axes (ui/tradeoff_view.hpp).
+bool set_tradeoff_axes(meshscope::ui::MainWindow& window, const QString& text) {
+  using meshscope::TradeoffAxis;
+  const QStringList names = text.split(QLatin1Char(','));
+  auto* view = qobject_cast<meshscope::ui::TradeoffView*>(window.view(QStringLiteral("tradeoff")));
+  const auto axis = meshscope::parse_enum<TradeoffAxis>(names.value(0).toStdString());
+  const auto axis2 = names.size() > 1 ? meshscope::parse_enum<TradeoffAxis>(names[1].toStdString()) : std::nullopt;
+  if (!view || !axis || names.size() > 2 || (names.size() == 2 && !axis2)) {
+    std::fprintf(stderr, "meshscope: --tradeoff-axis takes one or two of %s, e.g. tp or tp,pp\n",
+                 meshscope::enum_choices<TradeoffAxis>().c_str());
+    return false;
+  }
+  view->setAxes(*axis, axis2);
+  return true;
+}
 
 // The command line, the same for the display-less first pass and the application's own.
 struct CommandLine {
@@ -52,6 +69,9 @@ struct CommandLine {
       QStringLiteral("path")};
   QCommandLineOption pin{QStringLiteral("pin"), QStringLiteral("Pin two ranked layouts and compare them, e.g. 1,3."),
                          QStringLiteral("a,b")};
+  QCommandLineOption tradeoff_axis{QStringLiteral("tradeoff-axis"),
+                                   QStringLiteral("The trade-off explorer's axis, or two for its heat map: tp, tp,pp."),
+                                   QStringLiteral("axis[,axis2]")};
 
   void add_to(QCommandLineParser& parser) const {
     parser.setApplicationDescription(
@@ -62,6 +82,7 @@ struct CommandLine {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({screenshot, view, trace, log, pin});
+    parser.addOption(tradeoff_axis);
     parser.addPositionalArgument(QStringLiteral("project"),
                                  QStringLiteral("A meshscope project file; default: the built-in example."),
                                  QStringLiteral("[project]"));
@@ -168,6 +189,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "meshscope: cannot read the training log %s\n", qPrintable(parser.value(command_line.log)));
     return kExitBadInput;
   }
+  if (parser.isSet(command_line.tradeoff_axis) && !set_tradeoff_axes(window, parser.value(command_line.tradeoff_axis)))
+    return kExitBadInput;
   if (parser.isSet(command_line.pin)) {
     const QStringList ranks = parser.value(command_line.pin).split(QLatin1Char(','));
     window.waitForEvaluation();

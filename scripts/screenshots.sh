@@ -22,6 +22,9 @@ done
 "$app" examples/torchtitan-llama3-8b-h200.json \
   --log tests/data/shared/data/training_logs/torchtitan_h200_8gpu_llama3_8b_fsdp8_datacrunch.log \
   --view profile --screenshot "$out/profile-log.png"
+# The trade-off explorer: TP along the default project, and TP × PP as a heat map.
+"$app" --view tradeoff --tradeoff-axis tp --screenshot "$out/tradeoff.png"
+"$app" --view tradeoff --tradeoff-axis tp,pp --screenshot "$out/tradeoff-heatmap.png"
 # The sweep window (its own window, not the main one): test_ui renders it from a real sweep of
 # tests/cli/sweep/tiny_spec.json.
 MESHSCOPE_SCREENSHOT_DIR="$out" "$(dirname "$app")/../tests/ui/test_ui" "sweep view*" > /dev/null

@@ -51,7 +51,7 @@ Usage:
   meshscope-cli export     --project P.json [--rank K] --format torchtitan|megatron|deepspeed [--out FILE] [--json]
   meshscope-cli tradeoff   (--project P.json | --model M --cluster C --train k=v,... --layout k=v,...)
                            --axis A [--values v1,v2,...] [--axis2 B [--values2 ...]] [--json]
-                           (A: tp|pp|vpp|dp|fsdp|cp|ep|mbs|recompute|zero|seq|gbs|gpus; the rest of the project fixed)
+                           (A: tp|pp|vpp|dp|fsdp|cp|ep|mbs|recompute|zero|seq|gbs|gpus|gpu|nic_gbps; the rest fixed)
 
   meshscope-cli sweep      SPEC.json --out POINTS.jsonl [--shard I/N] [--threads T]
                            (models × clusters × GPUs × workloads × objectives, one ranked search per point,

@@ -12,9 +12,9 @@ using nlohmann::json;
 
 namespace {
 
-// A recompute mode is written by name, every other value as its number.
+// A recompute mode and a GPU model are written by name, every other value as its number.
 json value_json(const TradeoffValue& value, TradeoffAxis axis) {
-  if (axis == TradeoffAxis::recompute) return value.label;
+  if (axis == TradeoffAxis::recompute || axis == TradeoffAxis::gpu) return value.label;
   return value.number;
 }
 

@@ -19,11 +19,11 @@
 
 namespace meshscope {
 
-enum class TradeoffAxis { tp, pp, vpp, dp, fsdp, cp, ep, mbs, recompute, zero, seq, gbs, gpus };
+enum class TradeoffAxis { tp, pp, vpp, dp, fsdp, cp, ep, mbs, recompute, zero, seq, gbs, gpus, gpu, nic_gbps };
 
 template <>
 struct EnumNames<TradeoffAxis> {
-  static constexpr std::array<std::pair<TradeoffAxis, std::string_view>, 13> table{
+  static constexpr std::array<std::pair<TradeoffAxis, std::string_view>, 15> table{
       {{TradeoffAxis::tp, "tp"},
        {TradeoffAxis::pp, "pp"},
        {TradeoffAxis::vpp, "vpp"},
@@ -36,13 +36,16 @@ struct EnumNames<TradeoffAxis> {
        {TradeoffAxis::zero, "zero"},
        {TradeoffAxis::seq, "seq"},
        {TradeoffAxis::gbs, "gbs"},
-       {TradeoffAxis::gpus, "gpus"}}};
+       {TradeoffAxis::gpus, "gpus"},
+       {TradeoffAxis::gpu, "gpu"},
+       {TradeoffAxis::nic_gbps, "nic_gbps"}}};
 };
 
-// One value along an axis: a number (for recompute, the RecomputeMode's index) and how it reads.
+// One value along an axis: a number (for recompute, the RecomputeMode's index; for gpu, the index into
+// gpu_catalogue()) and how it reads.
 struct TradeoffValue {
   int64_t number = 0;
-  std::string label;  // "8", "selective"
+  std::string label;  // "8", "selective", "h200-sxm"
   bool operator==(const TradeoffValue&) const = default;
 };
 

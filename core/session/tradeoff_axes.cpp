@@ -3,6 +3,7 @@
 #include <charconv>
 #include <regex>
 
+#include "core/catalogue.hpp"
 #include "core/session/tradeoff.hpp"
 #include "core/topology/generators.hpp"
 
@@ -50,29 +51,55 @@ Result<Project> keep_world(Project project, int64_t Layout::*degree, int64_t val
   return project;
 }
 
-// The generator string of the project's cluster with nodes=N (the gpus and dp axes grow the cluster
-// by whole nodes, as a job is given nodes).
-Result<Project> resize_cluster(Project project, int64_t gpus) {
+// The project's generator string with `key`=`value` (replaced, or appended): the gpus, dp, gpu and nic_gbps
+// axes change a generated cluster as its own keys do (docs/cluster-format.md); a drawn or file cluster cannot.
+Result<std::string> with_generator_key(const Project& project, const std::string& key, const std::string& value) {
   if (project.cluster_inline)
-    return make_error(ErrorCode::invalid_argument,
-                      "the cluster is drawn (inline): only a generated cluster (e.g. dgx-h100:nodes=8) can be resized",
-                      "gpus");
-  auto cluster = generate_cluster(project.cluster);
-  if (!cluster)
-    return make_error(ErrorCode::invalid_argument,
-                      "only a generated cluster with nodes= can be resized, not \"" + project.cluster + "\"", "gpus");
+    return make_error(
+        ErrorCode::invalid_argument,
+        "the cluster is drawn (inline): only a generated cluster (e.g. dgx-h100:nodes=8) takes " + key + "=", key);
+  const std::string name = project.cluster.substr(0, project.cluster.find(':'));
+  const auto& generators = cluster_generators();
+  const auto generator =
+      std::find_if(generators.begin(), generators.end(), [&](const GeneratorInfo& info) { return info.name == name; });
+  if (generator == generators.end() ||
+      std::find(generator->keys.begin(), generator->keys.end(), key) == generator->keys.end())
+    return make_error(
+        ErrorCode::invalid_argument,
+        "only a generated cluster that takes " + key + "= can be varied along it, not \"" + project.cluster + "\"",
+        key);
+  const std::regex pattern("([:,])" + key + "=[^,]*");
+  const std::string entry = key + "=" + value;
+  if (std::regex_search(project.cluster, pattern)) return std::regex_replace(project.cluster, pattern, "$1" + entry);
+  return project.cluster + (project.cluster.find(':') == std::string::npos ? ":" : ",") + entry;
+}
+
+// The cluster grown or shrunk to `gpus` by whole nodes (as a job is given nodes).
+Result<Project> resize_cluster(Project project, int64_t gpus) {
+  auto cluster = project_cluster(project);
+  if (!cluster) return tl::unexpected(cluster.error());
   const int64_t nodes = std::max<int64_t>(cluster->num_nodes(), 1);
   const int64_t per_node = cluster->num_gpus() / nodes;
   if (per_node <= 0 || gpus % per_node != 0)
     return make_error(ErrorCode::invalid_layout,
                       std::to_string(gpus) + " GPUs are not whole nodes of " + std::to_string(per_node), "gpus");
-  const std::string nodes_text = "nodes=" + std::to_string(gpus / per_node);
-  static const std::regex kNodes("nodes=[0-9]+");
-  if (std::regex_search(project.cluster, kNodes))
-    project.cluster = std::regex_replace(project.cluster, kNodes, nodes_text);
-  else
-    project.cluster += (project.cluster.find(':') == std::string::npos ? ":" : ",") + nodes_text;
+  MS_TRY(spec, with_generator_key(project, "nodes", std::to_string(gpus / per_node)));
+  project.cluster = spec;
   project.gpu_count = gpus;
+  return project;
+}
+
+Result<Project> set_gpu_model(Project project, const TradeoffValue& value) {
+  MS_TRY(gpu, find_gpu(value.label));
+  MS_TRY(spec, with_generator_key(project, "gpu", value.label));
+  project.cluster = spec;
+  project.gpu = gpu;
+  return project;
+}
+
+Result<Project> set_nic_gbps(Project project, int64_t gbps) {
+  MS_TRY(spec, with_generator_key(project, "nic_gbps", std::to_string(gbps)));
+  project.cluster = spec;
   return project;
 }
 
@@ -106,6 +133,12 @@ std::string tradeoff_rule(TradeoffAxis axis) {
     case TradeoffAxis::gpus:
       return "tp, pp, cp fixed: the cluster grows or shrinks by whole nodes and dp = GPUs / (tp·pp·cp); global "
              "batch fixed";
+    case TradeoffAxis::gpu:
+      return "the generated cluster's GPU model (gpu=): its peak FLOP/s, HBM capacity and bandwidth; the nodes' "
+             "links, the mesh and the workload as in the project";
+    case TradeoffAxis::nic_gbps:
+      return "the NIC line rate of the generated cluster's fabric (nic_gbps=, Gb/s per NIC); nodes, GPUs, mesh "
+             "and workload as in the project";
   }
   return {};
 }
@@ -138,6 +171,10 @@ std::string tradeoff_axis_title(TradeoffAxis axis) {
       return "global batch (sequences)";
     case TradeoffAxis::gpus:
       return "GPUs";
+    case TradeoffAxis::gpu:
+      return "GPU model";
+    case TradeoffAxis::nic_gbps:
+      return "NIC line rate (Gb/s)";
   }
   return {};
 }
@@ -181,6 +218,14 @@ std::vector<TradeoffValue> default_tradeoff_values(const Project& p, TradeoffAxi
       const int64_t rest = non_dp(l);
       return powers_of_two(rest, std::max<int64_t>(4 * world, rest));
     }
+    case TradeoffAxis::gpu: {
+      std::vector<TradeoffValue> out;
+      const auto& catalogue = gpu_catalogue();
+      for (size_t i = 0; i < catalogue.size(); ++i) out.push_back({static_cast<int64_t>(i), catalogue[i].id});
+      return out;
+    }
+    case TradeoffAxis::nic_gbps:
+      return {number_value(100), number_value(200), number_value(400), number_value(800)};
   }
   return {};
 }
@@ -195,6 +240,16 @@ Result<std::vector<TradeoffValue>> parse_tradeoff_values(TradeoffAxis axis, std:
     start = comma + 1;
     if (item.empty())
       return make_error(ErrorCode::invalid_argument, "an empty value in the " + axis_name + " values", axis_name);
+    if (axis == TradeoffAxis::gpu) {
+      const auto& catalogue = gpu_catalogue();
+      const auto gpu = std::find_if(catalogue.begin(), catalogue.end(), [&](const GpuSpec& g) { return g.id == item; });
+      if (gpu == catalogue.end())
+        return make_error(
+            ErrorCode::invalid_argument,
+            "gpu value \"" + std::string(item) + "\" is not a GPU of the catalogue (meshscope-cli presets)", axis_name);
+      out.push_back({static_cast<int64_t>(gpu - catalogue.begin()), gpu->id});
+      continue;
+    }
     if (axis == TradeoffAxis::recompute) {
       const auto mode = parse_enum<RecomputeMode>(item);
       if (!mode)
@@ -269,6 +324,10 @@ Result<Project> apply_tradeoff_value(const Project& project, TradeoffAxis axis, 
     case TradeoffAxis::gbs:
       p.training.global_batch = v;
       return p;
+    case TradeoffAxis::gpu:
+      return set_gpu_model(std::move(p), value);
+    case TradeoffAxis::nic_gbps:
+      return set_nic_gbps(std::move(p), v);
   }
   return p;
 }

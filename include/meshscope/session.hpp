@@ -6,3 +6,4 @@
 #include "core/session/evaluate.hpp"
 #include "core/session/export.hpp"
 #include "core/session/sweep.hpp"
+#include "core/session/tradeoff.hpp"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/catalogue.hpp"
 #include "core/project.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/session/tradeoff.hpp"
@@ -44,7 +45,8 @@ double model_state_bytes(const TradeoffPoint& p) {
 
 TEST_CASE("tradeoff: every point is evaluate_project's result for the project with that value") {
   const Project project = default_or_fail();
-  const auto axis = GENERATE(TradeoffAxis::tp, TradeoffAxis::pp, TradeoffAxis::mbs, TradeoffAxis::zero);
+  const auto axis = GENERATE(TradeoffAxis::tp, TradeoffAxis::pp, TradeoffAxis::mbs, TradeoffAxis::zero,
+                             TradeoffAxis::gpu, TradeoffAxis::nic_gbps, TradeoffAxis::gpus);
   const auto axis_values = default_tradeoff_values(project, axis);
   REQUIRE(!axis_values.empty());
   ClusterCache cache;
@@ -177,6 +179,41 @@ TEST_CASE("tradeoff: along gpus the cluster grows by nodes and DP with it") {
   }
   const TradeoffCurve odd = curve_or_fail(project, TradeoffAxis::gpus, "36");
   CHECK_FALSE(odd.points.front().valid);
+}
+
+TEST_CASE("tradeoff: along gpu the cluster's GPU model changes, and with it the capacity") {
+  const Project project = default_or_fail();  // dgx-h100:nodes=8
+  const TradeoffCurve curve = curve_or_fail(project, TradeoffAxis::gpu, "h100-sxm,h200-sxm");
+  REQUIRE(curve.points.size() == 2);
+  auto h200 = find_gpu("h200-sxm");
+  REQUIRE(h200);
+  REQUIRE(curve.points[1].has_memory);
+  CHECK(curve.points[1].capacity_bytes == h200->memory_bytes);
+  CHECK(curve.points[0].capacity_bytes == project.gpu.memory_bytes);
+  auto varied = apply_tradeoff_value(project, TradeoffAxis::gpu, curve.points[1].value);
+  REQUIRE(varied);
+  CHECK(varied->cluster == "dgx-h100:nodes=8,gpu=h200-sxm");
+  CHECK_FALSE(parse_tradeoff_values(TradeoffAxis::gpu, "h900"));
+}
+
+TEST_CASE("tradeoff: a faster NIC never makes the exposed data-parallel time longer") {
+  Project project = default_or_fail();
+  const TradeoffCurve curve = curve_or_fail(project, TradeoffAxis::nic_gbps, "100,200,400,800");
+  for (size_t i = 1; i < curve.points.size(); ++i) {
+    REQUIRE(curve.points[i].has_step);
+    CHECK(curve.points[i].breakdown.dp_exposed_s <= curve.points[i - 1].breakdown.dp_exposed_s);
+    CHECK(curve.points[i].step_time_s <= curve.points[i - 1].step_time_s);
+  }
+}
+
+TEST_CASE("tradeoff: a drawn (inline) cluster cannot be resized: a gap that says so") {
+  Project project = default_or_fail();
+  auto cluster = project_cluster(project);
+  REQUIRE(cluster);
+  project.cluster_inline = *cluster;
+  const TradeoffCurve curve = curve_or_fail(project, TradeoffAxis::gpus, "128");
+  CHECK_FALSE(curve.points.front().valid);
+  CHECK(curve.points.front().reason.find("inline") != std::string::npos);
 }
 
 TEST_CASE("tradeoff: a grid's row equals the curve along its x axis") {

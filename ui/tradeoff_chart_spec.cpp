@@ -30,6 +30,10 @@ QString axis_short(TradeoffAxis axis) {
       return QObject::tr("global batch");
     case TradeoffAxis::gpus:
       return QObject::tr("GPUs");
+    case TradeoffAxis::gpu:
+      return QObject::tr("GPU");
+    case TradeoffAxis::nic_gbps:
+      return QObject::tr("NIC Gb/s");
     default:
       return qstring(enum_name(axis)).toUpper();
   }

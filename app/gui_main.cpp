@@ -58,7 +58,7 @@ struct CommandLine {
                                 QStringLiteral("path")};
   QCommandLineOption view{QStringLiteral("view"),
                           QStringLiteral("Open with <view> in front: memory, pipeline, communication, ranked, "
-                                         "compare, explain, topology, serving, profile."),
+                                         "compare, explain, topology, serving, profile, tradeoff."),
                           QStringLiteral("view")};
   QCommandLineOption trace{QStringLiteral("trace"),
                            QStringLiteral("Import a PyTorch profiler trace (.json, .json.gz or a folder of ranks)."),

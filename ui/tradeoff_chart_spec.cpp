@@ -128,6 +128,7 @@ TradeoffChartSpec tradeoff_chart_spec(const TradeoffCurve& curve) {
     if (!p.valid) spec.gaps.push_back({i, tradeoff_value_text(curve.axis, p.value), qstring(p.reason)});
     spec.mfu_percent.push_back(p.valid ? 100 * p.mfu : kNaN);
     spec.tokens_per_s_per_gpu.push_back(p.valid ? p.tokens_per_s_per_gpu : kNaN);
+    spec.capacity_per_value_gib.push_back(p.has_memory ? p.capacity_bytes / kBytesPerGib : 0.0);
     if (p.has_memory) spec.capacity_gib = std::max(spec.capacity_gib, p.capacity_bytes / kBytesPerGib);
     if (!p.valid) continue;
     for (size_t c = 0; c < memory.size(); ++c) memory[c].values[i] = p.memory_bytes[c] / kBytesPerGib;
@@ -136,6 +137,11 @@ TradeoffChartSpec tradeoff_chart_spec(const TradeoffCurve& curve) {
     spec.step_max_s = std::max(spec.step_max_s, p.step_time_s);
     spec.tokens_max = std::max(spec.tokens_max, p.tokens_per_s_per_gpu);
   }
+  // A value without a budget (an invalid layout) takes its neighbour's capacity: the line stays unbroken.
+  for (size_t i = 1; i < n; ++i)
+    if (spec.capacity_per_value_gib[i] == 0) spec.capacity_per_value_gib[i] = spec.capacity_per_value_gib[i - 1];
+  for (size_t i = n; i-- > 1;)
+    if (spec.capacity_per_value_gib[i - 1] == 0) spec.capacity_per_value_gib[i - 1] = spec.capacity_per_value_gib[i];
   const auto any = [](const TradeoffChartSpec::Set& set) {
     return std::any_of(set.values.begin(), set.values.end(), [](double v) { return v > 0; });
   };

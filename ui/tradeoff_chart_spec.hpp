@@ -31,7 +31,8 @@ struct TradeoffChartSpec {
   QString rule;             // what stays fixed
   QStringList labels;       // one per value: "8", or "16 ✕" for a gap
   std::vector<Set> memory;  // GiB, one set per memory category (MemoryCategory order, empty ones left out)
-  double capacity_gib = 0;
+  double capacity_gib = 0;  // the largest of capacity_per_value_gib
+  std::vector<double> capacity_per_value_gib;  // the GPU's capacity at each value (the gpu axis changes it)
   std::vector<Set> step;  // seconds: compute, TP, CP, EP, PP, DP exposed, bubble, optimizer (empty ones left out)
   std::vector<double> mfu_percent;           // NaN in a gap
   std::vector<double> tokens_per_s_per_gpu;  // NaN in a gap

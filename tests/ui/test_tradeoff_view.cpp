@@ -67,6 +67,20 @@ TEST_CASE("tradeoff chart spec: one category per value, gaps where the core says
   CHECK(reason_of("1").startsWith(QStringLiteral("does not fit: +")));
   CHECK(spec.capacity_gib == project.gpu.memory_bytes / (1024.0 * 1024.0 * 1024.0));
   CHECK(spec.memory_max_gib >= spec.capacity_gib);
+  REQUIRE(spec.capacity_per_value_gib.size() == 5);
+  for (double gib : spec.capacity_per_value_gib) CHECK(gib == spec.capacity_gib);
+}
+
+TEST_CASE("tradeoff chart spec: along the gpu axis the capacity line follows each GPU's capacity") {
+  ClusterCache cache;
+  auto curve = tradeoff_curve(default_or_fail(), TradeoffAxis::gpu,
+                              *parse_tradeoff_values(TradeoffAxis::gpu, "h100-sxm,h200-sxm"), cache);
+  REQUIRE(curve);
+  const ui::TradeoffChartSpec spec = ui::tradeoff_chart_spec(*curve);
+  REQUIRE(spec.capacity_per_value_gib.size() == 2);
+  CHECK(spec.capacity_per_value_gib[0] * 1024.0 * 1024.0 * 1024.0 == curve->points[0].capacity_bytes);
+  CHECK(spec.capacity_per_value_gib[1] * 1024.0 * 1024.0 * 1024.0 == curve->points[1].capacity_bytes);
+  CHECK(spec.capacity_per_value_gib[1] > spec.capacity_per_value_gib[0]);  // 141 GB against 80 GB
 }
 
 TEST_CASE("tradeoff chart spec: the memory sets are the busiest rank's categories and add up to its peak") {

@@ -16,6 +16,7 @@
 #include <QtCharts/QStackedBarSeries>
 #include <QtCharts/QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ui/chart_style.hpp"
@@ -50,6 +51,13 @@ QBarCategoryAxis* category_axis(QChart* chart, const TradeoffChartSpec& spec, co
   axis->setTitleText(spec.x_title);
   axis->setTitleFont(font);
   axis->setGridLineVisible(false);
+  // Long or many labels (GPU ids) turn so that none is elided.
+  qsizetype longest = 0;
+  for (const QString& label : spec.labels) longest = std::max(longest, label.size());
+  if (longest * spec.labels.size() > 40) {
+    axis->setLabelsAngle(-60);
+    axis->setTruncateLabels(false);
+  }
   chart->addAxis(axis, Qt::AlignBottom);
   return axis;
 }
@@ -155,7 +163,10 @@ void TradeoffChart::rebuild() {
       spec_.labels.isEmpty()
           ? QString()
           : legend_html(spec_.memory,
-                        tr("\u2014 capacity %1").arg(gib_text(spec_.capacity_gib * 1024.0 * 1024.0 * 1024.0))));
+                        std::all_of(spec_.capacity_per_value_gib.begin(), spec_.capacity_per_value_gib.end(),
+                                    [this](double gib) { return gib == spec_.capacity_gib; })
+                            ? tr("\u2014 capacity %1").arg(gib_text(spec_.capacity_gib * 1024.0 * 1024.0 * 1024.0))
+                            : tr("\u2014 each GPU's capacity")));
   step_legend_->setText(spec_.labels.isEmpty() ? QString() : legend_html(spec_.step));
   if (spec_.labels.isEmpty()) return;
   buildMemory();
@@ -185,9 +196,13 @@ void TradeoffChart::buildMemory() {
   bars->attachAxis(x);
   bars->attachAxis(y);
   auto* capacity = new QLineSeries;
-  capacity->setName(tr("capacity %1").arg(gib_text(spec_.capacity_gib * 1024.0 * 1024.0 * 1024.0)));
-  capacity->append(-0.5, spec_.capacity_gib);
-  capacity->append(static_cast<double>(spec_.labels.size()) - 0.5, spec_.capacity_gib);
+  capacity->setName(tr("capacity"));
+  // A step per value: along the gpu axis each value has its own capacity.
+  for (size_t i = 0; i < spec_.capacity_per_value_gib.size(); ++i) {
+    const double centre = static_cast<double>(i);
+    capacity->append(centre - 0.5, spec_.capacity_per_value_gib[i]);
+    capacity->append(centre + 0.5, spec_.capacity_per_value_gib[i]);
+  }
   capacity->setPen(QPen(reference_line_colour(), 2));
   chart->addSeries(capacity);
   capacity->attachAxis(x);

@@ -46,3 +46,21 @@ void tradeoff_tp_16_values(benchmark::State& state) {
 BENCHMARK(tradeoff_tp_16_values)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
+
+namespace {
+
+// The heat map's default TP × PP grid of the default project: 7 × 7 cells, most of them gaps.
+void tradeoff_grid_tp_pp_7x7(benchmark::State& state) {
+  const Project project = *default_project();
+  const auto xs = default_tradeoff_values(project, TradeoffAxis::tp);
+  const auto ys = default_tradeoff_values(project, TradeoffAxis::pp);
+  ClusterCache cache;
+  for (auto _ : state) {
+    auto grid = tradeoff_grid(project, TradeoffAxis::tp, xs, TradeoffAxis::pp, ys, cache);
+    benchmark::DoNotOptimize(grid->cells.data());
+  }
+  state.counters["cells"] = static_cast<double>(xs.size() * ys.size());
+}
+BENCHMARK(tradeoff_grid_tp_pp_7x7)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace

@@ -5,7 +5,8 @@
 // (ui/charts/tradeoff_chart.hpp); with a second axis, the heat map of tokens/s per GPU
 // (ui/charts/tradeoff_heatmap.hpp). Every point is the core's evaluate_project of the varied project. It is
 // recomputed when the project changes and the view is shown (16 values take 11–25 ms, the 7 × 7 heat map 16 ms in
-// a release build: bench_tradeoff; so on the GUI thread, debounced); clicking a value applies it as one undoable step ("Trade-off: TP 4").
+// a release build: bench_tradeoff; so on the GUI thread, debounced); clicking a value applies it as one undoable step
+// ("Trade-off: TP 4").
 #include <QWidget>
 
 #include <memory>

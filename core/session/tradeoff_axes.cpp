@@ -204,6 +204,7 @@ std::vector<TradeoffValue> default_tradeoff_values(const Project& p, TradeoffAxi
       return powers_of_two(1, 16);
     case TradeoffAxis::recompute: {
       std::vector<TradeoffValue> out;
+      out.reserve(EnumNames<RecomputeMode>::table.size());
       for (const auto& [mode, name] : EnumNames<RecomputeMode>::table)
         out.push_back({static_cast<int64_t>(mode), std::string(name)});
       return out;
@@ -221,6 +222,7 @@ std::vector<TradeoffValue> default_tradeoff_values(const Project& p, TradeoffAxi
     case TradeoffAxis::gpu: {
       std::vector<TradeoffValue> out;
       const auto& catalogue = gpu_catalogue();
+      out.reserve(catalogue.size());
       for (size_t i = 0; i < catalogue.size(); ++i) out.push_back({static_cast<int64_t>(i), catalogue[i].id});
       return out;
     }

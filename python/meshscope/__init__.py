@@ -28,6 +28,7 @@ from ._meshscope import (
     rank,
     serve,
     serve_rank,
+    tradeoff,
 )
 
 Error.__module__ = "meshscope"  # shown as meshscope.Error in tracebacks, where users catch it
@@ -52,6 +53,7 @@ __all__ = [
     "serve",
     "serve_rank",
     "to_pandas",
+    "tradeoff",
 ]
 
 # The row lists of each document that to_pandas takes when given the whole document, in order of preference.

@@ -152,6 +152,29 @@ TEST_CASE("tradeoff: the 1F1B bubble fraction grows with the pipeline depth") {
   }
 }
 
+TEST_CASE("tradeoff: at a fixed number of micro-batches the 1F1B bubble fraction grows with PP") {
+  Project project = default_or_fail();
+  project.layout.vpp = 1;
+  project.training.schedule = PipelineSchedule::one_f_one_b;
+  // DP absorbs PP on 64 GPUs (TP 8): PP 2, 4, 8 → DP 4, 2, 1; global batches 256, 128, 64 keep 64 micro-batches.
+  const auto pps = values(TradeoffAxis::pp, "2,4,8");
+  const auto batches = values(TradeoffAxis::gbs, "256,128,64");
+  ClusterCache cache;
+  auto grid = tradeoff_grid(project, TradeoffAxis::pp, pps, TradeoffAxis::gbs, batches, cache);
+  REQUIRE(grid);
+  double last = -1;
+  for (size_t i = 0; i < pps.size(); ++i) {
+    auto varied = apply_tradeoff_pair(project, TradeoffAxis::pp, pps[i], TradeoffAxis::gbs, batches[i]);
+    REQUIRE(varied);
+    CHECK(num_micro_batches(varied->training, varied->layout) == 64);
+    const TradeoffPoint& p = grid->at(i, i);
+    REQUIRE(p.has_step);
+    // Narayanan et al. (SC21, §2.2.1): the 1F1B bubble is (p − 1) / m of the ideal time, so it grows with p.
+    CHECK(p.bubble_fraction > last);
+    last = p.bubble_fraction;
+  }
+}
+
 TEST_CASE("tradeoff: the model states of a rank fall with each ZeRO stage") {
   const Project project = default_or_fail();
   const TradeoffCurve curve = curve_or_fail(project, TradeoffAxis::zero, "0,1,2,3");

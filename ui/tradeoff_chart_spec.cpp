@@ -117,6 +117,7 @@ TradeoffChartSpec tradeoff_chart_spec(const TradeoffCurve& curve) {
     memory[static_cast<size_t>(c)] = {category_label(category), memory_category_colour(category),
                                       std::vector<double>(n, 0.0)};
   }
+  double overflow_max_gib = 0;
   std::vector<TradeoffChartSpec::Set> step;
   for (const StepPart& part : kStepParts)
     step.push_back({QObject::tr(part.label), series_colour(part.colour), std::vector<double>(n, 0.0)});
@@ -130,10 +131,16 @@ TradeoffChartSpec tradeoff_chart_spec(const TradeoffCurve& curve) {
     spec.tokens_per_s_per_gpu.push_back(p.valid ? p.tokens_per_s_per_gpu : kNaN);
     spec.capacity_per_value_gib.push_back(p.has_memory ? p.capacity_bytes / kBytesPerGib : 0.0);
     if (p.has_memory) spec.capacity_gib = std::max(spec.capacity_gib, p.capacity_bytes / kBytesPerGib);
+    // A layout that does not fit keeps its memory bars, over the capacity line (how far over is the point);
+    // its step and throughput are gaps, as every invalid value's.
+    if (p.has_memory) {
+      for (size_t c = 0; c < memory.size(); ++c) memory[c].values[i] = p.memory_bytes[c] / kBytesPerGib;
+      const double gib = p.peak_memory_bytes / kBytesPerGib;
+      if (p.valid) spec.memory_max_gib = std::max(spec.memory_max_gib, gib);
+      overflow_max_gib = std::max(overflow_max_gib, gib);
+    }
     if (!p.valid) continue;
-    for (size_t c = 0; c < memory.size(); ++c) memory[c].values[i] = p.memory_bytes[c] / kBytesPerGib;
     for (size_t s = 0; s < step.size(); ++s) step[s].values[i] = p.breakdown.*kStepParts[s].member;
-    spec.memory_max_gib = std::max(spec.memory_max_gib, p.peak_memory_bytes / kBytesPerGib);
     spec.step_max_s = std::max(spec.step_max_s, p.step_time_s);
     spec.tokens_max = std::max(spec.tokens_max, p.tokens_per_s_per_gpu);
   }
@@ -149,7 +156,9 @@ TradeoffChartSpec tradeoff_chart_spec(const TradeoffCurve& curve) {
     if (any(set)) spec.memory.push_back(std::move(set));
   for (auto& set : step)
     if (any(set)) spec.step.push_back(std::move(set));
-  spec.memory_max_gib = nice_ceiling(std::max(spec.memory_max_gib, spec.capacity_gib) * 1.05);
+  // Bars far over the capacity are cut at 1.5 × capacity: the valid ones stay readable, the reason gives the rest.
+  spec.memory_max_gib = nice_ceiling(
+      std::max({spec.memory_max_gib, spec.capacity_gib, std::min(overflow_max_gib, 1.5 * spec.capacity_gib)}) * 1.05);
   spec.step_max_s = nice_ceiling(spec.step_max_s * 1.05);
   spec.tokens_max = nice_ceiling(spec.tokens_max * 1.05);
   return spec;

@@ -19,7 +19,7 @@ struct TradeoffChartSpec {
   struct Set {
     QString label;
     QColor colour;
-    std::vector<double> values;  // one per axis value; 0 in a gap
+    std::vector<double> values;  // one per axis value; 0 in a gap (memory: also drawn where it does not fit)
   };
   struct Gap {
     size_t index = 0;  // into labels

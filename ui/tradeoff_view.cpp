@@ -141,6 +141,7 @@ void TradeoffView::refresh() {
     if (!grid) {
       status_->setText(qstring(grid.error().message));
       grid_.reset();
+      heatmap_->setSpec({});
       return;
     }
     grid_ = std::move(*grid);
@@ -157,6 +158,8 @@ void TradeoffView::refresh() {
   if (!curve) {
     status_->setText(qstring(curve.error().message));
     curve_.reset();
+    chart_->setSpec({});
+    stack_->setCurrentWidget(chart_);
     return;
   }
   curve_ = std::move(*curve);

@@ -54,7 +54,14 @@ TEST_CASE("tradeoff chart spec: one category per value, gaps where the core says
     }
     ++invalid;
     CHECK(std::isnan(spec.mfu_percent[i]));
-    for (const auto& set : spec.memory) CHECK(set.values[i] == 0);
+    for (const auto& set : spec.step) CHECK(set.values[i] == 0);
+    // A layout that does not fit keeps its memory bars (over the capacity line); an invalid one has none.
+    double gib = 0;
+    for (const auto& set : spec.memory) gib += set.values[i];
+    if (p.has_memory)
+      CHECK_THAT(gib * 1024.0 * 1024.0 * 1024.0, Catch::Matchers::WithinRel(p.peak_memory_bytes, 1e-9));
+    else
+      CHECK(gib == 0);
   }
   REQUIRE(spec.gaps.size() == invalid);
   // TP 16 exceeds Llama 3.1 70B's 8 KV heads; TP 1 does not fit in 80 GB.

@@ -155,7 +155,7 @@ void TradeoffChart::rebuild() {
   QStringList gaps;
   for (const TradeoffChartSpec::Gap& gap : spec_.gaps)
     gaps << QStringLiteral("<b>%1</b>: %2").arg(gap.value.toHtmlEscaped(), gap.reason.toHtmlEscaped());
-  const QString rule = tr("Rest fixed: %1").arg(spec_.rule.toHtmlEscaped());
+  const QString rule = spec_.rule.isEmpty() ? QString() : tr("Rest fixed: %1").arg(spec_.rule.toHtmlEscaped());
   gaps_->setText(gaps.isEmpty() ? rule
                                 : QStringLiteral("%1<br><span style=\"color:%2\">\u2715 %3</span>")
                                       .arg(rule, overflow_colour().name(), gaps.join(QStringLiteral("<br>\u2715 "))));

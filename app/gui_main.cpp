@@ -23,6 +23,7 @@
 #include "ui/pipeline_animation.hpp"
 #include "ui/recovery.hpp"
 #include "ui/scaling_view.hpp"
+#include "ui/tradeoff_view.hpp"
 
 namespace {
 
@@ -38,6 +39,14 @@ constexpr const char* kNoDisplayHelp =
     "  Render a view without any display: QT_QPA_PLATFORM=offscreen meshscope --screenshot out.png [--view ranked]\n"
     "  Every number headless: meshscope-cli --help\n";
 
+// --tradeoff-axis tp or tp,pp: the trade-off explorer's axes (ui/tradeoff_view.hpp).
+bool set_tradeoff_axes(meshscope::ui::MainWindow& window, const QString& text) {
+  if (window.setTradeoffAxes(text)) return true;
+  std::fprintf(stderr, "meshscope: --tradeoff-axis takes one or two of %s, e.g. tp or tp,pp\n",
+               meshscope::enum_choices<meshscope::TradeoffAxis>().c_str());
+  return false;
+}
+
 // The command line, the same for the display-less first pass and the application's own.
 struct CommandLine {
   QCommandLineOption screenshot{QStringLiteral("screenshot"),
@@ -45,7 +54,7 @@ struct CommandLine {
                                 QStringLiteral("path")};
   QCommandLineOption view{QStringLiteral("view"),
                           QStringLiteral("Open with <view> in front: memory, pipeline, communication, ranked, "
-                                         "compare, explain, topology, serving, profile, scaling."),
+                                         "compare, explain, topology, serving, profile, scaling, tradeoff, lesson."),
                           QStringLiteral("view")};
   QCommandLineOption trace{QStringLiteral("trace"),
                            QStringLiteral("Import a PyTorch profiler trace (.json, .json.gz or a folder of ranks)."),
@@ -71,6 +80,9 @@ struct CommandLine {
   QCommandLineOption lesson_step{QStringLiteral("lesson-step"), QStringLiteral("Start the lesson at step <k>."),
                                  QStringLiteral("k")};
   QCommandLineOption presenter{QStringLiteral("presenter"), QStringLiteral("Start in presenter mode.")};
+  QCommandLineOption tradeoff_axis{QStringLiteral("tradeoff-axis"),
+                                   QStringLiteral("The trade-off explorer's axis, or two for its heat map: tp, tp,pp."),
+                                   QStringLiteral("axis[,axis2]")};
 
   void add_to(QCommandLineParser& parser) const {
     parser.setApplicationDescription(
@@ -83,6 +95,7 @@ struct CommandLine {
     parser.addOptions({screenshot, view, trace, log, pin});
     parser.addOptions({scaling, pipeline_time});
     parser.addOptions({lesson, lesson_step, presenter});
+    parser.addOption(tradeoff_axis);
     parser.addPositionalArgument(QStringLiteral("project"),
                                  QStringLiteral("A meshscope project file; default: the built-in example."),
                                  QStringLiteral("[project]"));
@@ -231,6 +244,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "meshscope: cannot read the training log %s\n", qPrintable(parser.value(command_line.log)));
     return kExitBadInput;
   }
+  if (parser.isSet(command_line.tradeoff_axis) && !set_tradeoff_axes(window, parser.value(command_line.tradeoff_axis)))
+    return kExitBadInput;
   if (parser.isSet(command_line.pin)) {
     const QStringList ranks = parser.value(command_line.pin).split(QLatin1Char(','));
     window.waitForEvaluation();

@@ -30,6 +30,9 @@ done
 # A guided lesson's step with the player, and presenter mode on another (docs/lessons.md).
 "$app" --lesson 05-pipeline-parallelism --lesson-step 2 --screenshot "$out/lesson.png"
 "$app" --lesson 09-serving-replicas-vs-sharding --lesson-step 3 --presenter --screenshot "$out/presenter.png"
+# The trade-off explorer: TP along the default project, and TP × PP as a heat map.
+"$app" --view tradeoff --tradeoff-axis tp --screenshot "$out/tradeoff.png"
+"$app" --view tradeoff --tradeoff-axis tp,pp --screenshot "$out/tradeoff-heatmap.png"
 # The sweep window (its own window, not the main one): test_ui renders it from a real sweep of
 # tests/cli/sweep/tiny_spec.json.
 MESHSCOPE_SCREENSHOT_DIR="$out" "$(dirname "$app")/../tests/ui/test_ui" "sweep view*" > /dev/null

@@ -27,6 +27,7 @@
 #include "ui/serving_panel.hpp"
 #include "ui/summary_strip.hpp"
 #include "ui/topology_editor.hpp"
+#include "ui/tradeoff_view.hpp"
 #include "ui/workload_panel.hpp"
 
 namespace meshscope::ui {
@@ -212,6 +213,10 @@ void MainWindow::create_docks() {
   });
   QDockWidget* profile_dock = add_dock(QStringLiteral("profile"), tr("Profile"), profile_, Qt::RightDockWidgetArea);
   tabifyDockWidget(serving_dock, profile_dock);
+  // Trade-offs (issue 17): one knob along an axis, the rest fixed; two as a heat map (ui/tradeoff_view.hpp).
+  QDockWidget* tradeoff_dock =
+      add_dock(QStringLiteral("tradeoff"), tr("Trade-offs"), new TradeoffView(document_), Qt::RightDockWidgetArea);
+  tabifyDockWidget(profile_dock, tradeoff_dock);
   memory_dock->raise();
   create_lesson_dock();  // ui/main_window_lessons.cpp
 }

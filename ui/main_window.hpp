@@ -73,6 +73,8 @@ class MainWindow final : public QMainWindow {
   bool showView(const QString& name, bool enlarge = false);
   [[nodiscard]] QStringList viewNames() const;
   [[nodiscard]] QWidget* view(const QString& name) const;
+  // The trade-off explorer's axis ("pp"), or two for its heat map ("tp,pp"); false for unknown names.
+  bool setTradeoffAxes(const QString& axes);
 
   [[nodiscard]] const Project& project() const { return document_->project(); }
   [[nodiscard]] ProjectDocument* document() const { return document_; }

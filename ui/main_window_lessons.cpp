@@ -14,6 +14,7 @@
 #include "ui/lesson_export.hpp"
 #include "ui/lesson_player.hpp"
 #include "ui/main_window.hpp"
+#include "ui/tradeoff_view.hpp"
 
 namespace meshscope::ui {
 
@@ -34,11 +35,23 @@ void MainWindow::create_lesson_dock() {
   connect(this, &MainWindow::viewsUpdated, this, [this] {
     if (presenter_on_) set_chart_fonts(this, QApplication::font());
   });
-  connect(lesson_player_, &LessonPlayer::viewRequested, this,
-          [this](const QString& name, const QString&) { show_lesson_view(name); });
+  connect(lesson_player_, &LessonPlayer::viewRequested, this, [this](const QString& name, const QString& axis) {
+    if (!axis.isEmpty()) (void)setTradeoffAxes(axis);  // checked when the lesson loaded
+    show_lesson_view(name);
+  });
   QDockWidget* dock = add_dock(QStringLiteral("lesson"), tr("Lesson"), lesson_player_, Qt::LeftDockWidgetArea);
   splitDockWidget(docks_[QStringLiteral("workload")], dock, Qt::Vertical);
   dock->hide();  // until a lesson opens
+}
+
+bool MainWindow::setTradeoffAxes(const QString& axes) {
+  const QStringList names = axes.split(QLatin1Char(','));
+  auto* tradeoff = qobject_cast<TradeoffView*>(view(QStringLiteral("tradeoff")));
+  const auto axis = parse_enum<TradeoffAxis>(names.value(0).toStdString());
+  const auto axis2 = names.size() > 1 ? parse_enum<TradeoffAxis>(names[1].toStdString()) : std::nullopt;
+  if (tradeoff == nullptr || !axis || names.size() > 2 || (names.size() == 2 && !axis2)) return false;
+  tradeoff->setAxes(*axis, axis2);
+  return true;
 }
 
 void MainWindow::show_lesson_view(const QString& name) {

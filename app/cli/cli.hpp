@@ -71,6 +71,8 @@ int cmd_compare(const Args& args);
 int cmd_calibrate(const Args& args);
 // Launcher configs out (commands_export.cpp).
 int cmd_export(const Args& args);
+// The trade-off explorer's points (commands_tradeoff.cpp).
+int cmd_tradeoff(const Args& args);
 // sweep takes positional files, so it parses its own arguments (argv after "sweep").
 int cmd_sweep(int argc, char** argv);
 // lesson FILE|NAME takes a positional lesson too (commands_lesson.cpp).

@@ -51,6 +51,9 @@ Usage:
   meshscope-cli keys       [--scope train|serve|layout|serving-layout] [--json]   (every --train/--serve/--layout key)
   meshscope-cli import     --launcher FILE [--gpus N] [--json]   (Megatron-LM script, torchtitan TOML, DeepSpeed JSON)
   meshscope-cli export     --project P.json [--rank K] --format torchtitan|megatron|deepspeed [--out FILE] [--json]
+  meshscope-cli tradeoff   (--project P.json | --model M --cluster C --train k=v,... --layout k=v,...)
+                           --axis A [--values v1,v2,...] [--axis2 B [--values2 ...]] [--json]
+                           (A: tp|pp|vpp|dp|fsdp|cp|ep|mbs|recompute|zero|seq|gbs|gpus|gpu|nic_gbps; the rest fixed)
 
   meshscope-cli sweep      SPEC.json --out POINTS.jsonl [--shard I/N] [--threads T]
                            (models × clusters × GPUs × workloads × objectives, one ranked search per point,
@@ -97,6 +100,7 @@ Result<Args> parse_args(int argc, char** argv) {
   // Launcher configs (import --launcher, export).
   static const std::vector<std::string> kLauncherValued = {"--launcher", "--project", "--rank", "--format", "--out"};
   static const std::vector<std::string> kScalingValued = {"--mode"};  // scaling (commands_scaling.cpp)
+  static const std::vector<std::string> kTradeoffValued = {"--axis", "--values", "--axis2", "--values2"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -105,7 +109,8 @@ Result<Args> parse_args(int argc, char** argv) {
       args.full_attention = true;
     } else if (std::find(kValued.begin(), kValued.end(), arg) != kValued.end() ||
                std::find(kLauncherValued.begin(), kLauncherValued.end(), arg) != kLauncherValued.end() ||
-               std::find(kScalingValued.begin(), kScalingValued.end(), arg) != kScalingValued.end()) {
+               std::find(kScalingValued.begin(), kScalingValued.end(), arg) != kScalingValued.end() ||
+               std::find(kTradeoffValued.begin(), kTradeoffValued.end(), arg) != kTradeoffValued.end()) {
       if (i + 1 >= argc) return make_error(ErrorCode::invalid_argument, arg + " needs a value");
       args.options[arg] = argv[++i];
     } else if (arg.starts_with("--")) {
@@ -204,7 +209,8 @@ int main(int argc, char** argv) {
                                                                    {"compare", cmd_compare},
                                                                    {"calibrate", cmd_calibrate},
                                                                    {"export", cmd_export},
-                                                                   {"scaling", cmd_scaling}};
+                                                                   {"scaling", cmd_scaling},
+                                                                   {"tradeoff", cmd_tradeoff}};
   for (const auto& [name, run] : commands)
     if (args->command == name) return run(*args);
   return fail("unknown command \"" + args->command + "\" (see --help)");

@@ -8,6 +8,7 @@
 #include "core/catalogue.hpp"
 #include "core/model_io.hpp"
 #include "core/serving/serving.hpp"
+#include "core/session/tradeoff.hpp"
 #include "core/topology/generators.hpp"
 #include "resources/embedded.hpp"
 
@@ -90,6 +91,19 @@ Result<LessonStep> step_from_json(const json& doc, const Project& before, const 
     std::string known;
     for (const auto v : views) known += (known.empty() ? "" : ", ") + std::string(v);
     return make_error(ErrorCode::invalid_argument, "unknown view \"" + view + "\" (" + known + ")", where + ": view");
+  }
+  // The trade-off view's axis ("pp"), or two for its heat map ("tp,pp"): core/session/tradeoff.hpp's names.
+  if (!axis.empty()) {
+    if (view != "tradeoff")
+      return make_error(ErrorCode::invalid_argument, "an axis is for the tradeoff view, not \"" + view + "\"",
+                        where + ": axis");
+    const size_t comma = axis.find(',');
+    std::vector<std::string> names{axis.substr(0, comma)};
+    if (comma != std::string::npos) names.push_back(axis.substr(comma + 1));
+    for (const std::string& name : names)
+      if (!parse_enum<TradeoffAxis>(name))
+        return make_error(ErrorCode::invalid_argument,
+                          "unknown axis \"" + name + "\" (" + enum_choices<TradeoffAxis>() + ")", where + ": axis");
   }
   step.text = std::move(text);
   step.view = std::move(view);

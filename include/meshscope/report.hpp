@@ -13,5 +13,6 @@
 #include "core/report/search.hpp"
 #include "core/report/serving.hpp"
 #include "core/report/topology.hpp"
+#include "core/report/tradeoff.hpp"
 #include "core/report/training_log.hpp"
 #include "core/report/units.hpp"

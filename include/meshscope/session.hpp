@@ -10,3 +10,4 @@
 #include "core/session/lesson.hpp"
 #include "core/session/scaling.hpp"
 #include "core/session/sweep.hpp"
+#include "core/session/tradeoff.hpp"

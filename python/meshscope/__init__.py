@@ -29,6 +29,7 @@ from ._meshscope import (
     scaling,
     serve,
     serve_rank,
+    tradeoff,
 )
 
 Error.__module__ = "meshscope"  # shown as meshscope.Error in tracebacks, where users catch it
@@ -54,6 +55,7 @@ __all__ = [
     "serve",
     "serve_rank",
     "to_pandas",
+    "tradeoff",
 ]
 
 # The row lists of each document that to_pandas takes when given the whole document, in order of preference.

@@ -33,12 +33,14 @@
 #include "core/report/search.hpp"
 #include "core/report/serving.hpp"
 #include "core/report/topology.hpp"
+#include "core/report/tradeoff.hpp"
 #include "core/report/training_log.hpp"
 #include "core/report/units.hpp"
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"
 #include "core/session/calibrate.hpp"
 #include "core/session/scaling.hpp"
+#include "core/session/tradeoff.hpp"
 #include "core/topology/collective.hpp"
 #include "core/topology/placement.hpp"
 #include "core/topology/routing.hpp"
@@ -420,6 +422,59 @@ py::object calibrate_nccl_tests(const py::object& paths, const py::object& clust
   return to_python(calibration_report(calibration.fit, min_bytes));
 }
 
+// ---- The trade-off explorer (`tradeoff --json`) ----
+
+TradeoffAxis tradeoff_axis_value(const py::handle& axis, const char* name) {
+  const std::string text = py::str(axis).cast<std::string>();
+  const auto parsed = parse_enum<TradeoffAxis>(text);
+  if (!parsed)
+    throw CoreError(std::string(name) + ": unknown axis \"" + text + "\" (one of " + enum_choices<TradeoffAxis>() +
+                    ")");
+  return *parsed;
+}
+
+// None: the axis's defaults for the project; a list or the CLI's text "1,2,4,8".
+std::vector<TradeoffValue> tradeoff_values(const Project& project, TradeoffAxis axis, const py::handle& values,
+                                           const char* name) {
+  if (values.is_none()) return default_tradeoff_values(project, axis);
+  std::string text;
+  if (py::isinstance<py::str>(values)) {
+    text = values.cast<std::string>();
+  } else {
+    for (const auto& item : values) text += (text.empty() ? "" : ",") + py::str(item).cast<std::string>();
+  }
+  auto parsed = parse_tradeoff_values(axis, text);
+  if (!parsed) throw CoreError(std::string(name) + ": " + parsed.error().message);
+  return *parsed;
+}
+
+py::object tradeoff(const py::object& model, const py::object& cluster, const py::object& train,
+                    const py::object& layout, const py::object& axis, const py::object& values, const py::object& axis2,
+                    const py::object& values2, const py::object& efficiency, const py::object& comm) {
+  TrainingSetup s = training_setup(model, cluster, train, layout, /*fill_cluster=*/false);
+  Project project;
+  project.name = s.model.name + " on " + s.cluster.name;
+  project.model = s.model;
+  project.gpu = cluster_gpu(s.cluster);
+  project.gpu_count = s.cluster.num_gpus();
+  // A generator string or file stays one (the gpus, dp, gpu and nic_gbps axes change its keys); a dict is inline.
+  if (py::isinstance<py::str>(cluster) || py::hasattr(cluster, "__fspath__"))
+    project.cluster = py::str(cluster).cast<std::string>();
+  else
+    project.cluster_inline = s.cluster;
+  project.training = s.workload;
+  project.layout = s.layout;
+  project.efficiency_keys = key_values(efficiency, "--efficiency");
+  project.comm_keys = key_values(comm, "--comm");
+  const TradeoffAxis x = tradeoff_axis_value(axis, "axis");
+  const std::vector<TradeoffValue> xs = tradeoff_values(project, x, values, "values");
+  ClusterCache cache;
+  if (axis2.is_none()) return to_python(tradeoff_report(take(tradeoff_curve(project, x, xs, cache))));
+  const TradeoffAxis y = tradeoff_axis_value(axis2, "axis2");
+  const std::vector<TradeoffValue> ys = tradeoff_values(project, y, values2, "values2");
+  return to_python(tradeoff_grid_report(take(tradeoff_grid(project, x, xs, y, ys, cache))));
+}
+
 }  // namespace
 }  // namespace meshscope::python
 
@@ -469,4 +524,7 @@ PYBIND11_MODULE(_meshscope, m) {
   m.def("calibrate_nccl_tests", &calibrate_nccl_tests, arg("paths"), py::kw_only(), arg("cluster"), arg("gpus") = none,
         arg("min_bytes") = meshscope::kDefaultCalibrationMinBytes, arg("comm") = none,
         "The collective constants fitted to nccl-tests logs (`calibrate --nccl-tests --json`).");
+  m.def("tradeoff", &tradeoff, arg("model"), arg("cluster"), py::kw_only(), arg("train") = none, arg("layout") = none,
+        arg("axis"), arg("values") = none, arg("axis2") = none, arg("values2") = none, arg("efficiency") = none,
+        arg("comm") = none, "One knob along an axis, the rest fixed; two: the grid (`tradeoff --json`).");
 }

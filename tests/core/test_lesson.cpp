@@ -126,6 +126,9 @@ TEST_CASE("lesson: a bad key, value, view or placeholder is an error naming the 
       {"unknown axis", json{{"text", "{tier.xp}"}}, {"broken.json", "step 2", "tier.xp"}},
       {"unclosed brace", json{{"text", "Peak {peak_memory_gib."}}, {"broken.json", "step 2", "{"}},
       {"unknown step key", json{{"note", "x"}}, {"broken.json", "step 2", "note"}},
+      {"unknown trade-off axis", json{{"view", "tradeoff"}, {"axis", "tq"}}, {"broken.json", "step 2", "axis", "tq"}},
+      {"second axis unknown", json{{"view", "tradeoff"}, {"axis", "tp,xx"}}, {"broken.json", "step 2", "xx"}},
+      {"axis on another view", json{{"view", "memory"}, {"axis", "tp"}}, {"broken.json", "step 2", "axis", "memory"}},
   };
   for (const Case& c : cases) {
     INFO(c.what);

@@ -355,3 +355,28 @@ def test_to_pandas_without_pandas_raises_import_error(monkeypatch):
 def test_to_pandas_refuses_a_document_without_rows():
     with pytest.raises(ValueError, match="row lists"):
         meshscope.to_pandas({"total": 1})
+
+
+TRADEOFF_LAYOUT = {"tp": 8, "pp": 4, "vpp": 5, "dp": 2, "sp": True}
+
+
+def test_tradeoff_equals_the_cli_document():
+    doc = meshscope.tradeoff("llama3.1-70b", "dgx-h100:nodes=8", train={"seq": 8192, "global_batch": 512},
+                             layout=TRADEOFF_LAYOUT, axis="tp", values=[4, 8, 16])
+    cli = cli_json("tradeoff", "--model", "llama3.1-70b", "--cluster", "dgx-h100:nodes=8", "--train",
+                   "seq=8192,global_batch=512", "--layout", "tp=8,pp=4,vpp=5,dp=2,sp=true", "--axis", "tp",
+                   "--values", "4,8,16")
+    assert doc == cli
+    assert [p["valid"] for p in doc["points"]][2] is False
+    assert "KV heads" in doc["points"][2]["reason"]
+
+
+def test_tradeoff_grid_and_bad_axis():
+    grid = meshscope.tradeoff("llama3.1-70b", "dgx-h100:nodes=8", train={"seq": 8192, "global_batch": 512},
+                              layout=TRADEOFF_LAYOUT, axis="tp", values="4,8", axis2="pp", values2="2,4")
+    assert grid["axis2"] == "pp"
+    assert len(grid["points"]) == 4
+    with pytest.raises(meshscope.Error, match="unknown axis"):
+        meshscope.tradeoff("llama3.1-70b", "dgx-h100:nodes=8", layout=TRADEOFF_LAYOUT, axis="tq")
+    with pytest.raises(meshscope.Error, match="values"):
+        meshscope.tradeoff("llama3.1-70b", "dgx-h100:nodes=8", layout=TRADEOFF_LAYOUT, axis="tp", values="4,x")

@@ -22,6 +22,7 @@
 #include "ui/chart_style.hpp"
 #include "ui/lesson_player.hpp"
 #include "ui/main_window.hpp"
+#include "ui/tradeoff_view.hpp"
 
 using namespace meshscope;
 
@@ -120,23 +121,34 @@ TEST_CASE("lesson player: the figures are computed live, and an edit after a ste
   CHECK(player->lesson()->name == "01-two-memory-budgets");
 }
 
-TEST_CASE("lesson player: a step whose view this build lacks is shown, and the status bar says so") {
+TEST_CASE("lesson player: a trade-off step raises the Trade-offs view on its axes") {
   Result<Project> project = default_project();
   REQUIRE(project);
   ui::MainWindow window(*project);
+  window.show();
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
   const QString path = dir.filePath(QStringLiteral("tradeoff.json"));
   QFile file(path);
   REQUIRE(file.open(QIODevice::WriteOnly));
-  file.write(R"({"format": "meshscope-lesson", "title": "a view of another branch",
-    "steps": [{"text": "TP trade-off: {mfu_percent}.", "view": "tradeoff", "axis": "tp"}]})");
+  file.write(R"({"format": "meshscope-lesson", "title": "trade-offs",
+    "steps": [{"text": "TP trade-off: {mfu_percent}.", "view": "tradeoff", "axis": "pp"},
+              {"text": "TP and PP: {mfu_percent}.", "view": "tradeoff", "axis": "tp,pp"},
+              {"text": "Memory: {peak_memory_gib}.", "view": "memory"}]})");
   file.close();
   REQUIRE(window.openLesson(path));
-  CHECK(window.lessonPlayer()->step() == 1);
-  const QList<QLabel*> labels = window.statusBar()->findChildren<QLabel*>();
-  CHECK(std::any_of(labels.begin(), labels.end(),
-                    [](const QLabel* label) { return label->text().contains(QStringLiteral("\"tradeoff\"")); }));
+  auto* tradeoff = window.findChild<ui::TradeoffView*>();
+  REQUIRE(tradeoff != nullptr);
+  CHECK(window.findChild<QDockWidget*>(QStringLiteral("tradeoff_dock"))->isVisible());
+  CHECK(tradeoff->axis() == TradeoffAxis::pp);
+  CHECK_FALSE(tradeoff->axis2());
+  window.lessonPlayer()->next();
+  CHECK(tradeoff->axis() == TradeoffAxis::tp);
+  CHECK(tradeoff->axis2() == TradeoffAxis::pp);
+  window.lessonPlayer()->next();  // no axis: the view keeps what it shows
+  CHECK(tradeoff->axis2() == TradeoffAxis::pp);
+  CHECK_FALSE(window.setTradeoffAxes(QStringLiteral("tq")));
+  CHECK_FALSE(window.setTradeoffAxes(QStringLiteral("tp,pp,cp")));
 }
 
 TEST_CASE("presenter mode: only the taught view and the player, larger fonts, thicker lines; off restores all") {

@@ -194,9 +194,6 @@ void MainWindow::create_docks() {
       add_dock(QStringLiteral("compare"), tr("Compare pinned"), compare_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(ranked_dock, compare_dock);
   // Scaling (issue 17 §2): the project's best layout from one GPU count to another; it searches when shown.
-  auto* scaling = new ScalingView(document_);
-  scaling->setObjectName(QStringLiteral("scaling_view"));
-  tabifyDockWidget(compare_dock, add_dock(QStringLiteral("scaling"), tr("Scaling"), scaling, Qt::BottomDockWidgetArea));
   ranked_dock->raise();
 
   tabifyDockWidget(topology_dock, memory_dock);
@@ -217,6 +214,10 @@ void MainWindow::create_docks() {
   QDockWidget* tradeoff_dock =
       add_dock(QStringLiteral("tradeoff"), tr("Trade-offs"), new TradeoffView(document_), Qt::RightDockWidgetArea);
   tabifyDockWidget(profile_dock, tradeoff_dock);
+  // Scaling (issue 17): the search's best layout from N to M GPUs, weak or strong (ui/scaling_view.hpp).
+  auto* scaling = new ScalingView(document_);
+  scaling->setObjectName(QStringLiteral("scaling_view"));
+  tabifyDockWidget(tradeoff_dock, add_dock(QStringLiteral("scaling"), tr("Scaling"), scaling, Qt::RightDockWidgetArea));
   memory_dock->raise();
   create_lesson_dock();  // ui/main_window_lessons.cpp
 }

@@ -111,7 +111,7 @@ std::string tradeoff_rule(TradeoffAxis axis) {
     case TradeoffAxis::pp:
     case TradeoffAxis::cp:
       return "world size fixed (the cluster's GPUs): dp = GPUs / (tp·pp·cp) absorbs the change; pp resets the "
-             "stage split to even; everything else as in the project";
+             "stage split to even (and v to 1 at pp = 1); everything else as in the project";
     case TradeoffAxis::vpp:
       return "virtual stages per pipeline rank; mesh, batch and workload as in the project";
     case TradeoffAxis::dp:
@@ -284,6 +284,7 @@ Result<Project> apply_tradeoff_value(const Project& project, TradeoffAxis axis, 
       return keep_world(std::move(p), &Layout::tp, v, "tp");
     case TradeoffAxis::pp:
       p.layout.stage_layers.clear();
+      if (v == 1) p.layout.vpp = 1;  // no pipeline, no model chunks to interleave
       return keep_world(std::move(p), &Layout::pp, v, "pp");
     case TradeoffAxis::cp:
       return keep_world(std::move(p), &Layout::cp, v, "cp");

@@ -103,6 +103,16 @@ TEST_CASE("tradeoff: along TP the world size stays the cluster's and DP absorbs 
   }
 }
 
+TEST_CASE("tradeoff: along PP the model chunks stay, except at PP 1, which has none to interleave") {
+  Project project = default_or_fail();
+  project.layout.vpp = 2;  // 80 layers: 10 per chunk at PP 4
+  const TradeoffCurve curve = curve_or_fail(project, TradeoffAxis::pp, "1,4");
+  CHECK(curve.points[0].layout.pp == 1);
+  CHECK(curve.points[0].layout.vpp == 1);
+  CHECK(curve.points[0].reason.find("Virtual pipeline") == std::string::npos);
+  CHECK(curve.points[1].layout.vpp == 2);
+}
+
 TEST_CASE("tradeoff: TP past the KV heads of a GQA model is a gap with the validator's reason") {
   const Project project = default_or_fail();  // Llama 3.1 70B: 8 KV heads
   REQUIRE(project.model.num_kv_heads == 8);

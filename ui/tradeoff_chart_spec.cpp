@@ -53,6 +53,27 @@ constexpr StepPart kStepParts[] = {
     {"bubble", &TradeoffBreakdown::bubble_s, 7},         {"optimizer", &TradeoffBreakdown::optimizer_s, 2},
 };
 
+// The traffic chart's colour of a mesh axis: the step chart's colour of its exposed part (series_colour index).
+int axis_colour_index(MeshAxis axis) {
+  switch (axis) {
+    case MeshAxis::tp:
+      return 1;
+    case MeshAxis::cp:
+      return 5;
+    case MeshAxis::ep:
+    case MeshAxis::etp:
+    case MeshAxis::edp:
+      return 4;
+    case MeshAxis::pp:
+      return 6;
+    case MeshAxis::dp:
+    case MeshAxis::fsdp_shard:
+    case MeshAxis::fsdp_replicate:
+      return 3;
+  }
+  return 0;
+}
+
 QString bytes_per_axis_text(const TradeoffPoint& p) {
   QStringList parts;
   for (const auto& [axis, bytes] : p.bytes_per_step)
@@ -121,6 +142,14 @@ TradeoffChartSpec tradeoff_chart_spec(const TradeoffCurve& curve) {
   std::vector<TradeoffChartSpec::Set> step;
   for (const StepPart& part : kStepParts)
     step.push_back({QObject::tr(part.label), series_colour(part.colour), std::vector<double>(n, 0.0)});
+  std::vector<MeshAxis> traffic_axes;  // in the order they first carry bytes
+  for (const TradeoffPoint& p : curve.points)
+    for (const auto& [axis, bytes] : p.bytes_per_step)
+      if (p.valid && bytes > 0 && std::find(traffic_axes.begin(), traffic_axes.end(), axis) == traffic_axes.end())
+        traffic_axes.push_back(axis);
+  for (const MeshAxis axis : traffic_axes)
+    spec.traffic.push_back(
+        {qstring(enum_name(axis)).toUpper(), series_colour(axis_colour_index(axis)), std::vector<double>(n, 0.0)});
   for (size_t i = 0; i < n; ++i) {
     const TradeoffPoint& p = curve.points[i];
     const QString label = qstring(p.value.label);
@@ -142,6 +171,13 @@ TradeoffChartSpec tradeoff_chart_spec(const TradeoffCurve& curve) {
     if (!p.valid) continue;
     for (size_t s = 0; s < step.size(); ++s) step[s].values[i] = p.breakdown.*kStepParts[s].member;
     spec.step_max_s = std::max(spec.step_max_s, p.step_time_s);
+    for (const auto& [axis, bytes] : p.bytes_per_step) {
+      const auto at = std::find(traffic_axes.begin(), traffic_axes.end(), axis);
+      if (at == traffic_axes.end()) continue;
+      const double gb = bytes / 1e9;  // decimal GB (10^9 bytes)
+      spec.traffic[static_cast<size_t>(at - traffic_axes.begin())].values[i] += gb;
+      spec.traffic_max_gb = std::max(spec.traffic_max_gb, gb);
+    }
     spec.tokens_max = std::max(spec.tokens_max, p.tokens_per_s_per_gpu);
   }
   // A value without a budget (an invalid layout) takes its neighbour's capacity: the line stays unbroken.
@@ -161,6 +197,7 @@ TradeoffChartSpec tradeoff_chart_spec(const TradeoffCurve& curve) {
       std::max({spec.memory_max_gib, spec.capacity_gib, std::min(overflow_max_gib, 1.5 * spec.capacity_gib)}) * 1.05);
   spec.step_max_s = nice_ceiling(spec.step_max_s * 1.05);
   spec.tokens_max = nice_ceiling(spec.tokens_max * 1.05);
+  spec.traffic_max_gb = nice_ceiling(spec.traffic_max_gb * 1.05);
   return spec;
 }
 

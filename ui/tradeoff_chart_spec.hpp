@@ -33,12 +33,13 @@ struct TradeoffChartSpec {
   std::vector<Set> memory;  // GiB, one set per memory category (MemoryCategory order, empty ones left out)
   double capacity_gib = 0;  // the largest of capacity_per_value_gib
   std::vector<double> capacity_per_value_gib;  // the GPU's capacity at each value (the gpu axis changes it)
-  std::vector<Set> step;  // seconds: compute, TP, CP, EP, PP, DP exposed, bubble, optimizer (empty ones left out)
+  std::vector<Set> step;     // seconds: compute, TP, CP, EP, PP, DP exposed, bubble, optimizer (empty ones left out)
+  std::vector<Set> traffic;  // decimal GB per step and rank, one set per mesh axis with traffic (CommPlan)
   std::vector<double> mfu_percent;           // NaN in a gap
   std::vector<double> tokens_per_s_per_gpu;  // NaN in a gap
   std::vector<Gap> gaps;
   std::vector<QString> tooltips;  // one per value: the numbers and where they come from
-  double memory_max_gib = 1, step_max_s = 1, tokens_max = 1;
+  double memory_max_gib = 1, step_max_s = 1, tokens_max = 1, traffic_max_gb = 1;
   [[nodiscard]] bool is_gap(size_t index) const;
 };
 

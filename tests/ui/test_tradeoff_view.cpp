@@ -78,6 +78,27 @@ TEST_CASE("tradeoff chart spec: one category per value, gaps where the core says
   for (double gib : spec.capacity_per_value_gib) CHECK(gib == spec.capacity_gib);
 }
 
+TEST_CASE("tradeoff chart spec: the traffic sets are each axis's bytes per step and rank, in GB, none in a gap") {
+  const TradeoffCurve curve = tp_curve(default_or_fail());
+  const ui::TradeoffChartSpec spec = ui::tradeoff_chart_spec(curve);
+  REQUIRE_FALSE(spec.traffic.empty());
+  for (size_t i = 0; i < curve.points.size(); ++i) {
+    const TradeoffPoint& p = curve.points[i];
+    for (const auto& set : spec.traffic) {
+      double bytes = 0;
+      for (const auto& [axis, b] : p.bytes_per_step)
+        if (QString::fromStdString(std::string(enum_name(axis))).toUpper() == set.label) bytes += b;
+      CHECK_THAT(set.values[i], Catch::Matchers::WithinAbs(p.valid ? bytes / 1e9 : 0.0, 1e-12));
+      CHECK(set.values[i] <= spec.traffic_max_gb);
+    }
+  }
+  // The default project's TP 8 point is valid and talks over TP: its TP set is not empty.
+  const auto tp = std::find_if(spec.traffic.begin(), spec.traffic.end(),
+                               [](const auto& set) { return set.label == QStringLiteral("TP"); });
+  REQUIRE(tp != spec.traffic.end());
+  CHECK(tp->values[3] > 0);
+}
+
 TEST_CASE("tradeoff chart spec: along the gpu axis the capacity line follows each GPU's capacity") {
   ClusterCache cache;
   auto curve = tradeoff_curve(default_or_fail(), TradeoffAxis::gpu,

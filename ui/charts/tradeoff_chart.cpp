@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QToolTip>
 #include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -102,8 +103,10 @@ TradeoffChart::TradeoffChart(QWidget* parent) : QWidget(parent) {
   memory_ = make_view(this, font());
   step_ = make_view(this, font());
   throughput_ = make_view(this, font());
+  traffic_ = make_view(this, font());
   memory_legend_ = legend_label(this);
   step_legend_ = legend_label(this);
+  traffic_legend_ = legend_label(this);
   gaps_ = new QLabel(this);
   gaps_->setWordWrap(true);
   gaps_->setTextFormat(Qt::RichText);
@@ -111,9 +114,11 @@ TradeoffChart::TradeoffChart(QWidget* parent) : QWidget(parent) {
   layout->addWidget(memory_, 0, 0);
   layout->addWidget(step_, 0, 1);
   layout->addWidget(throughput_, 0, 2);
+  layout->addWidget(traffic_, 0, 3);
   layout->addWidget(memory_legend_, 1, 0);
   layout->addWidget(step_legend_, 1, 1);
-  layout->addWidget(gaps_, 2, 0, 1, 3);
+  layout->addWidget(traffic_legend_, 1, 3);
+  layout->addWidget(gaps_, 2, 0, 1, 4);
   rebuild();
 }
 
@@ -138,6 +143,10 @@ QString TradeoffChart::stepLegendText() const {
   return step_legend_->text();
 }
 
+QString TradeoffChart::trafficLegendText() const {
+  return traffic_legend_->text();
+}
+
 void TradeoffChart::connectSet(QBarSet* set) {
   connect(set, &QBarSet::hovered, this, [this](bool hovered, int index) {
     if (hovered && index >= 0 && static_cast<size_t>(index) < spec_.tooltips.size())
@@ -151,7 +160,7 @@ void TradeoffChart::connectSet(QBarSet* set) {
 void TradeoffChart::rebuild() {
   memory_sets_.clear();
   step_sets_.clear();
-  for (QChartView* view : {memory_, step_, throughput_}) clear(view->chart());
+  for (QChartView* view : {memory_, step_, throughput_, traffic_}) clear(view->chart());
   QStringList gaps;
   for (const TradeoffChartSpec::Gap& gap : spec_.gaps)
     gaps << QStringLiteral("<b>%1</b>: %2").arg(gap.value.toHtmlEscaped(), gap.reason.toHtmlEscaped());
@@ -168,10 +177,12 @@ void TradeoffChart::rebuild() {
                             ? tr("\u2014 capacity %1").arg(gib_text(spec_.capacity_gib * 1024.0 * 1024.0 * 1024.0))
                             : tr("\u2014 each GPU's capacity")));
   step_legend_->setText(spec_.labels.isEmpty() ? QString() : legend_html(spec_.step));
+  traffic_legend_->setText(spec_.labels.isEmpty() ? QString() : legend_html(spec_.traffic));
   if (spec_.labels.isEmpty()) return;
   buildMemory();
   buildStep();
   buildThroughput();
+  buildTraffic();
 }
 
 void TradeoffChart::buildMemory() {
@@ -213,7 +224,7 @@ void TradeoffChart::buildMemory() {
 void TradeoffChart::buildStep() {
   QChart* chart = step_->chart();
   const QFont label_font = chart_font(font());
-  chart->setTitle(tr("Step time: compute, exposed communication, bubble"));
+  chart->setTitle(tr("Step: compute, exposed comm., bubble"));
   chart->setTitleFont(chart_font(font(), 1));
   auto* bars = new QStackedBarSeries;
   bars->setBarWidth(0.6);
@@ -282,6 +293,30 @@ void TradeoffChart::buildThroughput() {
   };
   add_series(spec_.mfu_percent, tr("MFU %"), series_colour(0), mfu_axis);
   add_series(spec_.tokens_per_s_per_gpu, tr("tokens/s per GPU"), series_colour(1), tokens_axis);
+}
+
+// Bytes per step and rank of each mesh axis's collectives (the communication plan), side by side per value.
+void TradeoffChart::buildTraffic() {
+  QChart* chart = traffic_->chart();
+  const QFont label_font = chart_font(font());
+  chart->setTitle(tr("Bytes per step and rank, by axis"));
+  chart->setTitleFont(chart_font(font(), 1));
+  auto* bars = new QBarSeries;
+  bars->setBarWidth(0.8);
+  for (const TradeoffChartSpec::Set& spec_set : spec_.traffic) {
+    auto* set = new QBarSet(spec_set.label);
+    set->setColor(spec_set.colour);
+    set->setBorderColor(Qt::white);
+    for (double v : spec_set.values) set->append(v);
+    connectSet(set);
+    bars->append(set);
+  }
+  chart->addSeries(bars);
+  QBarCategoryAxis* x = category_axis(chart, spec_, label_font);
+  QValueAxis* y = value_axis(chart, tr("GB per step (10⁹ B)"), spec_.traffic_max_gb, label_font, Qt::AlignLeft);
+  bars->attachAxis(x);
+  bars->attachAxis(y);
+  chart->legend()->hide();  // the label under the chart is the legend
 }
 
 }  // namespace meshscope::ui

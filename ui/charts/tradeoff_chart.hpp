@@ -32,6 +32,7 @@ class TradeoffChart final : public QWidget {
   // The legends under the memory and step charts (rich text: one coloured square and label per set).
   [[nodiscard]] QString memoryLegendText() const;
   [[nodiscard]] QString stepLegendText() const;
+  [[nodiscard]] QString trafficLegendText() const;
   [[nodiscard]] QSize sizeHint() const override { return {1100, 460}; }
 
  signals:
@@ -42,15 +43,18 @@ class TradeoffChart final : public QWidget {
   void buildMemory();
   void buildStep();
   void buildThroughput();
+  void buildTraffic();
   void connectSet(QBarSet* set);
 
   TradeoffChartSpec spec_;
   QChartView* memory_ = nullptr;
   QChartView* step_ = nullptr;
   QChartView* throughput_ = nullptr;
+  QChartView* traffic_ = nullptr;
   QLabel* gaps_ = nullptr;
   QLabel* memory_legend_ = nullptr;
   QLabel* step_legend_ = nullptr;
+  QLabel* traffic_legend_ = nullptr;
   std::vector<QBarSet*> memory_sets_, step_sets_;
 };
 

@@ -5,6 +5,7 @@
 
 #include "core/enum_names.hpp"
 #include "core/options.hpp"
+#include "core/report/search.hpp"
 #include "core/report/text.hpp"
 #include "core/report/units.hpp"
 #include "core/topology/placement.hpp"
@@ -15,17 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-json layout_json(const RankedLayout& r) {
-  json layout = json::object();
-  for (const auto& [key, value] : layout_to_keys(r.layout)) layout[key] = value;
-  layout["recompute"] = recompute_name(r.recompute);
-  layout["zero"] = r.zero_stage;
-  layout["schedule"] = enum_name(r.schedule);
-  layout["order"] = axis_order_name(r.order);
-  layout["tp_comm_overlap"] = r.tp_comm_overlap;
-  return layout;
-}
-
 json point_json(const ScalingPoint& p) {
   json point = {{"gpus", p.gpus}, {"cluster", p.cluster}, {"global_batch", p.global_batch}, {"valid", p.valid}};
   if (!p.valid) {
@@ -35,7 +25,7 @@ json point_json(const ScalingPoint& p) {
     point["top_rejections"] = reasons;
     return point;
   }
-  point["best_layout"] = layout_json(p.best);
+  point["best_layout"] = ranked_layout_keys_json(p.best);
   point["step_time_s"] = p.best.step_time_s;
   point["tokens_per_s"] = p.tokens_per_s;
   point["tokens_per_s_per_gpu"] = p.best.tokens_per_s_per_gpu;

@@ -13,14 +13,7 @@ using nlohmann::json;
 namespace {
 
 json ranked_layout_json(const RankedLayout& r) {
-  json layout = json::object();
-  for (const auto& [key, value] : layout_to_keys(r.layout)) layout[key] = value;
-  layout["recompute"] = recompute_name(r.recompute);
-  layout["zero"] = r.zero_stage;
-  layout["schedule"] = enum_name(r.schedule);
-  layout["order"] = axis_order_name(r.order);
-  layout["tp_comm_overlap"] = r.tp_comm_overlap;
-  return {{"layout", layout},
+  return {{"layout", ranked_layout_keys_json(r)},
           {"step_time_s", r.step_time_s},
           {"tokens_per_s_per_gpu", r.tokens_per_s_per_gpu},
           {"mfu", r.mfu},
@@ -46,6 +39,17 @@ std::string_view work_kind_name(WorkKind kind) {
 }
 
 }  // namespace
+
+json ranked_layout_keys_json(const RankedLayout& r) {
+  json layout = json::object();
+  for (const auto& [key, value] : layout_to_keys(r.layout)) layout[key] = value;
+  layout["recompute"] = recompute_name(r.recompute);
+  layout["zero"] = r.zero_stage;
+  layout["schedule"] = enum_name(r.schedule);
+  layout["order"] = axis_order_name(r.order);
+  layout["tp_comm_overlap"] = r.tp_comm_overlap;
+  return layout;
+}
 
 json ranked_layouts_report(const SearchResult& result, RankObjective objective) {
   json layouts = json::array();

@@ -9,6 +9,9 @@
 
 namespace meshscope {
 
+// A ranked layout's keys: the --layout keys and the choices the search made (recompute, zero, schedule, order,
+// tp_comm_overlap), as `rank --json` prints each layout's "layout".
+[[nodiscard]] nlohmann::json ranked_layout_keys_json(const RankedLayout& r);
 [[nodiscard]] nlohmann::json ranked_layouts_report(const SearchResult& result, RankObjective objective);
 [[nodiscard]] nlohmann::json schedule_report(PipelineSchedule schedule, const ScheduleResult& result);
 

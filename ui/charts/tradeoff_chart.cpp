@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QToolTip>
+#include <QtCharts/QAbstractBarSeries>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
@@ -157,6 +158,19 @@ void TradeoffChart::connectSet(QBarSet* set) {
   connect(set, &QBarSet::clicked, this, [this](int index) { emit valueActivated(index); });
 }
 
+void TradeoffChart::addSets(QAbstractBarSeries* bars, const std::vector<TradeoffChartSpec::Set>& sets,
+                            std::vector<QBarSet*>* kept) {
+  for (const TradeoffChartSpec::Set& spec_set : sets) {
+    auto* set = new QBarSet(spec_set.label);
+    set->setColor(spec_set.colour);
+    set->setBorderColor(Qt::white);
+    for (double v : spec_set.values) set->append(v);
+    connectSet(set);
+    bars->append(set);
+    if (kept != nullptr) kept->push_back(set);
+  }
+}
+
 void TradeoffChart::rebuild() {
   memory_sets_.clear();
   step_sets_.clear();
@@ -192,15 +206,7 @@ void TradeoffChart::buildMemory() {
   chart->setTitleFont(chart_font(font(), 1));
   auto* bars = new QStackedBarSeries;
   bars->setBarWidth(0.6);
-  for (const TradeoffChartSpec::Set& spec_set : spec_.memory) {
-    auto* set = new QBarSet(spec_set.label);
-    set->setColor(spec_set.colour);
-    set->setBorderColor(Qt::white);
-    for (double v : spec_set.values) set->append(v);
-    connectSet(set);
-    bars->append(set);
-    memory_sets_.push_back(set);
-  }
+  addSets(bars, spec_.memory, &memory_sets_);
   chart->addSeries(bars);
   QBarCategoryAxis* x = category_axis(chart, spec_, label_font);
   QValueAxis* y = value_axis(chart, tr("GiB per GPU"), spec_.memory_max_gib, label_font, Qt::AlignLeft);
@@ -228,15 +234,7 @@ void TradeoffChart::buildStep() {
   chart->setTitleFont(chart_font(font(), 1));
   auto* bars = new QStackedBarSeries;
   bars->setBarWidth(0.6);
-  for (const TradeoffChartSpec::Set& spec_set : spec_.step) {
-    auto* set = new QBarSet(spec_set.label);
-    set->setColor(spec_set.colour);
-    set->setBorderColor(Qt::white);
-    for (double v : spec_set.values) set->append(v);
-    connectSet(set);
-    bars->append(set);
-    step_sets_.push_back(set);
-  }
+  addSets(bars, spec_.step, &step_sets_);
   chart->addSeries(bars);
   QBarCategoryAxis* x = category_axis(chart, spec_, label_font);
   QValueAxis* y = value_axis(chart, tr("seconds per step"), spec_.step_max_s, label_font, Qt::AlignLeft);
@@ -303,14 +301,7 @@ void TradeoffChart::buildTraffic() {
   chart->setTitleFont(chart_font(font(), 1));
   auto* bars = new QBarSeries;
   bars->setBarWidth(0.8);
-  for (const TradeoffChartSpec::Set& spec_set : spec_.traffic) {
-    auto* set = new QBarSet(spec_set.label);
-    set->setColor(spec_set.colour);
-    set->setBorderColor(Qt::white);
-    for (double v : spec_set.values) set->append(v);
-    connectSet(set);
-    bars->append(set);
-  }
+  addSets(bars, spec_.traffic, nullptr);
   chart->addSeries(bars);
   QBarCategoryAxis* x = category_axis(chart, spec_, label_font);
   QValueAxis* y = value_axis(chart, tr("GB per step (10⁹ B)"), spec_.traffic_max_gb, label_font, Qt::AlignLeft);

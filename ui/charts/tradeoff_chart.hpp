@@ -10,6 +10,7 @@
 
 #include "ui/tradeoff_chart_spec.hpp"
 
+class QAbstractBarSeries;
 class QBarSet;
 class QChart;
 class QChartView;
@@ -44,6 +45,8 @@ class TradeoffChart final : public QWidget {
   void buildStep();
   void buildThroughput();
   void buildTraffic();
+  // The spec's sets as bars of `bars` (hover: the value's tooltip; click: valueActivated), kept in `kept`.
+  void addSets(QAbstractBarSeries* bars, const std::vector<TradeoffChartSpec::Set>& sets, std::vector<QBarSet*>* kept);
   void connectSet(QBarSet* set);
 
   TradeoffChartSpec spec_;

@@ -9,6 +9,7 @@
 #include "ui/chart_style.hpp"
 #include "ui/formatting.hpp"
 #include "ui/kit/nice_step.hpp"
+#include "ui/ranked_layouts_model.hpp"
 
 namespace meshscope::ui {
 
@@ -20,7 +21,7 @@ QString tooltip(const ScalingPoint& p) {
              "step %7 · efficiency %8 %%9<br>double-click: apply this size and layout")
       .arg(p.gpus)
       .arg(p.global_batch)
-      .arg(scaling_layout_text(p.best).toHtmlEscaped())
+      .arg(ranked_layout_text(p.best).toHtmlEscaped())
       .arg(p.tokens_per_s, 0, 'f', 0)
       .arg(p.best.tokens_per_s_per_gpu, 0, 'f', 0)
       .arg(100 * p.best.mfu, 0, 'f', 1)
@@ -36,24 +37,6 @@ double rounded_up(double value) {
 }
 
 }  // namespace
-
-QString scaling_layout_text(const RankedLayout& r) {
-  QStringList mesh;
-  for (const auto& [key, value] : ranked_layout_keys(r)) {
-    if (key == "recompute" || key == "zero" || key == "schedule" || key == "order" || key == "tp_comm_overlap")
-      continue;
-    const bool always = key == "tp" || key == "pp" || key == "dp" || key == "micro_batch";
-    if (!always && (value == "1" || value == "0" || value == "false")) continue;
-    mesh << QStringLiteral("%1=%2").arg(qstring(key), qstring(value));
-  }
-  QString text = mesh.join(QLatin1Char(' ')) + QStringLiteral(" · %1, ZeRO-%2, %3")
-                                                   .arg(qstring(recompute_name(r.recompute)))
-                                                   .arg(r.zero_stage)
-                                                   .arg(qstring(enum_name(r.schedule)));
-  if (r.order != AxisOrder::megatron) text += QStringLiteral(", ") + qstring(axis_order_name(r.order));
-  if (r.tp_comm_overlap) text += QObject::tr(", TP overlap");
-  return text;
-}
 
 ScalingChartSpec scaling_chart_spec(const ScalingResult& result) {
   ScalingChartSpec spec;

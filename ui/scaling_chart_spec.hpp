@@ -42,7 +42,5 @@ struct ScalingChartSpec {
 };
 
 [[nodiscard]] ScalingChartSpec scaling_chart_spec(const ScalingResult& result);
-// "tp=8 pp=2 dp=4 mbs=1 · selective, ZeRO-1, 1f1b": a point's best layout in one line.
-[[nodiscard]] QString scaling_layout_text(const RankedLayout& layout);
 
 }  // namespace meshscope::ui

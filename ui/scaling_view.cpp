@@ -22,6 +22,7 @@
 #include "ui/document/project_commands.hpp"
 #include "ui/document/project_document.hpp"
 #include "ui/formatting.hpp"
+#include "ui/ranked_layouts_model.hpp"
 #include "ui/scaling_chart_spec.hpp"
 #include "ui/table_style.hpp"
 
@@ -52,7 +53,7 @@ std::vector<SnapshotColumn<ScalingPoint>> scaling_columns() {
           Model::tr("Global batch"), [](const ScalingPoint& p, int) { return QString::number(p.global_batch); },
           [](const ScalingPoint& p, int) { return static_cast<double>(p.global_batch); }, kRight),
       column(Model::tr("Best layout"),
-             [](const ScalingPoint& p, int) { return p.valid ? scaling_layout_text(p.best) : QString(); }),
+             [](const ScalingPoint& p, int) { return p.valid ? ranked_layout_text(p.best) : QString(); }),
       number(
           Model::tr("Step"), [](const ScalingPoint& p) { return duration_text(p.best.step_time_s); },
           [](const ScalingPoint& p) { return p.best.step_time_s; }),
@@ -244,7 +245,7 @@ bool ScalingView::applyPoint(size_t point) {
   Project project = project_at_scaling_point(document_->project(), p);
   document_->push(
       new ApplyScalingPoint(document_, std::move(project),
-                            tr("Apply %1 GPUs and its best layout (%2)").arg(p.gpus).arg(scaling_layout_text(p.best))));
+                            tr("Apply %1 GPUs and its best layout (%2)").arg(p.gpus).arg(ranked_layout_text(p.best))));
   return true;
 }
 

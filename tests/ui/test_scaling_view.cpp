@@ -14,6 +14,7 @@
 #include "qt_catch.hpp"
 #include "ui/charts/scaling_chart.hpp"
 #include "ui/document/project_document.hpp"
+#include "ui/ranked_layouts_model.hpp"
 #include "ui/scaling_chart_spec.hpp"
 #include "ui/scaling_view.hpp"
 
@@ -52,7 +53,7 @@ TEST_CASE("scaling chart spec: throughput, per-GPU throughput and efficiency by 
     CHECK(spec.tokens.points[i] == QPointF(static_cast<double>(p.gpus), p.tokens_per_s));
     CHECK(spec.per_gpu.points[i] == QPointF(static_cast<double>(p.gpus), p.best.tokens_per_s_per_gpu));
     CHECK(spec.efficiency.points[i] == QPointF(static_cast<double>(p.gpus), 100 * p.scaling_efficiency));
-    CHECK(spec.tokens.tooltips[i].contains(ui::scaling_layout_text(p.best).toHtmlEscaped()));
+    CHECK(spec.tokens.tooltips[i].contains(ui::ranked_layout_text(p.best).toHtmlEscaped()));
   }
   CHECK(spec.efficiency.points.front().y() == 100.0);
   CHECK(spec.efficiency_title == QStringLiteral("Efficiency %"));

@@ -49,7 +49,8 @@ void InFlightChart::paintEvent(QPaintEvent* /*event*/) {
   const QFontMetrics metrics(font());
   painter.setPen(palette().color(QPalette::Text));
   painter.drawText(QPointF(kMargin, kMargin + metrics.ascent()), tr("In flight at the cursor"));
-  painter.drawText(QPointF(kMargin, kMargin + metrics.height() + 4 + metrics.ascent()), tr("bar: now · line: peak (micro-batches)"));
+  painter.drawText(QPointF(kMargin, kMargin + metrics.height() + 4 + metrics.ascent()),
+                   tr("bar: now · line: peak (micro-batches)"));
   // Each bar on its stage's row of the schedule beside it (same top in the panel).
   const int offset = rows_ ? rows_->mapTo(window(), QPoint(0, 0)).y() - mapTo(window(), QPoint(0, 0)).y() : 0;
   const double label_width = metrics.horizontalAdvance(QStringLiteral("00.00 / 00.00")) + 8;

@@ -145,6 +145,7 @@ Result<std::string> family_figure(const FigureContext& c, std::string_view famil
 Result<std::string> training_figure(const FigureContext& c, const std::string& name) {
   MS_TRY(e, training_estimate(c, name));
   if (name == "step_time_ms") return with_unit(e->step_time_s * 1e3, "ms");
+  if (name == "step_time_s") return with_unit(e->step_time_s, "s");
   if (name == "tokens_per_s_per_gpu") return with_unit(e->tokens_per_s_per_gpu, "tokens/s");
   if (name == "tokens_per_s") return with_unit(e->tokens_per_s, "tokens/s");
   if (name == "mfu_percent") return with_unit(e->mfu * 100, "%");
@@ -263,6 +264,7 @@ const std::vector<LessonFigureInfo>& lesson_figures() {
       {"fits", "", "\"fits\" or \"does not fit\"", kProject},
       // training (evaluate_project's StepEstimate)
       {"step_time_ms", "ms", "one optimizer step", kTraining},
+      {"step_time_s", "s", "one optimizer step, in seconds (for steps of seconds)", kTraining},
       {"tokens_per_s_per_gpu", "tokens/s", "training tokens per second per GPU", kTraining},
       {"tokens_per_s", "tokens/s", "training tokens per second, whole job", kTraining},
       {"mfu_percent", "%", "model FLOPs utilisation (no recompute FLOPs) over the dense peak", kTraining},

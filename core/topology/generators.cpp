@@ -234,8 +234,8 @@ const std::vector<Generator>& generators() {
          &kDgxB200},
         {{"gb200-nvl72",
           "per rack: 18 trays of 2 Grace + 4 B200 (NVLink-C2C), one 18-chip NVSwitch fabric for all 72 GPUs "
-          "(NVLink 5 ×18), 4× 400 Gb/s InfiniBand per tray",
-          {"racks", "oversubscription", "nodes_per_leaf", "nic_gbps"}},
+          "(NVLink 5 ×18), 4× 400 Gb/s InfiniBand per tray; gpu=gb300: a GB300 NVL72 (4× 800 Gb/s ConnectX-8)",
+          {"racks", "gpu", "oversubscription", "nodes_per_leaf", "nic_gbps"}},
          nullptr},
         {{"mi300x",
           "8× MI300X fully connected by xGMI (64 GB/s per direction per pair), 2× EPYC 9004, 8 PCIe Gen5 switches "
@@ -457,7 +457,7 @@ void build_host(Builder& b, const HostDesign& h, int32_t node, const std::string
 }
 
 // One GB200 NVL72 rack: the rack's NVSwitch fabric, then 18 trays (nodes).
-void build_gb200_rack(Builder& b, int32_t rack) {
+void build_gb200_rack(Builder& b, int32_t rack, const std::string& gpu_model) {
   const DeviceId nvswitch = b.device("r" + std::to_string(rack) + ".nvsw", DeviceKind::nvswitch,
                                      "NVLink switch trays (" + std::to_string(kGb200NvswitchChips) + " NVSwitch chips)",
                                      -1, rack, -1, -1, {}, kGb200NvswitchChips);
@@ -466,12 +466,13 @@ void build_gb200_rack(Builder& b, int32_t rack) {
     const std::string p = "n" + std::to_string(node) + ".";
     std::vector<DeviceId> gpus, cpus, nics;
     for (int32_t g = 0; g < kGb200GpusPerTray; ++g)
-      gpus.push_back(b.device(p + "gpu" + std::to_string(g), DeviceKind::gpu, {}, node, rack, g / 2, g, "gb200"));
+      gpus.push_back(b.device(p + "gpu" + std::to_string(g), DeviceKind::gpu, {}, node, rack, g / 2, g, gpu_model));
     for (int32_t s = 0; s < 2; ++s)
       cpus.push_back(b.device(p + "cpu" + std::to_string(s), DeviceKind::cpu, "NVIDIA Grace", node, rack, s));
     for (int32_t k = 0; k < kGb200GpusPerTray; ++k)
-      nics.push_back(
-          b.device(p + "nic" + std::to_string(k), DeviceKind::nic, "ConnectX-7 NDR 400 Gb/s", node, rack, k / 2, k));
+      nics.push_back(b.device(p + "nic" + std::to_string(k), DeviceKind::nic,
+                              gpu_model == "gb300" ? "ConnectX-8 SuperNIC 800 Gb/s" : "ConnectX-7 NDR 400 Gb/s", node,
+                              rack, k / 2, k));
     for (int32_t g = 0; g < kGb200GpusPerTray; ++g) {
       b.nvlink(gpus[static_cast<size_t>(g)], nvswitch, 5, 18);
       b.direct(gpus[static_cast<size_t>(g)], cpus[static_cast<size_t>(g / 2)], LinkKind::nvlink, kNvlinkC2cBytesPerS);
@@ -508,12 +509,14 @@ Cluster build(const Generator& generator, const Options& options, std::string sp
   } else {
     const int32_t racks = options.count;
     nodes = racks * kTraysPerRack;
-    nic_gbps = options.nic_gbps > 0 ? options.nic_gbps : 400;
+    const std::string gpu_model = options.gpu.empty() ? std::string("gb200") : options.gpu;
+    // GB300 NVL72 trays carry ConnectX-8 SuperNICs (800 Gb/s); GB200's ConnectX-7 (400 Gb/s).
+    nic_gbps = options.nic_gbps > 0 ? options.nic_gbps : (gpu_model == "gb300" ? 800 : 400);
     c.devices.reserve(static_cast<size_t>(nodes) * 10 + 64);
     c.links.reserve(static_cast<size_t>(nodes) * 16 + 64);
-    for (int32_t r = 0; r < racks; ++r) build_gb200_rack(b, r);
+    for (int32_t r = 0; r < racks; ++r) build_gb200_rack(b, r, gpu_model);
     for (int32_t r = 0; r < racks; ++r) c.rack_names.push_back("rack" + padded(r, 2));
-    c.name = "GB200 NVL72, " + plural(racks, "rack");
+    c.name = "GB200 NVL72, " + plural(racks, "rack") + (gpu_model == "gb200" ? "" : " (" + gpu_model + ")");
   }
   const size_t width = std::max<size_t>(3, std::to_string(std::max(nodes - 1, 0)).size());
   c.node_names.reserve(static_cast<size_t>(nodes));

@@ -7,9 +7,9 @@
 using namespace meshscope;
 
 TEST_CASE("catalogue: every GPU the issue lists is present with its datasheet figures") {
-  const char* const ids[] = {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm",      "h100-pcie", "h200-sxm",
-                             "h800-sxm",      "b200",          "gb200",         "mi300x",    "mi325x",
-                             "l40s",          "rtx-4090",      "v100-sxm2-32gb"};
+  const char* const ids[] = {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie",     "h200-sxm",
+                             "h800-sxm",      "b200",          "gb200",    "gb300",         "mi300x",
+                             "mi325x",        "l40s",          "rtx-4090", "v100-sxm2-32gb"};
   for (const char* id : ids) {
     INFO(id);
     auto gpu = find_gpu(id);

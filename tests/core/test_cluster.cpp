@@ -424,6 +424,29 @@ TEST_CASE("generators: GB200 NVL72 — one 18-chip NVSwitch fabric per rack join
   CHECK(count_links(c, LinkKind::nvlink, DeviceKind::gpu, DeviceKind::nvswitch) == 144);
 }
 
+TEST_CASE("generators: gpu=gb300 makes the rack a GB300 NVL72 — Blackwell Ultra GPUs, 800 Gb/s ConnectX-8 NICs") {
+  const Cluster gb200 = generate("gb200-nvl72");
+  const Cluster gb300 = generate("gb200-nvl72:gpu=gb300");
+  CHECK(gb300.num_gpus() == 72);
+  for (const DeviceId g : gb300.gpus) CHECK(gb300.device(g).gpu_model == "gb300");
+  CHECK(gb200.device(gb200.gpus.front()).gpu_model == "gb200");
+  // The NICs' fabric links: ConnectX-8 SuperNIC 800 Gb/s on GB300 trays, ConnectX-7 400 Gb/s on GB200's.
+  const auto nic_link_rates = [](const Cluster& c) {
+    std::vector<double> rates;
+    for (const Link& l : c.links)
+      if ((c.device(l.a).kind == DeviceKind::nic && c.device(l.b).kind == DeviceKind::leaf_switch) ||
+          (c.device(l.b).kind == DeviceKind::nic && c.device(l.a).kind == DeviceKind::leaf_switch))
+        rates.push_back(l.bandwidth_bytes_per_s);
+    return rates;
+  };
+  const auto rates300 = nic_link_rates(gb300);
+  REQUIRE(rates300.size() == 72);
+  for (const double r : rates300) CHECK_THAT(r, WithinRel(100e9, 1e-12));
+  for (const double r : nic_link_rates(gb200)) CHECK_THAT(r, WithinRel(50e9, 1e-12));
+  CHECK(generate("gb200-nvl72:gpu=gb300,nic_gbps=400").links.size() == gb300.links.size());
+  CHECK_FALSE(generate_cluster("gb200-nvl72:gpu=gb900"));
+}
+
 TEST_CASE("generators: MI300X — every GPU pair on its own 64 GB/s xGMI link, 1 GPU + 1 NIC per PCIe switch") {
   const Cluster c = generate("mi300x:nodes=2");
   CHECK(count_links(c, LinkKind::xgmi, DeviceKind::gpu, DeviceKind::gpu) == 56);  // 28 pairs per node

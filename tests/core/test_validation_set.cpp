@@ -111,7 +111,7 @@ std::optional<Skip> unsupported(const test::CsvRow& row) {
   if (model == "qwen3-235b-a22b") return Skip{"no preset for Qwen3-235B-A22B and the source gives no dimensions"};
   const std::string& gpu = row.at("gpu");
   if (gpu.empty()) return Skip{"the GPU model is not in the log"};
-  if (gpu == "GB300" || gpu == "B300") return Skip{gpu + " is not in the GPU catalogue"};
+  if (gpu == "B300") return Skip{gpu + " is not in the GPU catalogue"};
   if (starts_with(gpu, "V100")) return Skip{"no generator for Jean Zay's 4-GPU V100 NVLink nodes"};
   if (generator_of(row).empty()) return Skip{gpu + " is not in the GPU catalogue"};
   return std::nullopt;
@@ -152,6 +152,8 @@ std::string generator_of(const test::CsvRow& row) {
   if (gpu == "H200") return "hgx-h200:nodes=" + nodes;
   if (gpu == "B200") return "dgx-b200:nodes=" + nodes;
   if (gpu == "GB200") return "gb200-nvl72:racks=" + std::to_string((gpus + 71) / 72);
+  // GB300 NVL72: the same rack with Blackwell Ultra GPUs and ConnectX-8 (800 Gb/s) NICs.
+  if (gpu == "GB300") return "gb200-nvl72:racks=" + std::to_string((gpus + 71) / 72) + ",gpu=gb300";
   if (gpu == "MI300X") return "mi300x:nodes=" + nodes;
   return {};
 }

@@ -45,12 +45,10 @@ void MainWindow::create_lesson_dock() {
 }
 
 bool MainWindow::setTradeoffAxes(const QString& axes) {
-  const QStringList names = axes.split(QLatin1Char(','));
   auto* tradeoff = qobject_cast<TradeoffView*>(view(QStringLiteral("tradeoff")));
-  const auto axis = parse_enum<TradeoffAxis>(names.value(0).toStdString());
-  const auto axis2 = names.size() > 1 ? parse_enum<TradeoffAxis>(names[1].toStdString()) : std::nullopt;
-  if (tradeoff == nullptr || !axis || names.size() > 2 || (names.size() == 2 && !axis2)) return false;
-  tradeoff->setAxes(*axis, axis2);
+  const auto parsed = parse_tradeoff_axes(axes.toStdString());
+  if (tradeoff == nullptr || !parsed) return false;
+  tradeoff->setAxes(parsed->axis, parsed->axis2);
   return true;
 }
 

@@ -97,13 +97,8 @@ Result<LessonStep> step_from_json(const json& doc, const Project& before, const 
     if (view != "tradeoff")
       return make_error(ErrorCode::invalid_argument, "an axis is for the tradeoff view, not \"" + view + "\"",
                         where + ": axis");
-    const size_t comma = axis.find(',');
-    std::vector<std::string> names{axis.substr(0, comma)};
-    if (comma != std::string::npos) names.push_back(axis.substr(comma + 1));
-    for (const std::string& name : names)
-      if (!parse_enum<TradeoffAxis>(name))
-        return make_error(ErrorCode::invalid_argument,
-                          "unknown axis \"" + name + "\" (" + enum_choices<TradeoffAxis>() + ")", where + ": axis");
+    if (auto axes = parse_tradeoff_axes(axis); !axes)
+      return make_error(ErrorCode::invalid_argument, axes.error().message, where + ": axis");
   }
   step.text = std::move(text);
   step.view = std::move(view);

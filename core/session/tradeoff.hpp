@@ -109,6 +109,13 @@ struct TradeoffGrid {
 // sense for the model and the cluster, every recompute mode, ZeRO 0–3); invalid ones are included
 // where they teach something (TP past the KV heads), and are drawn as gaps.
 [[nodiscard]] std::vector<TradeoffValue> default_tradeoff_values(const Project& project, TradeoffAxis axis);
+// The view's axes: "pp", or "tp,pp" for the heat map (a lesson step's "axis", the app's --tradeoff-axis); an
+// error names the unknown axis, or says that there are more than two.
+struct TradeoffAxes {
+  TradeoffAxis axis = TradeoffAxis::tp;
+  std::optional<TradeoffAxis> axis2;
+};
+[[nodiscard]] Result<TradeoffAxes> parse_tradeoff_axes(std::string_view text);
 // "1,2,4,8" or "none,full": an error names the bad value and the axis.
 [[nodiscard]] Result<std::vector<TradeoffValue>> parse_tradeoff_values(TradeoffAxis axis, std::string_view text);
 // The project with the axis set to the value, the rest fixed by tradeoff_rule; an error when the

@@ -232,6 +232,26 @@ std::vector<TradeoffValue> default_tradeoff_values(const Project& p, TradeoffAxi
   return {};
 }
 
+Result<TradeoffAxes> parse_tradeoff_axes(std::string_view text) {
+  const size_t comma = text.find(',');
+  std::vector<std::string_view> names{text.substr(0, comma)};
+  if (comma != std::string_view::npos) names.push_back(text.substr(comma + 1));
+  std::vector<TradeoffAxis> axes;
+  for (const std::string_view name : names) {
+    if (name.find(',') != std::string_view::npos)
+      return make_error(ErrorCode::invalid_argument, "at most two axes, not \"" + std::string(text) + "\"", "axis");
+    const auto axis = parse_enum<TradeoffAxis>(name);
+    if (!axis)
+      return make_error(ErrorCode::invalid_argument,
+                        "unknown axis \"" + std::string(name) + "\" (" + enum_choices<TradeoffAxis>() + ")", "axis");
+    axes.push_back(*axis);
+  }
+  TradeoffAxes out;
+  out.axis = axes.front();
+  if (axes.size() == 2) out.axis2 = axes.back();
+  return out;
+}
+
 Result<std::vector<TradeoffValue>> parse_tradeoff_values(TradeoffAxis axis, std::string_view text) {
   std::vector<TradeoffValue> out;
   const std::string axis_name(enum_name(axis));

@@ -119,6 +119,32 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
           return make_error(ErrorCode::invalid_argument,
                             "GEMM tile rates, bandwidth and sustained shares must be in (0, 1]", where + ": gemm");
       }
+      if (g.contains("attention")) {
+        for (const auto& [kernel, a] : g.at("attention").items()) {
+          const std::string at = where + ": attention." + kernel;
+          if (kernel != "flash2" && kernel != "cudnn" && kernel != "flash3")
+            return make_error(ErrorCode::invalid_argument,
+                              "unknown attention kernel \"" + kernel + "\"; known: flash2, cudnn, flash3", at);
+          AttentionKernelRate rate;
+          rate.forward_flops_per_s = a.at("forward_tflops").get<double>() * 1e12;
+          rate.backward_flops_per_s = a.at("backward_tflops").get<double>() * 1e12;
+          if (a.contains("head_dim_64")) {
+            rate.head_dim_64_forward = a.at("head_dim_64").at("forward").get<double>();
+            rate.head_dim_64_backward = a.at("head_dim_64").at("backward").get<double>();
+          }
+          rate.source = a.value("source", "");
+          const auto peak = gpu.peak_dense_flops_per_s.find("bf16");
+          const double limit = peak != gpu.peak_dense_flops_per_s.end() ? peak->second : 0;
+          if (rate.forward_flops_per_s <= 0 || rate.backward_flops_per_s <= 0 ||
+              (limit > 0 && (rate.forward_flops_per_s > limit || rate.backward_flops_per_s > limit)))
+            return make_error(ErrorCode::invalid_argument,
+                              "measured attention rates must be positive and at most the bf16 peak", at);
+          if (rate.head_dim_64_forward <= 0 || rate.head_dim_64_forward > 2 || rate.head_dim_64_backward <= 0 ||
+              rate.head_dim_64_backward > 2)
+            return make_error(ErrorCode::invalid_argument, "head_dim_64 shares must be in (0, 2]", at + ".head_dim_64");
+          gpu.attention[kernel] = rate;
+        }
+      }
       if (gpu.memory_bytes <= 0 || gpu.memory_bandwidth_bytes_per_s <= 0)
         return make_error(ErrorCode::invalid_argument, "memory and bandwidth must be positive", where);
       if (gpu.streaming_multiprocessors < 0)

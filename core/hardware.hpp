@@ -33,6 +33,20 @@ struct GemmRateModel {
   bool operator==(const GemmRateModel&) const = default;
 };
 
+// The measured throughput of one family of fused attention kernels on a GPU, BF16, in the
+// FlashAttention papers' FLOP convention (forward 4·s·s_kv·d per head, halved under a causal mask;
+// backward 2.5× the forward's): forward with a causal mask and backward, both at head dim 128 and a
+// long sequence (8k), as a short benchmark at the boost clock measures them; and the rate at head
+// dim 64 as a share of the rate at 128 (the same kernel, measured in the same figures).
+struct AttentionKernelRate {
+  double forward_flops_per_s = 0;
+  double backward_flops_per_s = 0;
+  double head_dim_64_forward = 1;
+  double head_dim_64_backward = 1;
+  std::string source;
+  bool operator==(const AttentionKernelRate&) const = default;
+};
+
 struct GpuSpec {
   std::string id;    // "h100-sxm"
   std::string name;  // "NVIDIA H100 SXM5 80GB"
@@ -48,6 +62,11 @@ struct GpuSpec {
   std::string source;
   std::string notes;
   GemmRateModel gemm;
+  // "flash2" (FlashAttention-2, PyTorch SDPA's flash backend), "cudnn" (cuDNN's fused attention:
+  // Transformer Engine's FusedAttention, SDPA's cuDNN backend), "flash3" (FlashAttention-3) → the
+  // measured rates; empty where no measurement was published (core/estimate/compute.cpp then
+  // takes the generic shares of ComputeEfficiency).
+  std::map<std::string, AttentionKernelRate> attention;
 
   [[nodiscard]] std::optional<double> peak_flops_per_s(DType type) const;
   bool operator==(const GpuSpec&) const = default;

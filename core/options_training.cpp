@@ -377,6 +377,25 @@ std::vector<TrainingRow> make_training_rows() {
          return ok();
        },
        [](const TrainingWorkload& w) -> Get { return std::string(memory_framework_name(w.memory_framework)); }});
+  rows.push_back(
+      {{"attention_kernel", "", KeyType::choice, names_of<AttentionKernel>(), "", "",
+        "`auto` (cuDNN's fused attention on Hopper and newer, FlashAttention-2 before)",
+        "which fused kernels run the attention core, at the rates measured for the GPU (the catalogue's "
+        "`attention` block): `flash2` FlashAttention-2 (PyTorch SDPA's flash backend, its default before "
+        "cuDNN 9.9), `cudnn` cuDNN's fused attention (Transformer Engine's FusedAttention; SDPA's cuDNN "
+        "backend), `flash3` FlashAttention-3; a GPU without a measurement for the kernel takes the generic "
+        "shares `--efficiency attention_forward`/`attention_backward` ([estimate.md](estimate.md#the-attention-kernels))",
+        "transformer_engine/pytorch/attention/dot_product_attention/utils.py get_attention_backend; "
+        "aten/src/ATen/native/transformers/cuda/sdp_utils.cpp priority_order; Shah et al. 2024 (FlashAttention-3) "
+        "Figures 5-7"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.attention_kernel = *parse_enum<AttentionKernel>(p.text);
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.attention_kernel)); }});
   add_runtime_rows(rows, true);
   // Keys written only when they differ from their default.
   rows.push_back(training_dtype<&TrainingWorkload::optimizer_state_dtype>(

@@ -44,6 +44,14 @@ enum class MemoryFramework {
 };
 [[nodiscard]] std::string_view memory_framework_name(MemoryFramework framework);
 
+// Which fused kernels run the attention core (docs/estimate.md, "The attention kernels"): their
+// measured rates are in the GPU catalogue's `attention` block. `automatic` is what the frameworks
+// pick by default: cuDNN's fused attention on Hopper and newer (Transformer Engine's
+// get_attention_backend "gives FusedAttention preference on Hopper+"; PyTorch SDPA prefers its
+// cuDNN backend on sm90/sm100 with cuDNN ≥ 9.9, aten/src/ATen/native/transformers/cuda/sdp_utils.cpp
+// check_prefer_cudnn_attention), FlashAttention-2 before (TE on Ampere; SDPA's flash backend).
+enum class AttentionKernel { automatic, flash2, cudnn, flash3 };
+
 // Assumptions about the runtime that no formula gives; every one is overridable.
 struct RuntimeAssumptions {
   // CUDA context, cuBLAS/cuDNN workspaces and kernel images per process. An assumption (not a
@@ -96,6 +104,7 @@ struct TrainingWorkload {
   // activations, or torch.compile) or eager PyTorch composites (torchtitan without compile).
   bool eager_kernels = false;
   MemoryFramework memory_framework = MemoryFramework::automatic;  // memory_framework=
+  AttentionKernel attention_kernel = AttentionKernel::automatic;  // attention_kernel=
   std::string convention = "megatron-distopt";                    // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 
@@ -146,6 +155,14 @@ struct EnumNames<MemoryFramework> {
        {MemoryFramework::megatron, "megatron"},
        {MemoryFramework::fsdp2, "fsdp2"},
        {MemoryFramework::generic, "generic"}}};
+};
+template <>
+struct EnumNames<AttentionKernel> {
+  static constexpr std::array<std::pair<AttentionKernel, std::string_view>, 4> table{
+      {{AttentionKernel::automatic, "auto"},
+       {AttentionKernel::flash2, "flash2"},
+       {AttentionKernel::cudnn, "cudnn"},
+       {AttentionKernel::flash3, "flash3"}}};
 };
 template <>
 struct EnumNames<ReshardAfterForward> {

@@ -22,6 +22,7 @@ Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys, Co
     if (key == "gemm_half_flops") field = &e.gemm_half_flops;
     if (key == "attention_forward") field = &e.attention_forward;
     if (key == "attention_backward") field = &e.attention_backward;
+    if (key == "attention_forward" || key == "attention_backward") e.attention_shares_given = true;
     if (key == "attention_unfused") field = &e.attention_unfused;
     if (key == "memory") field = &e.memory;
     if (key == "host_op_us") field = &e.host_op_us;
@@ -51,6 +52,36 @@ double compute_peak_flops(const GpuSpec& gpu, DType compute_dtype) {
 double gemm_share_of_peak(const GpuSpec& gpu, DType type, const ComputeEfficiency& efficiency) {
   if (efficiency.gemm) return *efficiency.gemm;
   return sustained_gemm_flops_per_s(gpu, type) / compute_peak_flops(gpu, type);
+}
+
+AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorkload& w, const ComputeEfficiency& e,
+                                        double head_dim, double bf16_peak) {
+  AttentionKernel kernel = w.attention_kernel;
+  if (kernel == AttentionKernel::automatic) {
+    const bool hopper_or_newer =
+        gpu.vendor == "NVIDIA" && (gpu.architecture == "Hopper" || gpu.architecture.rfind("Blackwell", 0) == 0);
+    kernel = hopper_or_newer ? AttentionKernel::cudnn : AttentionKernel::flash2;
+  }
+  AttentionCoreRates rates{bf16_peak * e.attention_forward, bf16_peak * e.attention_backward,
+                           std::string(enum_name(kernel)), false};
+  const auto found = gpu.attention.find(rates.kernel);
+  if (e.attention_shares_given || found == gpu.attention.end()) return rates;
+  const AttentionKernelRate& m = found->second;
+  // Head dim: the measured rate at 128, the measured share at 64, linear between.
+  const double t = std::clamp((head_dim - 64.0) / 64.0, 0.0, 1.0);
+  const double forward_share = m.head_dim_64_forward + t * (1.0 - m.head_dim_64_forward);
+  const double backward_share = m.head_dim_64_backward + t * (1.0 - m.head_dim_64_backward);
+  // The sustained clock: what the GPU's measured sustained GEMM rate is of its burst rate (1 where
+  // neither the sustained rate nor the ratio was measured).
+  double clock = 1.0;
+  const auto burst = gpu.gemm.achievable_flops_per_s.find("bf16");
+  if (burst != gpu.gemm.achievable_flops_per_s.end() &&
+      (gpu.gemm.sustained_flops_per_s.count("bf16") != 0 || gpu.gemm.sustained_share_of_burst > 0))
+    clock = sustained_gemm_flops_per_s(gpu, DType::bf16) / burst->second;
+  rates.forward_flops_per_s = m.forward_flops_per_s * forward_share * clock;
+  rates.backward_flops_per_s = m.backward_flops_per_s * backward_share * clock;
+  rates.measured = true;
+  return rates;
 }
 
 namespace {
@@ -285,9 +316,10 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   double attention_forward, attention_backward;
   double score_bytes = 0, score_backward_bytes = 0;  // traffic of stored scores (softmax, dropout)
   if (w.flash_attention) {
-    attention_forward = attention_flops / (r.attention_peak * c.efficiency.attention_forward);
-    // FlashAttention-2 backward: 2× the forward GEMMs plus the recomputed scores (2.5×).
-    attention_backward = 2.5 * attention_flops / (r.attention_peak * c.efficiency.attention_backward);
+    const AttentionCoreRates core = attention_core_rates(c.gpu, w, c.efficiency, qk, r.attention_peak);
+    attention_forward = attention_flops / core.forward_flops_per_s;
+    // FlashAttention backward: 2× the forward GEMMs plus the recomputed scores (2.5×).
+    attention_backward = 2.5 * attention_flops / core.backward_flops_per_s;
   } else {
     attention_forward = attention_flops / (r.attention_peak * c.efficiency.attention_unfused);
     attention_backward = 2 * attention_forward;

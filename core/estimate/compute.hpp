@@ -30,9 +30,12 @@ struct ComputeEfficiency {
   // Serving, and training on a GPU without a measured roll-off (no `compute_units` in its
   // catalogue entry): a GEMM of this many FLOPs reaches half of the rate, eff · F / (F + this).
   double gemm_half_flops = 2e9;
-  // FlashAttention-2 (Dao 2023, §4.1): 50–73 % of peak forward, lower in backward on A100.
+  // FlashAttention-2 (Dao 2023, §4.1): 50–73 % of peak forward, lower in backward on A100. The
+  // generic shares: a GPU with measured rates for the workload's attention kernel (the catalogue's
+  // `attention` block, attention_core_rates below) runs at those unless these keys are given.
   double attention_forward = 0.55;
   double attention_backward = 0.45;
+  bool attention_shares_given = false;  // --efficiency attention_forward= or attention_backward= was set
   // Stored attention scores (no FlashAttention): the score GEMMs are batched small GEMMs.
   double attention_unfused = 0.5;
   // Memory-bound element-wise kernels (norms, activations, dropout, residuals, softmax,
@@ -53,6 +56,24 @@ struct ComputeEfficiency {
 
 [[nodiscard]] Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys,
                                                                      ComputeEfficiency base = {});
+
+// The attention core's rates on one GPU (FLOP/s in the FlashAttention papers' convention) and where
+// they come from.
+struct AttentionCoreRates {
+  double forward_flops_per_s = 0;
+  double backward_flops_per_s = 0;
+  std::string kernel;  // "flash2", "cudnn", "flash3"
+  bool measured = false;  // false: the generic shares of the BF16 peak
+};
+// The kernel `workload.attention_kernel` names (automatic: cuDNN's on Hopper and newer NVIDIA GPUs,
+// FlashAttention-2 before), at its measured rate on `gpu` for `head_dim` (linear between the
+// measurements at 64 and 128, held outside them) times the GPU's sustained clock (its sustained /
+// burst GEMM rate: the kernel benchmarks, like MAMF, run at the boost clock; a training step is
+// power-saturated). Without a measurement, or with the shares given: the generic shares of
+// `bf16_peak`.
+[[nodiscard]] AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorkload& workload,
+                                                      const ComputeEfficiency& efficiency, double head_dim,
+                                                      double bf16_peak);
 
 struct WorkTime {
   double forward_s = 0;

@@ -241,6 +241,12 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     // torchtitan runs eager PyTorch unless its rows say torch.compile (which fuses the norms,
     // RoPE and activations as Transformer Engine's kernels do).
     w.eager_kernels = !contains(row.at("optimizations"), "torch.compile");
+    // The attention kernel follows the PyTorch release: SDPA ran its flash backend (FlashAttention-2)
+    // first until PyTorch preferred cuDNN on sm90/sm100 (with cuDNN >= 9.9; sdp_utils.cpp
+    // check_prefer_cudnn_attention). The H200 log (2025-02-13, torch/distributed/run.py:792 as in
+    // the 2.6 releases) predates it; the trainy rows' torch 2.8 nightly does not say its cuDNN, so
+    // they keep the default.
+    if (f == Family::log_torchtitan) w.attention_kernel = AttentionKernel::flash2;
   }
   // Megatron's overlaps are off unless given (the MI300X log: off; MegaScale's baseline: its Table 3
   // adds TP/PP/DP overlap on top of it; MT-NLG and BLOOM reduced after the backward). Megatron-

@@ -1,0 +1,142 @@
+// The attention core's kernels (docs/estimate.md, "The attention kernels"): which kernel a
+// workload runs (attention_kernel=, and what the frameworks pick by default), the measured rates
+// the GPU catalogue holds for it, the head-dim and sustained-clock terms, and the generic shares
+// where nothing was measured. Expected values come from the sources the catalogue names:
+// FlashAttention-3 (Shah et al. 2024, arXiv:2407.08608) Figures 5-7 on H100 SXM5 for the kernel
+// rates, stas00/ml-engineering's MAMF (794.5 TFLOP/s) and MSMF (702.9 TFLOP/s) for the clock.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/catalogue.hpp"
+#include "core/estimate/compute.hpp"
+#include "core/model_io.hpp"
+#include "core/options.hpp"
+
+using namespace meshscope;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+// H100/H200 at the power-saturated clock: MSMF 702.9 over MAMF 794.5 TFLOP/s (BF16).
+constexpr double kHopperClock = 702.9 / 794.5;
+
+double forward_attention_s(const ComputeContext& c) {
+  for (const auto& op : layer_operations(c, 0))
+    if (op.name == "attention: core (FlashAttention)") return op.forward_s;
+  FAIL("no attention core");
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("attention kernels: Hopper runs cuDNN's fused attention by default, at its measured rate",
+          "[attention]") {
+  const GpuSpec h100 = *find_gpu("h100-sxm");
+  TrainingWorkload w;
+  const ComputeEfficiency e;
+  const auto r = attention_core_rates(h100, w, e, 128, 989.5e12);
+  CHECK(r.kernel == "cudnn");
+  CHECK(r.measured);
+  // FA3 paper, cuDNN at sequence 8k, head dim 128: 529 TFLOP/s forward (causal), 518 backward.
+  CHECK_THAT(r.forward_flops_per_s, WithinRel(529e12 * kHopperClock, 1e-9));
+  CHECK_THAT(r.backward_flops_per_s, WithinRel(518e12 * kHopperClock, 1e-9));
+}
+
+TEST_CASE("attention kernels: attention_kernel= picks the kernel; head dim 64 takes its measured share",
+          "[attention]") {
+  const GpuSpec h200 = *find_gpu("h200-sxm");
+  auto keys = split_key_values("attention_kernel=flash2", "--train");
+  REQUIRE(keys);
+  auto parsed = training_from_keys(*keys);
+  REQUIRE(parsed);
+  TrainingWorkload w = *parsed;
+  CHECK(w.attention_kernel == AttentionKernel::flash2);
+  const ComputeEfficiency e;
+  // FlashAttention-2: 333 forward (causal), 318 backward at head dim 128.
+  auto at128 = attention_core_rates(h200, w, e, 128, 989.5e12);
+  CHECK_THAT(at128.forward_flops_per_s, WithinRel(333e12 * kHopperClock, 1e-9));
+  CHECK_THAT(at128.backward_flops_per_s, WithinRel(318e12 * kHopperClock, 1e-9));
+  // Head dim 64 without the mask: 322 against 370 forward (8k), 264 against 291 backward (2k).
+  auto at64 = attention_core_rates(h200, w, e, 64, 989.5e12);
+  CHECK_THAT(at64.forward_flops_per_s, WithinRel(333e12 * kHopperClock * 0.870, 1e-9));
+  CHECK_THAT(at64.backward_flops_per_s, WithinRel(318e12 * kHopperClock * 0.907, 1e-9));
+  CHECK(322.0 / 370.0 == Approx(0.870).epsilon(1e-3));
+  CHECK(264.0 / 291.0 == Approx(0.907).epsilon(1e-3));
+  // Between 64 and 128 the share is linear; above 128 it stays at the measured one.
+  auto at96 = attention_core_rates(h200, w, e, 96, 989.5e12);
+  CHECK_THAT(at96.forward_flops_per_s, WithinRel(333e12 * kHopperClock * (0.870 + 1.0) / 2, 1e-9));
+  CHECK(attention_core_rates(h200, w, e, 256, 989.5e12).forward_flops_per_s == at128.forward_flops_per_s);
+  // FlashAttention-3 is the fastest of the three at head dim 128, FlashAttention-2 the slowest.
+  w.attention_kernel = AttentionKernel::flash3;
+  const auto fa3 = attention_core_rates(h200, w, e, 128, 989.5e12);
+  w.attention_kernel = AttentionKernel::cudnn;
+  const auto cudnn = attention_core_rates(h200, w, e, 128, 989.5e12);
+  CHECK(fa3.forward_flops_per_s > cudnn.forward_flops_per_s);
+  CHECK(cudnn.forward_flops_per_s > at128.forward_flops_per_s);
+  auto bad = split_key_values("attention_kernel=flash4", "--train");
+  REQUIRE(bad);
+  CHECK_FALSE(training_from_keys(*bad));
+}
+
+TEST_CASE("attention kernels: no measurement, or shares given, means the generic shares of the peak",
+          "[attention]") {
+  TrainingWorkload w;
+  const ComputeEfficiency e;
+  // A100: FlashAttention-2 by default (before Hopper), not in the catalogue: 0.55 / 0.45 of 312.
+  const GpuSpec a100 = *find_gpu("a100-80gb-sxm");
+  const auto r = attention_core_rates(a100, w, e, 128, 312e12);
+  CHECK(r.kernel == "flash2");
+  CHECK_FALSE(r.measured);
+  CHECK_THAT(r.forward_flops_per_s, WithinRel(312e12 * 0.55, 1e-12));
+  CHECK_THAT(r.backward_flops_per_s, WithinRel(312e12 * 0.45, 1e-12));
+  // MI300X: no vendor kernel measured; the generic shares.
+  CHECK_FALSE(attention_core_rates(*find_gpu("mi300x"), w, e, 64, 1307e12).measured);
+  // --efficiency attention_forward= replaces the measurement (a calibration from a trace).
+  auto keys = split_key_values("attention_forward=0.6", "--efficiency");
+  REQUIRE(keys);
+  auto given = compute_efficiency_from_keys(*keys);
+  REQUIRE(given);
+  const auto calibrated = attention_core_rates(*find_gpu("h100-sxm"), w, *given, 128, 989.5e12);
+  CHECK_FALSE(calibrated.measured);
+  CHECK_THAT(calibrated.forward_flops_per_s, WithinRel(989.5e12 * 0.6, 1e-12));
+}
+
+TEST_CASE("attention kernels: the layer's attention core takes its time from the kernel's rate", "[attention]") {
+  const ModelSpec model = *model_preset("llama3-8b");
+  TrainingWorkload w;
+  w.seq_len = 8192;
+  Layout l;
+  l.dp = 8;
+  const GpuSpec h200 = *find_gpu("h200-sxm");
+  const ComputeEfficiency e;
+  const ComputeContext c{model, w, l, h200, e};
+  // FLOPs of the core per micro-batch: 2 · tokens · (seq/2, causal) · heads · (d_qk + d_v).
+  const double flops = 2.0 * 8192 * 4096 * 32 * 256;
+  CHECK_THAT(forward_attention_s(c), WithinRel(flops / (529e12 * kHopperClock), 1e-9));
+  TrainingWorkload fa2 = w;
+  fa2.attention_kernel = AttentionKernel::flash2;
+  const ComputeContext c2{model, fa2, l, h200, e};
+  CHECK_THAT(forward_attention_s(c2), WithinRel(flops / (333e12 * kHopperClock), 1e-9));
+}
+
+TEST_CASE("attention kernels: the catalogue refuses an unknown kernel and rates above the peak", "[attention]") {
+  const std::string base = R"({"format": "meshscope-gpu-catalogue", "version": 1, "gpus": [{"id": "x", "name": "X",
+    "memory_gib": 80, "memory_bandwidth_gb_per_s": 3350, "peak_dense_tflops": {"bf16": 989.5}, "attention": )";
+  auto parse = [&](const std::string& attention) {
+    auto doc = parse_json_text(base + attention + "}]}", "test.json");
+    REQUIRE(doc);
+    return gpus_from_json(*doc, "test.json");
+  };
+  auto ok = parse(R"({"cudnn": {"forward_tflops": 529, "backward_tflops": 518}})");
+  REQUIRE(ok);
+  CHECK(ok->front().attention.at("cudnn").forward_flops_per_s == 529e12);
+  auto unknown = parse(R"({"flash4": {"forward_tflops": 529, "backward_tflops": 518}})");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message.find("flash4") != std::string::npos);
+  CHECK(unknown.error().location == "test.json: gpus[0]: attention.flash4");
+  CHECK_FALSE(parse(R"({"cudnn": {"forward_tflops": 1200, "backward_tflops": 518}})"));
+  CHECK_FALSE(parse(R"({"cudnn": {"forward_tflops": 529, "backward_tflops": 518,
+                                   "head_dim_64": {"forward": 0, "backward": 0.8}}})"));
+  CHECK_FALSE(parse(R"({"cudnn": {"forward_tflops": "fast", "backward_tflops": 518}})"));
+}

@@ -126,8 +126,30 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
             return make_error(ErrorCode::invalid_argument,
                               "unknown attention kernel \"" + kernel + "\"; known: flash2, cudnn, flash3", at);
           AttentionKernelRate rate;
-          rate.forward_flops_per_s = a.at("forward_tflops").get<double>() * 1e12;
-          rate.backward_flops_per_s = a.at("backward_tflops").get<double>() * 1e12;
+          // "forward_tflops"/"backward_tflops": one number, or one per entry of "sequence".
+          auto rates_of = [&](const char* key) {
+            std::vector<double> values;
+            const json& v = a.at(key);
+            if (v.is_array())
+              for (const json& x : v) values.push_back(x.get<double>() * 1e12);
+            else
+              values.push_back(v.get<double>() * 1e12);
+            return values;
+          };
+          rate.forward_flops_per_s = rates_of("forward_tflops");
+          rate.backward_flops_per_s = rates_of("backward_tflops");
+          if (a.contains("sequence"))
+            for (const json& x : a.at("sequence")) rate.sequence.push_back(x.get<double>());
+          else
+            rate.sequence.push_back(8192);
+          bool ascending = true;
+          for (size_t k = 1; k < rate.sequence.size(); ++k) ascending = ascending && rate.sequence[k] > rate.sequence[k - 1];
+          if (!ascending || rate.sequence.front() <= 0 || rate.forward_flops_per_s.size() != rate.sequence.size() ||
+              rate.backward_flops_per_s.size() != rate.sequence.size())
+            return make_error(ErrorCode::invalid_argument,
+                              "\"sequence\" must ascend from a positive length and give one forward and one backward "
+                              "rate per length",
+                              at);
           if (a.contains("head_dim_64")) {
             rate.head_dim_64_forward = a.at("head_dim_64").at("forward").get<double>();
             rate.head_dim_64_backward = a.at("head_dim_64").at("backward").get<double>();
@@ -135,10 +157,11 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
           rate.source = a.value("source", "");
           const auto peak = gpu.peak_dense_flops_per_s.find("bf16");
           const double limit = peak != gpu.peak_dense_flops_per_s.end() ? peak->second : 0;
-          if (rate.forward_flops_per_s <= 0 || rate.backward_flops_per_s <= 0 ||
-              (limit > 0 && (rate.forward_flops_per_s > limit || rate.backward_flops_per_s > limit)))
-            return make_error(ErrorCode::invalid_argument,
-                              "measured attention rates must be positive and at most the bf16 peak", at);
+          for (const auto* values : {&rate.forward_flops_per_s, &rate.backward_flops_per_s})
+            for (double value : *values)
+              if (value <= 0 || (limit > 0 && value > limit))
+                return make_error(ErrorCode::invalid_argument,
+                                  "measured attention rates must be positive and at most the bf16 peak", at);
           if (rate.head_dim_64_forward <= 0 || rate.head_dim_64_forward > 2 || rate.head_dim_64_backward <= 0 ||
               rate.head_dim_64_backward > 2)
             return make_error(ErrorCode::invalid_argument, "head_dim_64 shares must be in (0, 2]", at + ".head_dim_64");

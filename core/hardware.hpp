@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/dtype.hpp"
 
@@ -35,12 +36,14 @@ struct GemmRateModel {
 
 // The measured throughput of one family of fused attention kernels on a GPU, BF16, in the
 // FlashAttention papers' FLOP convention (forward 4·s·s_kv·d per head, halved under a causal mask;
-// backward 2.5× the forward's): forward with a causal mask and backward, both at head dim 128 and a
-// long sequence (8k), as a short benchmark at the boost clock measures them; and the rate at head
-// dim 64 as a share of the rate at 128 (the same kernel, measured in the same figures).
+// backward 2.5× the forward's): forward with a causal mask and backward at head dim 128, at each
+// measured sequence length (one kernel call's query and key length), as a short benchmark at the
+// boost clock measures them; and the rate at head dim 64 as a share of the rate at 128 (the same
+// kernel, measured in the same figures).
 struct AttentionKernelRate {
-  double forward_flops_per_s = 0;
-  double backward_flops_per_s = 0;
+  std::vector<double> sequence;              // ascending; one entry: the rate at every length
+  std::vector<double> forward_flops_per_s;   // at each sequence length
+  std::vector<double> backward_flops_per_s;  // at each sequence length
   double head_dim_64_forward = 1;
   double head_dim_64_backward = 1;
   std::string source;

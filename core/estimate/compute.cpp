@@ -3,6 +3,7 @@
 #include "core/estimate/gemm_rate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -54,8 +55,22 @@ double gemm_share_of_peak(const GpuSpec& gpu, DType type, const ComputeEfficienc
   return sustained_gemm_flops_per_s(gpu, type) / compute_peak_flops(gpu, type);
 }
 
+namespace {
+
+// `values` at `x` on the ascending `grid`: linear in log2(x) between grid points, held beyond them.
+double log_interpolate(const std::vector<double>& grid, const std::vector<double>& values, double x) {
+  if (x <= grid.front()) return values.front();
+  if (x >= grid.back()) return values.back();
+  size_t k = 1;
+  while (grid[k] < x) ++k;
+  const double t = std::log2(x / grid[k - 1]) / std::log2(grid[k] / grid[k - 1]);
+  return values[k - 1] + t * (values[k] - values[k - 1]);
+}
+
+}  // namespace
+
 AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorkload& w, const ComputeEfficiency& e,
-                                        double head_dim, double bf16_peak) {
+                                        double sequence, double head_dim, double bf16_peak) {
   AttentionKernel kernel = w.attention_kernel;
   if (kernel == AttentionKernel::automatic) {
     const bool hopper_or_newer =
@@ -78,8 +93,8 @@ AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorklo
   if (burst != gpu.gemm.achievable_flops_per_s.end() &&
       (gpu.gemm.sustained_flops_per_s.count("bf16") != 0 || gpu.gemm.sustained_share_of_burst > 0))
     clock = sustained_gemm_flops_per_s(gpu, DType::bf16) / burst->second;
-  rates.forward_flops_per_s = m.forward_flops_per_s * forward_share * clock;
-  rates.backward_flops_per_s = m.backward_flops_per_s * backward_share * clock;
+  rates.forward_flops_per_s = log_interpolate(m.sequence, m.forward_flops_per_s, sequence) * forward_share * clock;
+  rates.backward_flops_per_s = log_interpolate(m.sequence, m.backward_flops_per_s, sequence) * backward_share * clock;
   rates.measured = true;
   return rates;
 }
@@ -316,7 +331,11 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   double attention_forward, attention_backward;
   double score_bytes = 0, score_backward_bytes = 0;  // traffic of stored scores (softmax, dropout)
   if (w.flash_attention) {
-    const AttentionCoreRates core = attention_core_rates(c.gpu, w, c.efficiency, qk, r.attention_peak);
+    // One kernel call's length: the sequence, or under ring CP (p2p) one rank's chunk of it against
+    // another's (Megatron-Core/TE AttnFuncWithCPAndKVP2P); all-to-all CP attends the whole sequence.
+    const double call_sequence = static_cast<double>(w.seq_len) /
+                                 (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp));
+    const AttentionCoreRates core = attention_core_rates(c.gpu, w, c.efficiency, call_sequence, qk, r.attention_peak);
     attention_forward = attention_flops / core.forward_flops_per_s;
     // FlashAttention backward: 2× the forward GEMMs plus the recomputed scores (2.5×).
     attention_backward = 2.5 * attention_flops / core.backward_flops_per_s;

@@ -66,14 +66,15 @@ struct AttentionCoreRates {
   bool measured = false;  // false: the generic shares of the BF16 peak
 };
 // The kernel `workload.attention_kernel` names (automatic: cuDNN's on Hopper and newer NVIDIA GPUs,
-// FlashAttention-2 before), at its measured rate on `gpu` for `head_dim` (linear between the
-// measurements at 64 and 128, held outside them) times the GPU's sustained clock (its sustained /
-// burst GEMM rate: the kernel benchmarks, like MAMF, run at the boost clock; a training step is
-// power-saturated). Without a measurement, or with the shares given: the generic shares of
-// `bf16_peak`.
+// FlashAttention-2 before), at its measured rate on `gpu` for one kernel call's `sequence` length
+// (linear in log2 of the length between the measured ones, held beyond them) and `head_dim`
+// (linear between the measurements at 64 and 128, held outside them), times the GPU's sustained
+// clock (its sustained / burst GEMM rate: the kernel benchmarks, like MAMF, run at the boost clock;
+// a training step is power-saturated). Without a measurement, or with the shares given: the
+// generic shares of `bf16_peak`.
 [[nodiscard]] AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorkload& workload,
-                                                      const ComputeEfficiency& efficiency, double head_dim,
-                                                      double bf16_peak);
+                                                      const ComputeEfficiency& efficiency, double sequence,
+                                                      double head_dim, double bf16_peak);
 
 struct WorkTime {
   double forward_s = 0;

@@ -36,19 +36,21 @@ std::string format(const char* text, double value) {
 namespace {
 
 // The attention core's kernel and rates, as the assumptions list states them.
-std::string attention_assumption(const ModelSpec& m, const TrainingWorkload& w, const GpuSpec& gpu,
+std::string attention_assumption(const ModelSpec& m, const TrainingWorkload& w, const Layout& l, const GpuSpec& gpu,
                                  const ComputeEfficiency& efficiency) {
   if (!w.flash_attention) return "attention core unfused (flash=false): scores stored, softmax and dropout in HBM";
   const double bf16_peak = compute_peak_flops(gpu, DType::bf16);
   const double head_dim = static_cast<double>(m.mla.enabled() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim
                                                                : m.head_dim);
-  const AttentionCoreRates r = attention_core_rates(gpu, w, efficiency, head_dim, bf16_peak);
+  const double sequence = static_cast<double>(w.seq_len) / (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp));
+  const AttentionCoreRates r = attention_core_rates(gpu, w, efficiency, sequence, head_dim, bf16_peak);
   std::string text = "attention core: " + r.kernel +
                      format(" at %.0f TFLOP/s forward", r.forward_flops_per_s / 1e12) +
                      format(", %.0f backward", r.backward_flops_per_s / 1e12) +
                      format(" (%.2f", r.forward_flops_per_s / bf16_peak) +
                      format(" / %.2f of the BF16 peak; ", r.backward_flops_per_s / bf16_peak);
   return text + (r.measured ? "measured for this GPU at head dim " + format("%.0f", head_dim) +
+                                  format(" and %.0f tokens per call", sequence) +
                                   ", at the sustained clock; attention_kernel= chooses the kernel)"
                             : "no measurement of " + r.kernel +
                                   " on this GPU: the generic --efficiency attention_forward/attention_backward)");
@@ -400,7 +402,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
              "lower for small shapes, core/estimate/gemm_rate.hpp)",
              gemm_share_of_peak(gpu, w.compute_dtype, options.efficiency)) +
           format(", memory-bound kernels at %.2f of HBM bandwidth", options.efficiency.memory),
-      attention_assumption(m, w, gpu, options.efficiency),
+      attention_assumption(m, w, l, gpu, options.efficiency),
       "optimizer step memory-bound over the rank's sharded master weights and moments",
       w.eager_kernels ? "element-wise kernels as eager PyTorch composites (kernels=eager: RMSNorm's upcast, pow, mean "
                         "and products, RoPE in fp32 complex numbers)"

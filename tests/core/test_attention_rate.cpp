@@ -5,8 +5,10 @@
 // FlashAttention-3 (Shah et al. 2024, arXiv:2407.08608) Figures 5-7 on H100 SXM5 for the kernel
 // rates, stas00/ml-engineering's MAMF (794.5 TFLOP/s) and MSMF (702.9 TFLOP/s) for the clock.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/catalogue.hpp"
 #include "core/estimate/compute.hpp"
@@ -35,7 +37,7 @@ TEST_CASE("attention kernels: Hopper runs cuDNN's fused attention by default, at
   const GpuSpec h100 = *find_gpu("h100-sxm");
   TrainingWorkload w;
   const ComputeEfficiency e;
-  const auto r = attention_core_rates(h100, w, e, 128, 989.5e12);
+  const auto r = attention_core_rates(h100, w, e, 8192, 128, 989.5e12);
   CHECK(r.kernel == "cudnn");
   CHECK(r.measured);
   // FA3 paper, cuDNN at sequence 8k, head dim 128: 529 TFLOP/s forward (causal), 518 backward.
@@ -54,24 +56,36 @@ TEST_CASE("attention kernels: attention_kernel= picks the kernel; head dim 64 ta
   CHECK(w.attention_kernel == AttentionKernel::flash2);
   const ComputeEfficiency e;
   // FlashAttention-2: 333 forward (causal), 318 backward at head dim 128.
-  auto at128 = attention_core_rates(h200, w, e, 128, 989.5e12);
+  auto at128 = attention_core_rates(h200, w, e, 8192, 128, 989.5e12);
   CHECK_THAT(at128.forward_flops_per_s, WithinRel(333e12 * kHopperClock, 1e-9));
   CHECK_THAT(at128.backward_flops_per_s, WithinRel(318e12 * kHopperClock, 1e-9));
   // Head dim 64 without the mask: 322 against 370 forward (8k), 264 against 291 backward (2k).
-  auto at64 = attention_core_rates(h200, w, e, 64, 989.5e12);
+  auto at64 = attention_core_rates(h200, w, e, 8192, 64, 989.5e12);
   CHECK_THAT(at64.forward_flops_per_s, WithinRel(333e12 * kHopperClock * 0.870, 1e-9));
   CHECK_THAT(at64.backward_flops_per_s, WithinRel(318e12 * kHopperClock * 0.907, 1e-9));
   CHECK(322.0 / 370.0 == Approx(0.870).epsilon(1e-3));
   CHECK(264.0 / 291.0 == Approx(0.907).epsilon(1e-3));
   // Between 64 and 128 the share is linear; above 128 it stays at the measured one.
-  auto at96 = attention_core_rates(h200, w, e, 96, 989.5e12);
+  auto at96 = attention_core_rates(h200, w, e, 8192, 96, 989.5e12);
   CHECK_THAT(at96.forward_flops_per_s, WithinRel(333e12 * kHopperClock * (0.870 + 1.0) / 2, 1e-9));
-  CHECK(attention_core_rates(h200, w, e, 256, 989.5e12).forward_flops_per_s == at128.forward_flops_per_s);
+  CHECK(attention_core_rates(h200, w, e, 8192, 256, 989.5e12).forward_flops_per_s == at128.forward_flops_per_s);
+  // Shorter calls run slower: FlashAttention-2 at 1k 260 forward, 260 backward; between 1k and 2k
+  // linear in log2 of the length (1.5k: 2^0.585 of the way); beyond the measured lengths held.
+  auto at1k = attention_core_rates(h200, w, e, 1024, 128, 989.5e12);
+  CHECK_THAT(at1k.forward_flops_per_s, WithinRel(260e12 * kHopperClock, 1e-9));
+  CHECK_THAT(at1k.backward_flops_per_s, WithinRel(260e12 * kHopperClock, 1e-9));
+  const double t = std::log2(1536.0 / 1024.0);
+  CHECK_THAT(attention_core_rates(h200, w, e, 1536, 128, 989.5e12).forward_flops_per_s,
+             WithinRel((260e12 + t * (298e12 - 260e12)) * kHopperClock, 1e-9));
+  CHECK_THAT(attention_core_rates(h200, w, e, 65536, 128, 989.5e12).forward_flops_per_s,
+             WithinRel(335e12 * kHopperClock, 1e-9));
+  CHECK_THAT(attention_core_rates(h200, w, e, 128, 128, 989.5e12).forward_flops_per_s,
+             WithinRel(191e12 * kHopperClock, 1e-9));
   // FlashAttention-3 is the fastest of the three at head dim 128, FlashAttention-2 the slowest.
   w.attention_kernel = AttentionKernel::flash3;
-  const auto fa3 = attention_core_rates(h200, w, e, 128, 989.5e12);
+  const auto fa3 = attention_core_rates(h200, w, e, 8192, 128, 989.5e12);
   w.attention_kernel = AttentionKernel::cudnn;
-  const auto cudnn = attention_core_rates(h200, w, e, 128, 989.5e12);
+  const auto cudnn = attention_core_rates(h200, w, e, 8192, 128, 989.5e12);
   CHECK(fa3.forward_flops_per_s > cudnn.forward_flops_per_s);
   CHECK(cudnn.forward_flops_per_s > at128.forward_flops_per_s);
   auto bad = split_key_values("attention_kernel=flash4", "--train");
@@ -85,19 +99,19 @@ TEST_CASE("attention kernels: no measurement, or shares given, means the generic
   const ComputeEfficiency e;
   // A100: FlashAttention-2 by default (before Hopper), not in the catalogue: 0.55 / 0.45 of 312.
   const GpuSpec a100 = *find_gpu("a100-80gb-sxm");
-  const auto r = attention_core_rates(a100, w, e, 128, 312e12);
+  const auto r = attention_core_rates(a100, w, e, 8192, 128, 312e12);
   CHECK(r.kernel == "flash2");
   CHECK_FALSE(r.measured);
   CHECK_THAT(r.forward_flops_per_s, WithinRel(312e12 * 0.55, 1e-12));
   CHECK_THAT(r.backward_flops_per_s, WithinRel(312e12 * 0.45, 1e-12));
   // MI300X: no vendor kernel measured; the generic shares.
-  CHECK_FALSE(attention_core_rates(*find_gpu("mi300x"), w, e, 64, 1307e12).measured);
+  CHECK_FALSE(attention_core_rates(*find_gpu("mi300x"), w, e, 8192, 64, 1307e12).measured);
   // --efficiency attention_forward= replaces the measurement (a calibration from a trace).
   auto keys = split_key_values("attention_forward=0.6", "--efficiency");
   REQUIRE(keys);
   auto given = compute_efficiency_from_keys(*keys);
   REQUIRE(given);
-  const auto calibrated = attention_core_rates(*find_gpu("h100-sxm"), w, *given, 128, 989.5e12);
+  const auto calibrated = attention_core_rates(*find_gpu("h100-sxm"), w, *given, 8192, 128, 989.5e12);
   CHECK_FALSE(calibrated.measured);
   CHECK_THAT(calibrated.forward_flops_per_s, WithinRel(989.5e12 * 0.6, 1e-12));
 }
@@ -118,6 +132,12 @@ TEST_CASE("attention kernels: the layer's attention core takes its time from the
   fa2.attention_kernel = AttentionKernel::flash2;
   const ComputeContext c2{model, fa2, l, h200, e};
   CHECK_THAT(forward_attention_s(c2), WithinRel(flops / (333e12 * kHopperClock), 1e-9));
+  // Ring CP over 4 ranks: each call attends a 2k chunk, a quarter of the tokens at 2k's rate.
+  Layout cp = l;
+  cp.cp = 4;
+  cp.dp = 2;
+  const ComputeContext c3{model, fa2, cp, h200, e};
+  CHECK_THAT(forward_attention_s(c3), WithinRel(flops / 4 / (298e12 * kHopperClock), 1e-9));
 }
 
 TEST_CASE("attention kernels: the catalogue refuses an unknown kernel and rates above the peak", "[attention]") {
@@ -130,7 +150,13 @@ TEST_CASE("attention kernels: the catalogue refuses an unknown kernel and rates 
   };
   auto ok = parse(R"({"cudnn": {"forward_tflops": 529, "backward_tflops": 518}})");
   REQUIRE(ok);
-  CHECK(ok->front().attention.at("cudnn").forward_flops_per_s == 529e12);
+  CHECK(ok->front().attention.at("cudnn").forward_flops_per_s == std::vector<double>{529e12});
+  auto by_sequence = parse(R"({"cudnn": {"sequence": [1024, 8192], "forward_tflops": [410, 529],
+                                          "backward_tflops": [408, 518]}})");
+  REQUIRE(by_sequence);
+  CHECK(by_sequence->front().attention.at("cudnn").sequence == std::vector<double>{1024, 8192});
+  CHECK_FALSE(parse(R"({"cudnn": {"sequence": [8192, 1024], "forward_tflops": [410, 529], "backward_tflops": [408, 518]}})"));
+  CHECK_FALSE(parse(R"({"cudnn": {"sequence": [1024, 8192], "forward_tflops": [410], "backward_tflops": [408, 518]}})"));
   auto unknown = parse(R"({"flash4": {"forward_tflops": 529, "backward_tflops": 518}})");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message.find("flash4") != std::string::npos);

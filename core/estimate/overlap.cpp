@@ -99,6 +99,10 @@ double bucketed_exposed_s(double total_s, double edge_bucket_s, double window_s)
   return std::min(total_s, std::max(edge_bucket_s, total_s - window_s));
 }
 
+double fsdp2_copy_bytes(double gathers, double gathered_bytes, double reduce_bytes, double param_over_reduce) {
+  return gathers * 2.0 * gathered_bytes + reduce_bytes * (1.0 + param_over_reduce);
+}
+
 double fsdp_exposed_s(const FsdpBlock& b, double blocks_per_step, bool prefetch) {
   const double forward_comm = b.forward_gathers * b.all_gather_s;
   const double backward_gather = b.backward_gathers * b.all_gather_s;

@@ -86,6 +86,18 @@ struct FsdpBlock {
 };
 [[nodiscard]] double fsdp_exposed_s(const FsdpBlock& block, double blocks_per_step, bool prefetch);
 
+// FSDP2's copies on the compute stream (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py):
+// after waiting for a block's all-gather, foreach_all_gather_copy_out splits the gathered buffer
+// into the block's parameters (split_with_sizes_copy: the unsharded bytes read and written); before
+// the reduce-scatter stream waits for it, foreach_reduce copies the block's gradients into the
+// reduce-scatter input in reduce_dtype (chunk_cat: the gradients read in the parameter dtype, the
+// input written in the reduce dtype). Both are memory-bound and serialised with the compute. The bytes moved by `gathers`
+// all-gathers of `gathered_bytes` each (the unsharded block in the parameter dtype) and the
+// reduce-scatters whose inputs total `reduce_bytes` (in the reduce dtype; the gradients they copy
+// are read at `param_over_reduce` of that).
+[[nodiscard]] double fsdp2_copy_bytes(double gathers, double gathered_bytes, double reduce_bytes,
+                                      double param_over_reduce);
+
 // Collectives hidden under compute still run: NCCL launches one thread block per channel (src/
 // enqueue.cc: the kernel's grid is the plan's channel count), each resident on an SM for the whole
 // collective, and the compute they overlap runs on the remaining SMs. The compute time lost:

@@ -244,6 +244,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   const bool grad_overlap = has_dp && w.zero_stage < 3 && w.overlap_grad_reduce;
   const bool gather_overlap = has_dp && distributed_optimizer && w.overlap_param_gather;
   double dp_exposed = grad_total + gather_total;
+  double fsdp_copy_s = 0;  // FSDP2's copy-out and reduce-scatter copy-in, on the compute stream
   if (has_dp && w.zero_stage < 3) {
     const double backward_window = costs.front().backward_input_s + costs.front().backward_weight_s;
     dp_exposed =
@@ -255,10 +256,16 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     const double blocks = static_cast<double>(micro_batches) * layers_on_stage;
     FsdpBlock block;
     double gathers = 0, reduce_scatters = 0;  // per step: the plan's, for its busiest stage
+    double gathered_bytes = 0, reduce_bytes = 0;  // per call
     for (const auto& c : dp->collectives) {
       (c.op == CollectiveOp::all_gather ? block.all_gather_s : block.reduce_scatter_s) = c.time_s;
       (c.op == CollectiveOp::all_gather ? gathers : reduce_scatters) += c.count_per_step;
+      (c.op == CollectiveOp::all_gather ? gathered_bytes : reduce_bytes) = c.bytes;
     }
+    if (resolved_framework({}, w) == MemoryFramework::fsdp2)
+      fsdp_copy_s = fsdp2_copy_bytes(gathers, gathered_bytes, reduce_scatters * reduce_bytes,
+                                     dtype_bytes(w.param_dtype) / dtype_bytes(w.grad_dtype)) /
+                    (gpu.memory_bandwidth_bytes_per_s * options.efficiency.memory);
     // One reduce-scatter per block and micro-batch: the gathers beyond the forward's one are the
     // backward's (and the recompute's) re-gathers.
     block.backward_gathers = reduce_scatters > 0 ? std::max(0.0, gathers / reduce_scatters - 1.0) : 0.0;
@@ -271,7 +278,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   // shared OLMoE log).
   const double dp_sm_s =
       nccl_sm_slowdown_s(std::max(0.0, grad_total + gather_total - dp_exposed), w.runtime.nccl_channels, sms);
-  dp_exposed += dp_sm_s;
+  dp_exposed += dp_sm_s + fsdp_copy_s;
   const double optimizer = optimizer_step_s(context, first_stage.total(), l.shard_group() * l.cp);
 
   est.step_time_s = schedule.makespan_s + dp_exposed + optimizer;
@@ -369,6 +376,10 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                          : "");
     if (w.overlap_grad_reduce || w.overlap_param_gather)
       dp_assumption += "; overlap_grad_reduce/overlap_param_gather are Megatron DDP keys: not applied under FSDP";
+    if (fsdp_copy_s > 0)
+      dp_assumption += format("; FSDP2's all-gather copy-out and reduce-scatter copy-in on the compute stream (%.3f s, "
+                              "in the DP time)",
+                              fsdp_copy_s);
   } else {
     dp_assumption = grad_overlap ? "overlap_grad_reduce: DP gradient reduction bucket by bucket under the last "
                                    "micro-batch's backward; the last bucket is exposed"

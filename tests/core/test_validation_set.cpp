@@ -257,6 +257,10 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     w.tp_comm_overlap = l.tp > 1;
     w.overlap_grad_reduce = true;
     w.overlap_param_gather = true;
+    // The FSDP rows run Megatron-FSDP (megatron/core/distributed/fsdp), not PyTorch's FSDP2: its
+    // parameters and gradients live in contiguous buffers that the collectives gather into and
+    // reduce-scatter from, with none of FSDP2's copy-out / copy-in.
+    if (w.zero_stage == 3) w.memory_framework = MemoryFramework::megatron;
   }
   return s;
 }

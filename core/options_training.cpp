@@ -396,6 +396,24 @@ std::vector<TrainingRow> make_training_rows() {
          return ok();
        },
        [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.attention_kernel)); }});
+  rows.push_back(
+      {{"fp8_recipe", "", KeyType::choice, names_of<Fp8Recipe>(), "", "",
+        "`auto` (`current` under FSDP2, torchao's tensorwise float8; `delayed` otherwise, Megatron-LM's default)",
+        "how FP8 operands are scaled (with `precision=fp8`): `delayed` (amax history: the amax comes out of the "
+        "cast itself), `current` (tensorwise: an amax pass over each tensor before its cast), `mxfp8` / "
+        "`blockwise` (each block's scale inside the cast); NVFP4 always computes its tensor amax first. "
+        "Transformer Engine caches a weight's FP8 copy across micro-batches, so under Megatron the weight casts "
+        "are once per step ([estimate.md](estimate.md#fp8-training-is-not-2-bf16))",
+        "Megatron-LM --fp8-recipe; transformer_engine/pytorch/csrc/quantizer.cpp (Float8CurrentScalingQuantizer: "
+        "nvte_compute_amax, then the cast); TE module get_weight_workspace(is_first_microbatch)"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.fp8_recipe = *parse_enum<Fp8Recipe>(p.text);
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.fp8_recipe)); }});
   add_runtime_rows(rows, true);
   // Keys written only when they differ from their default.
   rows.push_back(training_dtype<&TrainingWorkload::optimizer_state_dtype>(

@@ -52,6 +52,15 @@ enum class MemoryFramework {
 // check_prefer_cudnn_attention), FlashAttention-2 before (TE on Ampere; SDPA's flash backend).
 enum class AttentionKernel { automatic, flash2, cudnn, flash3 };
 
+// How FP8 operands are scaled (docs/estimate.md, "FP8 training is not 2× BF16"): `delayed` takes
+// the scale from an amax history, so each cast computes its amax in the same pass (Transformer
+// Engine's DelayedScaling, Megatron-LM's --fp8-recipe default); `current` (tensorwise) computes the
+// tensor's amax first and casts in a second pass (TE's Float8CurrentScaling: nvte_compute_amax,
+// then the cast; torchao's dynamic tensorwise float8); `mxfp8` and `blockwise` compute each
+// block's scale inside the cast (one pass). `automatic`: current under FSDP2 (torchtitan's float8
+// is torchao's tensorwise), delayed otherwise (Megatron-LM's default).
+enum class Fp8Recipe { automatic, delayed, current, mxfp8, blockwise };
+
 // Assumptions about the runtime that no formula gives; every one is overridable.
 struct RuntimeAssumptions {
   // CUDA context, cuBLAS/cuDNN workspaces and kernel images per process. An assumption (not a
@@ -105,6 +114,7 @@ struct TrainingWorkload {
   bool eager_kernels = false;
   MemoryFramework memory_framework = MemoryFramework::automatic;  // memory_framework=
   AttentionKernel attention_kernel = AttentionKernel::automatic;  // attention_kernel=
+  Fp8Recipe fp8_recipe = Fp8Recipe::automatic;                    // fp8_recipe=
   std::string convention = "megatron-distopt";                    // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 
@@ -155,6 +165,15 @@ struct EnumNames<MemoryFramework> {
        {MemoryFramework::megatron, "megatron"},
        {MemoryFramework::fsdp2, "fsdp2"},
        {MemoryFramework::generic, "generic"}}};
+};
+template <>
+struct EnumNames<Fp8Recipe> {
+  static constexpr std::array<std::pair<Fp8Recipe, std::string_view>, 5> table{
+      {{Fp8Recipe::automatic, "auto"},
+       {Fp8Recipe::delayed, "delayed"},
+       {Fp8Recipe::current, "current"},
+       {Fp8Recipe::mxfp8, "mxfp8"},
+       {Fp8Recipe::blockwise, "blockwise"}}};
 };
 template <>
 struct EnumNames<AttentionKernel> {

@@ -1,6 +1,7 @@
 #include "core/estimate/compute.hpp"
 
 #include "core/estimate/gemm_rate.hpp"
+#include "core/memory.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -68,6 +69,11 @@ double log_interpolate(const std::vector<double>& grid, const std::vector<double
 }
 
 }  // namespace
+
+Fp8Recipe fp8_recipe_of(const TrainingWorkload& w) {
+  if (w.fp8_recipe != Fp8Recipe::automatic) return w.fp8_recipe;
+  return resolved_framework({}, w) == MemoryFramework::fsdp2 ? Fp8Recipe::current : Fp8Recipe::delayed;
+}
 
 AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorkload& w, const ComputeEfficiency& e,
                                         double sequence, double head_dim, double bf16_peak) {
@@ -264,6 +270,18 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // megatron/core/transformer/cuda_graphs.py, --cuda-graph-scope).
   const bool graphs = w.cuda_graphs;
   double fp8_cast_bytes = 0, fp8_cast_backward_bytes = 0;
+  // Transformer Engine keeps a weight's FP8 copy across the micro-batches of a step (its modules'
+  // get_weight_workspace casts only when is_first_microbatch, which Megatron-Core sets for the
+  // step's first): under Megatron the weight casts are once per step, spread here over its
+  // micro-batches; FSDP2 with torchao's float8 casts each forward's gathered weights.
+  const bool te = resolved_framework({}, w) == MemoryFramework::megatron;
+  const double weight_casts_per_micro_batch =
+      te ? 1.0 / static_cast<double>(std::max<int64_t>(num_micro_batches(w, l), 1)) : 1.0;
+  // Current (tensorwise) scaling reads each tensor once more for its amax before the cast
+  // (quantizer.cpp Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, then the cast);
+  // so does NVFP4, whose second-level scale is the tensor's amax. Delayed scaling and the block
+  // recipes compute their scales inside the cast.
+  const bool amax_pass = w.compute_dtype == DType::fp4 || fp8_recipe_of(w) == Fp8Recipe::current;
   for (const Gemm& g : gemms) {
     // Y = X·W (M×N, inner K); input gradient dX = dY·Wᵀ (M×K, inner N); weight gradient
     // dW = Xᵀ·dY (K×N, inner M): the same FLOPs, different shapes (a small M slows the W-GEMM).
@@ -287,8 +305,8 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
       // kernel (delayed scaling), so it adds no traffic. NVFP4 writes half a byte and its block
       // scales per element into each copy (the weight gradient's operands through a 16-point
       // Hadamard transform fused into the cast: memory-bound all the same).
-      const double cast = 2 + 2 * r.low_operand_bytes;
-      fp8_cast_bytes += g.count * cast * (g.m * g.k + g.k * g.n);
+      const double cast = 2 + 2 * r.low_operand_bytes + (amax_pass ? e : 0.0);
+      fp8_cast_bytes += g.count * cast * (g.m * g.k + g.k * g.n * weight_casts_per_micro_batch);
       fp8_cast_backward_bytes += g.count * cast * g.m * g.n;
     }
   }

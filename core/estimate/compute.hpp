@@ -57,6 +57,10 @@ struct ComputeEfficiency {
 [[nodiscard]] Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys,
                                                                      ComputeEfficiency base = {});
 
+// The FP8 recipe a workload runs: its fp8_recipe, or for `auto` current scaling under FSDP2
+// (torchao's tensorwise float8) and delayed scaling otherwise (Megatron-LM's default).
+[[nodiscard]] Fp8Recipe fp8_recipe_of(const TrainingWorkload& workload);
+
 // The attention core's rates on one GPU (FLOP/s in the FlashAttention papers' convention) and where
 // they come from.
 struct AttentionCoreRates {

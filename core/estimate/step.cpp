@@ -56,6 +56,21 @@ std::string attention_assumption(const ModelSpec& m, const TrainingWorkload& w, 
                                   " on this GPU: the generic --efficiency attention_forward/attention_backward)");
 }
 
+// The low-precision recipe's casts, as the assumptions list states them.
+std::string fp8_assumption(const TrainingWorkload& w) {
+  const bool te = resolved_framework({}, w) == MemoryFramework::megatron;
+  const std::string weights = te ? "each weight cast once per step (Transformer Engine keeps its FP8 copy across "
+                                   "micro-batches)"
+                                 : "weights cast in every forward";
+  if (w.compute_dtype == DType::fp4)
+    return "NVFP4 casts: an amax pass, then the cast with its 16-element block scales; " + weights;
+  const Fp8Recipe recipe = fp8_recipe_of(w);
+  return "FP8 recipe " + std::string(enum_name(recipe)) +
+         (recipe == Fp8Recipe::current ? ": an amax pass over each tensor before its cast; "
+                                       : ": the scales come out of the cast itself; ") +
+         weights;
+}
+
 }  // namespace
 
 Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w, const Layout& l,
@@ -429,6 +444,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                        "and host time (cuda_graphs=1 removes it)",
                        options.efficiency.host_kernel_us),
   };
+  if (w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4) est.assumptions.push_back(fp8_assumption(w));
   return est;
 }
 

@@ -1,0 +1,67 @@
+// FP8 recipes (fp8_recipe=, docs/estimate.md "FP8 training is not 2× BF16"): the memory-bound
+// casts around each FP8 GEMM, per recipe and framework, against the bytes each recipe's kernels
+// move (Transformer Engine: cast_transpose reads 2 bytes and writes 1 + 1 per element, with the
+// amax inside the kernel for delayed scaling; Float8CurrentScalingQuantizer reads the tensor once
+// more for its amax first; get_weight_workspace casts a weight only on the step's first
+// micro-batch under Megatron-Core).
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "core/catalogue.hpp"
+#include "core/estimate/compute.hpp"
+#include "core/options.hpp"
+
+using namespace meshscope;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+double cast_bytes(const TrainingWorkload& w, const Layout& l) {
+  const ModelSpec m = *model_preset("llama3-8b");
+  const GpuSpec gpu = *find_gpu("h100-sxm");
+  const ComputeEfficiency e;
+  const ComputeContext c{m, w, l, gpu, e};
+  for (const auto& op : layer_operations(c, 0))
+    if (op.name.rfind("fp8: casts", 0) == 0) return op.bytes;
+  FAIL("no FP8 cast operation");
+  return 0;
+}
+
+// Llama 3 8B's four linears of one layer at 4096 tokens, TP 1: (K, N) of QKV, the output
+// projection, the gate and up projections, the down projection.
+constexpr double kTokens = 4096;
+constexpr double kInputs = kTokens * (4096 + 4096 + 4096 + 14336);                         // Σ M·K
+constexpr double kWeights = 4096.0 * 6144 + 4096.0 * 4096 + 4096.0 * 28672 + 14336.0 * 4096;  // Σ K·N
+
+}  // namespace
+
+TEST_CASE("fp8 recipes: delayed casts in one pass, current reads each tensor once more for its amax", "[fp8]") {
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 4;  // four micro-batches on one rank
+  w.compute_dtype = DType::fp8;
+  w.zero_stage = 1;  // Megatron-LM (memory_framework auto)
+  Layout l;
+  CHECK(fp8_recipe_of(w) == Fp8Recipe::delayed);
+  // Delayed: read 2, write 1 + 1 per input element; each weight once per step (a quarter per
+  // micro-batch here).
+  CHECK_THAT(cast_bytes(w, l), WithinRel(4 * kInputs + 4 * kWeights / 4, 1e-12));
+  w.fp8_recipe = Fp8Recipe::current;
+  CHECK_THAT(cast_bytes(w, l), WithinRel(6 * kInputs + 6 * kWeights / 4, 1e-12));
+  w.fp8_recipe = Fp8Recipe::mxfp8;  // block scales inside the cast: as delayed
+  CHECK_THAT(cast_bytes(w, l), WithinRel(4 * kInputs + 4 * kWeights / 4, 1e-12));
+  // FSDP2 (torchtitan, torchao's float8): tensorwise by default, every forward casts its weights.
+  w.fp8_recipe = Fp8Recipe::automatic;
+  w.zero_stage = 3;
+  CHECK(fp8_recipe_of(w) == Fp8Recipe::current);
+  CHECK_THAT(cast_bytes(w, l), WithinRel(6 * kInputs + 6 * kWeights, 1e-12));
+  // The key parses and refuses what it does not know.
+  auto keys = split_key_values("precision=fp8,fp8_recipe=mxfp8", "--train");
+  REQUIRE(keys);
+  auto parsed = training_from_keys(*keys);
+  REQUIRE(parsed);
+  CHECK(parsed->fp8_recipe == Fp8Recipe::mxfp8);
+  auto bad = split_key_values("fp8_recipe=hybrid", "--train");
+  REQUIRE(bad);
+  CHECK_FALSE(training_from_keys(*bad));
+}

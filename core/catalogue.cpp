@@ -143,7 +143,8 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
           else
             rate.sequence.push_back(8192);
           bool ascending = true;
-          for (size_t k = 1; k < rate.sequence.size(); ++k) ascending = ascending && rate.sequence[k] > rate.sequence[k - 1];
+          for (size_t k = 1; k < rate.sequence.size(); ++k)
+            ascending = ascending && rate.sequence[k] > rate.sequence[k - 1];
           if (!ascending || rate.sequence.front() <= 0 || rate.forward_flops_per_s.size() != rate.sequence.size() ||
               rate.backward_flops_per_s.size() != rate.sequence.size())
             return make_error(ErrorCode::invalid_argument,

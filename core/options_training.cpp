@@ -384,7 +384,8 @@ std::vector<TrainingRow> make_training_rows() {
         "`attention` block): `flash2` FlashAttention-2 (PyTorch SDPA's flash backend, its default before "
         "cuDNN 9.9), `cudnn` cuDNN's fused attention (Transformer Engine's FusedAttention; SDPA's cuDNN "
         "backend), `flash3` FlashAttention-3; a GPU without a measurement for the kernel takes the generic "
-        "shares `--efficiency attention_forward`/`attention_backward` ([estimate.md](estimate.md#the-attention-kernels))",
+        "shares `--efficiency attention_forward`/`attention_backward` "
+        "([estimate.md](estimate.md#the-attention-kernels))",
         "transformer_engine/pytorch/attention/dot_product_attention/utils.py get_attention_backend; "
         "aten/src/ATen/native/transformers/cuda/sdp_utils.cpp priority_order; Shah et al. 2024 (FlashAttention-3) "
         "Figures 5-7"},

@@ -168,12 +168,11 @@ struct EnumNames<MemoryFramework> {
 };
 template <>
 struct EnumNames<Fp8Recipe> {
-  static constexpr std::array<std::pair<Fp8Recipe, std::string_view>, 5> table{
-      {{Fp8Recipe::automatic, "auto"},
-       {Fp8Recipe::delayed, "delayed"},
-       {Fp8Recipe::current, "current"},
-       {Fp8Recipe::mxfp8, "mxfp8"},
-       {Fp8Recipe::blockwise, "blockwise"}}};
+  static constexpr std::array<std::pair<Fp8Recipe, std::string_view>, 5> table{{{Fp8Recipe::automatic, "auto"},
+                                                                                {Fp8Recipe::delayed, "delayed"},
+                                                                                {Fp8Recipe::current, "current"},
+                                                                                {Fp8Recipe::mxfp8, "mxfp8"},
+                                                                                {Fp8Recipe::blockwise, "blockwise"}}};
 };
 template <>
 struct EnumNames<AttentionKernel> {

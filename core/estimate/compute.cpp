@@ -351,8 +351,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   if (w.flash_attention) {
     // One kernel call's length: the sequence, or under ring CP (p2p) one rank's chunk of it against
     // another's (Megatron-Core/TE AttnFuncWithCPAndKVP2P); all-to-all CP attends the whole sequence.
-    const double call_sequence = static_cast<double>(w.seq_len) /
-                                 (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp));
+    const double call_sequence = static_cast<double>(w.seq_len) / (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp));
     const AttentionCoreRates core = attention_core_rates(c.gpu, w, c.efficiency, call_sequence, qk, r.attention_peak);
     attention_forward = attention_flops / core.forward_flops_per_s;
     // FlashAttention backward: 2× the forward GEMMs plus the recomputed scores (2.5×).

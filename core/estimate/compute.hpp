@@ -66,7 +66,7 @@ struct ComputeEfficiency {
 struct AttentionCoreRates {
   double forward_flops_per_s = 0;
   double backward_flops_per_s = 0;
-  std::string kernel;  // "flash2", "cudnn", "flash3"
+  std::string kernel;     // "flash2", "cudnn", "flash3"
   bool measured = false;  // false: the generic shares of the BF16 peak
 };
 // The kernel `workload.attention_kernel` names (automatic: cuDNN's on Hopper and newer NVIDIA GPUs,

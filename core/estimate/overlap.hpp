@@ -91,10 +91,10 @@ struct FsdpBlock {
 // into the block's parameters (split_with_sizes_copy: the unsharded bytes read and written); before
 // the reduce-scatter stream waits for it, foreach_reduce copies the block's gradients into the
 // reduce-scatter input in reduce_dtype (chunk_cat: the gradients read in the parameter dtype, the
-// input written in the reduce dtype). Both are memory-bound and serialised with the compute. The bytes moved by `gathers`
-// all-gathers of `gathered_bytes` each (the unsharded block in the parameter dtype) and the
-// reduce-scatters whose inputs total `reduce_bytes` (in the reduce dtype; the gradients they copy
-// are read at `param_over_reduce` of that).
+// input written in the reduce dtype). Both are memory-bound and serialised with the compute. The bytes moved by
+// `gathers` all-gathers of `gathered_bytes` each (the unsharded block in the parameter dtype) and the reduce-scatters
+// whose inputs total `reduce_bytes` (in the reduce dtype; the gradients they copy are read at `param_over_reduce` of
+// that).
 [[nodiscard]] double fsdp2_copy_bytes(double gathers, double gathered_bytes, double reduce_bytes,
                                       double param_over_reduce);
 

@@ -40,12 +40,11 @@ std::string attention_assumption(const ModelSpec& m, const TrainingWorkload& w, 
                                  const ComputeEfficiency& efficiency) {
   if (!w.flash_attention) return "attention core unfused (flash=false): scores stored, softmax and dropout in HBM";
   const double bf16_peak = compute_peak_flops(gpu, DType::bf16);
-  const double head_dim = static_cast<double>(m.mla.enabled() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim
-                                                               : m.head_dim);
+  const double head_dim =
+      static_cast<double>(m.mla.enabled() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim);
   const double sequence = static_cast<double>(w.seq_len) / (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp));
   const AttentionCoreRates r = attention_core_rates(gpu, w, efficiency, sequence, head_dim, bf16_peak);
-  std::string text = "attention core: " + r.kernel +
-                     format(" at %.0f TFLOP/s forward", r.forward_flops_per_s / 1e12) +
+  std::string text = "attention core: " + r.kernel + format(" at %.0f TFLOP/s forward", r.forward_flops_per_s / 1e12) +
                      format(", %.0f backward", r.backward_flops_per_s / 1e12) +
                      format(" (%.2f", r.forward_flops_per_s / bf16_peak) +
                      format(" / %.2f of the BF16 peak; ", r.backward_flops_per_s / bf16_peak);
@@ -270,7 +269,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     const double layers_on_stage = static_cast<double>(std::max<int64_t>(stage_layers.front(), 1));
     const double blocks = static_cast<double>(micro_batches) * layers_on_stage;
     FsdpBlock block;
-    double gathers = 0, reduce_scatters = 0;  // per step: the plan's, for its busiest stage
+    double gathers = 0, reduce_scatters = 0;      // per step: the plan's, for its busiest stage
     double gathered_bytes = 0, reduce_bytes = 0;  // per call
     for (const auto& c : dp->collectives) {
       (c.op == CollectiveOp::all_gather ? block.all_gather_s : block.reduce_scatter_s) = c.time_s;
@@ -392,9 +391,10 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     if (w.overlap_grad_reduce || w.overlap_param_gather)
       dp_assumption += "; overlap_grad_reduce/overlap_param_gather are Megatron DDP keys: not applied under FSDP";
     if (fsdp_copy_s > 0)
-      dp_assumption += format("; FSDP2's all-gather copy-out and reduce-scatter copy-in on the compute stream (%.3f s, "
-                              "in the DP time)",
-                              fsdp_copy_s);
+      dp_assumption += format(
+          "; FSDP2's all-gather copy-out and reduce-scatter copy-in on the compute stream (%.3f s, "
+          "in the DP time)",
+          fsdp_copy_s);
   } else {
     dp_assumption = grad_overlap ? "overlap_grad_reduce: DP gradient reduction bucket by bucket under the last "
                                    "micro-batch's backward; the last bucket is exposed"

@@ -159,8 +159,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       dp_exposed = std::min(total, fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
       dp_exposed += nccl_sm_slowdown_s(total - dp_exposed, w.runtime.nccl_channels, ev.sms());  // as estimate_step
       if (resolved_framework({}, w) == MemoryFramework::fsdp2)  // FSDP2's copies, as estimate_step
-        dp_exposed += fsdp2_copy_bytes(blocks * (1 + block.backward_gathers), layer_params, blocks * grads /
-                                       static_cast<double>(per_stage), dtype_bytes(w.param_dtype) / dtype_bytes(w.grad_dtype)) /
+        dp_exposed += fsdp2_copy_bytes(blocks * (1 + block.backward_gathers), layer_params,
+                                       blocks * grads / static_cast<double>(per_stage),
+                                       dtype_bytes(w.param_dtype) / dtype_bytes(w.grad_dtype)) /
                       (ev.gpu().memory_bandwidth_bytes_per_s * efficiency.memory);
     } else {
       // Megatron's buckets (as estimate_step): the gradient reduction under the last backward

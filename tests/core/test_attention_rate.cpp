@@ -32,8 +32,7 @@ double forward_attention_s(const ComputeContext& c) {
 
 }  // namespace
 
-TEST_CASE("attention kernels: Hopper runs cuDNN's fused attention by default, at its measured rate",
-          "[attention]") {
+TEST_CASE("attention kernels: Hopper runs cuDNN's fused attention by default, at its measured rate", "[attention]") {
   const GpuSpec h100 = *find_gpu("h100-sxm");
   TrainingWorkload w;
   const ComputeEfficiency e;
@@ -93,8 +92,7 @@ TEST_CASE("attention kernels: attention_kernel= picks the kernel; head dim 64 ta
   CHECK_FALSE(training_from_keys(*bad));
 }
 
-TEST_CASE("attention kernels: no measurement, or shares given, means the generic shares of the peak",
-          "[attention]") {
+TEST_CASE("attention kernels: no measurement, or shares given, means the generic shares of the peak", "[attention]") {
   TrainingWorkload w;
   const ComputeEfficiency e;
   // A100: FlashAttention-2 by default (before Hopper), not in the catalogue: 0.55 / 0.45 of 312.
@@ -155,8 +153,10 @@ TEST_CASE("attention kernels: the catalogue refuses an unknown kernel and rates 
                                           "backward_tflops": [408, 518]}})");
   REQUIRE(by_sequence);
   CHECK(by_sequence->front().attention.at("cudnn").sequence == std::vector<double>{1024, 8192});
-  CHECK_FALSE(parse(R"({"cudnn": {"sequence": [8192, 1024], "forward_tflops": [410, 529], "backward_tflops": [408, 518]}})"));
-  CHECK_FALSE(parse(R"({"cudnn": {"sequence": [1024, 8192], "forward_tflops": [410], "backward_tflops": [408, 518]}})"));
+  CHECK_FALSE(
+      parse(R"({"cudnn": {"sequence": [8192, 1024], "forward_tflops": [410, 529], "backward_tflops": [408, 518]}})"));
+  CHECK_FALSE(
+      parse(R"({"cudnn": {"sequence": [1024, 8192], "forward_tflops": [410], "backward_tflops": [408, 518]}})"));
   auto unknown = parse(R"({"flash4": {"forward_tflops": 529, "backward_tflops": 518}})");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message.find("flash4") != std::string::npos);

@@ -30,7 +30,7 @@ double cast_bytes(const TrainingWorkload& w, const Layout& l) {
 // Llama 3 8B's four linears of one layer at 4096 tokens, TP 1: (K, N) of QKV, the output
 // projection, the gate and up projections, the down projection.
 constexpr double kTokens = 4096;
-constexpr double kInputs = kTokens * (4096 + 4096 + 4096 + 14336);                         // Σ M·K
+constexpr double kInputs = kTokens * (4096 + 4096 + 4096 + 14336);                            // Σ M·K
 constexpr double kWeights = 4096.0 * 6144 + 4096.0 * 4096 + 4096.0 * 28672 + 14336.0 * 4096;  // Σ K·N
 
 }  // namespace

@@ -261,6 +261,7 @@ struct Reader {
   std::optional<int64_t> world_size_line, accelerate_processes, zero_stage_line, tt_local_batch, tt_global_batch,
       tt_seq;
   std::optional<std::string> mixed_precision, tt_recompute;
+  bool tt_parallelized = false, tt_compiled = false;  // torchtitan's parallelize lines, its compile line
   std::optional<int64_t> padded_vocab;
   std::map<std::string, int64_t> mesh;
   LogModelDims tt_model;
@@ -466,6 +467,11 @@ struct Reader {
     // recompute=op.
     if (s.find("Applied selective activation checkpointing") != std::string_view::npos) tt_recompute = "op";
     if (s.find("Applied full activation checkpointing") != std::string_view::npos) tt_recompute = "full";
+    if (s.find("Compiling each TransformerBlock with torch.compile") != std::string_view::npos) tt_compiled = true;
+    if (s.find("Applied FSDP to the model") != std::string_view::npos ||
+        s.find("Applied DDP to the model") != std::string_view::npos ||
+        s.find("Applied HSDP to the model") != std::string_view::npos)
+      tt_parallelized = true;
   }
 
   Result<void> line(std::string_view raw, int64_t number) {
@@ -553,6 +559,12 @@ void finish_layout(Reader& r, MeasuredRun& run) {
     l.micro_batch = r.tt_local_batch;
     l.global_batch = r.tt_global_batch;
     l.recompute = r.tt_recompute ? r.tt_recompute : std::optional<std::string>("none");
+    // Its parallelize step logs the compile of its blocks where training.compile is on; a log that shows the step
+    // without it ran eager PyTorch's kernels (kernels=eager).
+    if (r.tt_compiled)
+      l.kernels = "fused";
+    else if (r.tt_parallelized)
+      l.kernels = "eager";
     if (axis("dp_shard").value_or(1) > 1) l.zero_stage = 3;  // FSDP2 shards parameters, gradients and states
   }
   if (run.framework == TrainingFramework::deepspeed) {
@@ -631,6 +643,7 @@ std::string LogLayout::train_keys() const {
   if (precision && (*precision == "bf16" || *precision == "fp16")) add("precision", *precision);
   if (zero_stage) add("zero", std::to_string(*zero_stage));
   if (recompute) add("recompute", *recompute);
+  if (kernels) add("kernels", *kernels);
   return out;
 }
 

@@ -85,6 +85,9 @@ struct LogLayout {
   std::optional<int64_t> world_size, tp, pp, cp, ep, vpp, dp, micro_batch, global_batch;
   std::optional<bool> sequence_parallel;
   std::optional<std::string> recompute;  // "none", "selective", "full"
+  // torchtitan: "fused" where it logged compiling its blocks, "eager" where it logged applying its parallelisms
+  // without compiling them (torchtitan's parallelize logs "Compiling each TransformerBlock with torch.compile").
+  std::optional<std::string> kernels;
   std::optional<std::string> precision;  // "bf16", "fp16", "fp32"
   std::optional<bool> distributed_optimizer;
   std::optional<int64_t> zero_stage;  // DeepSpeed ZeRO stage; 1 for Megatron's distributed optimizer; 3 for FSDP

@@ -61,6 +61,7 @@ json training_log_json(const MeasuredRun& run) {
             {"micro_batch", optional_json(l.micro_batch)},
             {"global_batch", optional_json(l.global_batch)},
             {"recompute", optional_json(l.recompute)},
+            {"kernels", optional_json(l.kernels)},
             {"precision", optional_json(l.precision)},
             {"distributed_optimizer", optional_json(l.distributed_optimizer)},
             {"zero_stage", optional_json(l.zero_stage)},

@@ -234,8 +234,27 @@ TEST_CASE("training log: torchtitan's step lines give tps, max reserved memory a
   CHECK(run.model.num_query_groups == 8);
   CHECK(run.model.vocab_size == 128256);
   CHECK(run.layout.layout_keys() == "tp=1,pp=1,dp=8,micro_batch=1");
-  // Line 24: selective AC (torchtitan's op-level SAC: recompute=op); FSDP (zero=3).
-  CHECK(run.layout.train_keys() == "global_batch=8,zero=3,recompute=op");
+  // Line 24: selective AC (torchtitan's op-level SAC: recompute=op); FSDP (zero=3); line 25 applies FSDP with no
+  // "Compiling each TransformerBlock with torch.compile" before it: eager kernels.
+  CHECK(run.layout.train_keys() == "global_batch=8,zero=3,recompute=op,kernels=eager");
+}
+
+TEST_CASE("training log: a torchtitan log that compiles its blocks ran fused kernels") {
+  // The same log with the line torchtitan's apply_compile writes inserted after line 24, as a compiled run logs it.
+  std::vector<std::string> lines = lines_of(read_text_file(kTitan).value());
+  REQUIRE(lines.size() > 25);
+  REQUIRE(lines[24].find("Applied FSDP to the model") != std::string::npos);
+  lines.insert(lines.begin() + 24,
+               "[rank0]:2025-02-13 11:33:29,238 - root - INFO - Compiling each TransformerBlock with torch.compile");
+  auto run = parse_training_log(join(lines), "compiled.log");
+  REQUIRE(run);
+  CHECK(run->layout.kernels == std::optional<std::string>("fused"));
+  // Without the parallelize lines at all (a log cut after its step lines start) nothing is said.
+  std::vector<std::string> cut = lines_of(read_text_file(kTitan).value());
+  cut.erase(cut.begin() + 24);
+  auto silent = parse_training_log(join(cut), "cut.log");
+  REQUIRE(silent);
+  CHECK_FALSE(silent->layout.kernels);
 }
 
 TEST_CASE("training log: an accelerate + DeepSpeed SFT log is timed by the timestamps of its Step lines") {

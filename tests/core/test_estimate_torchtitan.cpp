@@ -109,9 +109,11 @@ TEST_CASE("estimate: torchtitan's Llama 3 8B preset on 8×H200 within 10 % of it
       "tokens/s per GPU, error %+5.1f %% (step %.3f s; MFU %.1f %%)\n",
       est->tokens_per_s_per_gpu, measured, 100 * error, est->step_time_s, 100 * est->mfu);
   // Before the measured GEMM rates: 11,441 (+62 %); with them +52 %; with torchtitan's op-level
-  // SAC (recompute=op) +44 %. The target: a whole-step model that is right lands within 10 % of
-  // such a run. Tagged [!mayfail] until eager PyTorch's unfused kernels (RMSNorm, RoPE in fp32)
-  // are modelled; the guard below keeps what was gained.
-  CHECK(error < 0.48);
+  // SAC (recompute=op) +44 %; with FSDP2's copies +35 %. The target: a whole-step model that is
+  // right lands within 10 % of such a run. This preset run is not told what the log shows — eager
+  // kernels (no compile line: `compare --log` reads kernels=eager from it, +19 %) — nor what it
+  // cannot show, PyTorch 2.6's SDPA FlashAttention-2 (with both: +10 %, the validation set's row).
+  // Tagged [!mayfail]; the guard below keeps what was gained.
+  CHECK(error < 0.40);
   CHECK(std::abs(error) < 0.10);
 }

@@ -145,7 +145,8 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
           bool ascending = true;
           for (size_t k = 1; k < rate.sequence.size(); ++k)
             ascending = ascending && rate.sequence[k] > rate.sequence[k - 1];
-          if (!ascending || rate.sequence.front() <= 0 || rate.forward_flops_per_s.size() != rate.sequence.size() ||
+          if (rate.sequence.empty() || !ascending || rate.sequence.front() <= 0 ||
+              rate.forward_flops_per_s.size() != rate.sequence.size() ||
               rate.backward_flops_per_s.size() != rate.sequence.size())
             return make_error(ErrorCode::invalid_argument,
                               "\"sequence\" must ascend from a positive length and give one forward and one backward "

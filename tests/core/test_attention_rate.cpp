@@ -165,4 +165,6 @@ TEST_CASE("attention kernels: the catalogue refuses an unknown kernel and rates 
   CHECK_FALSE(parse(R"({"cudnn": {"forward_tflops": 529, "backward_tflops": 518,
                                    "head_dim_64": {"forward": 0, "backward": 0.8}}})"));
   CHECK_FALSE(parse(R"({"cudnn": {"forward_tflops": "fast", "backward_tflops": 518}})"));
+  CHECK_FALSE(parse(R"({"cudnn": {"sequence": [], "forward_tflops": [], "backward_tflops": []}})"));
+  CHECK_FALSE(parse(R"({"cudnn": {"backward_tflops": 518}})"));
 }

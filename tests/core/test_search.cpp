@@ -84,6 +84,39 @@ TEST_CASE("search: the fast model's memory equals the memory budget; its time is
   }
 }
 
+TEST_CASE("search: under FP8 the fast model follows the recipe and the weight casts of each candidate's framework") {
+  // The cached layer compute depends on the framework (ZeRO 3: FSDP2, current scaling, weights cast
+  // every forward) and on the micro-batch count (Megatron: each weight cast once per step); a cache
+  // keyed without them would hand one candidate another's casts.
+  auto cluster = generate_cluster("dgx-h100:nodes=2");
+  REQUIRE(cluster);
+  const ModelSpec m = *model_preset("llama3.1-8b");
+  TrainingWorkload base;
+  base.seq_len = 8192;
+  base.global_batch = 128;
+  base.compute_dtype = DType::fp8;
+  SearchOptions options;
+  options.top = 40;
+  auto r = rank_layouts(m, base, *cluster, options);
+  REQUIRE(r);
+  const Router router(*cluster);
+  bool saw_fsdp = false, saw_megatron = false;
+  for (const auto& candidate : r->layouts) {
+    TrainingWorkload w = base;
+    w.recompute = candidate.recompute;
+    w.zero_stage = candidate.zero_stage;
+    w.tp_comm_overlap = candidate.tp_comm_overlap;
+    w.schedule = candidate.schedule;
+    (candidate.zero_stage == 3 ? saw_fsdp : saw_megatron) = true;
+    EstimateOptions e;
+    e.order = candidate.order;
+    auto detailed = estimate_step(m, w, candidate.layout, *cluster, router, e);
+    REQUIRE(detailed);
+    CHECK_THAT(candidate.step_time_s, WithinRel(detailed->step_time_s, 0.05));
+  }
+  CHECK(saw_megatron);
+}
+
 TEST_CASE("search: DualPipe candidates agree with the detailed model") {
   // DualPipe's closed form (a rank's two stages, the README's bubble) and its memory (both end
   // stages' parameters, p + 1 chunks) against estimate_step's event simulation and the budget: a

@@ -127,17 +127,16 @@ Result<std::vector<GpuSpec>> gpus_from_json(const json& doc, const std::string& 
                               "unknown attention kernel \"" + kernel + "\"; known: flash2, cudnn, flash3", at);
           AttentionKernelRate rate;
           // "forward_tflops"/"backward_tflops": one number, or one per entry of "sequence".
-          auto rates_of = [&](const char* key) {
+          auto rates_of = [](const json& v) {
             std::vector<double> values;
-            const json& v = a.at(key);
             if (v.is_array())
               for (const json& x : v) values.push_back(x.get<double>() * 1e12);
             else
               values.push_back(v.get<double>() * 1e12);
             return values;
           };
-          rate.forward_flops_per_s = rates_of("forward_tflops");
-          rate.backward_flops_per_s = rates_of("backward_tflops");
+          rate.forward_flops_per_s = rates_of(a.at("forward_tflops"));
+          rate.backward_flops_per_s = rates_of(a.at("backward_tflops"));
           if (a.contains("sequence"))
             for (const json& x : a.at("sequence")) rate.sequence.push_back(x.get<double>());
           else

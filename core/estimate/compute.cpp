@@ -70,6 +70,22 @@ double log_interpolate(const std::vector<double>& grid, const std::vector<double
 
 }  // namespace
 
+// Whether the layer's linear projections run as FP8 GEMMs: Transformer Engine's fp8_autocast
+// covers the Linear/LayerNormLinear/LayerNormMLP modules of each transformer layer; attention
+// (DotProductAttention without fp8_dpa), the MoE router and the output layer (LM head, outside the
+// autocast in Megatron-LM's GPTModel) stay in BF16 (TE docs, "Using FP8 with Transformer Engine";
+// Megatron-LM megatron/core/models/gpt/gpt_model.py). The same holds for NVFP4 (TE's
+// NVFP4BlockScaling recipe: the linear layers' forward, input- and weight-gradient GEMMs in FP4;
+// attention and the LM head in BF16).
+bool fp8_linears(const TrainingWorkload& w) {
+  return w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4;
+}
+
+AttentionCall attention_call(const ModelSpec& m, const TrainingWorkload& w, const Layout& l) {
+  return {static_cast<double>(w.seq_len) / (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp)),
+          static_cast<double>(m.mla.enabled() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim)};
+}
+
 Fp8Recipe fp8_recipe_of(const TrainingWorkload& w) {
   if (w.fp8_recipe != Fp8Recipe::automatic) return w.fp8_recipe;
   return resolved_framework({}, w) == MemoryFramework::fsdp2 ? Fp8Recipe::current : Fp8Recipe::delayed;
@@ -106,17 +122,6 @@ AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorklo
 }
 
 namespace {
-
-// Whether the layer's linear projections run as FP8 GEMMs: Transformer Engine's fp8_autocast
-// covers the Linear/LayerNormLinear/LayerNormMLP modules of each transformer layer; attention
-// (DotProductAttention without fp8_dpa), the MoE router and the output layer (LM head, outside the
-// autocast in Megatron-LM's GPTModel) stay in BF16 (TE docs, "Using FP8 with Transformer Engine";
-// Megatron-LM megatron/core/models/gpt/gpt_model.py). The same holds for NVFP4 (TE's
-// NVFP4BlockScaling recipe: the linear layers' forward, input- and weight-gradient GEMMs in FP4;
-// attention and the LM head in BF16).
-bool fp8_linears(const TrainingWorkload& w) {
-  return w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4;
-}
 
 // Bytes per element of a low-precision GEMM operand with its block scales: FP8 with per-tensor
 // scales 1; NVFP4 half a byte and one E4M3 scale per 16 elements (NVIDIA, "Pretraining Large
@@ -349,10 +354,9 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   double attention_forward, attention_backward;
   double score_bytes = 0, score_backward_bytes = 0;  // traffic of stored scores (softmax, dropout)
   if (w.flash_attention) {
-    // One kernel call's length: the sequence, or under ring CP (p2p) one rank's chunk of it against
-    // another's (Megatron-Core/TE AttnFuncWithCPAndKVP2P); all-to-all CP attends the whole sequence.
-    const double call_sequence = static_cast<double>(w.seq_len) / (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp));
-    const AttentionCoreRates core = attention_core_rates(c.gpu, w, c.efficiency, call_sequence, qk, r.attention_peak);
+    const AttentionCall call = attention_call(m, w, l);
+    const AttentionCoreRates core =
+        attention_core_rates(c.gpu, w, c.efficiency, call.sequence, call.head_dim, r.attention_peak);
     attention_forward = attention_flops / core.forward_flops_per_s;
     // FlashAttention backward: 2× the forward GEMMs plus the recomputed scores (2.5×).
     attention_backward = 2.5 * attention_flops / core.backward_flops_per_s;

@@ -57,6 +57,19 @@ struct ComputeEfficiency {
 [[nodiscard]] Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys,
                                                                      ComputeEfficiency base = {});
 
+// Whether the layer's linear projections run as low-precision GEMMs (precision fp8 or NVFP4).
+[[nodiscard]] bool fp8_linears(const TrainingWorkload& workload);
+
+// One attention kernel call: its length (the sequence, or under ring CP (p2p) one rank's chunk of it
+// against another's, Megatron-Core/TE AttnFuncWithCPAndKVP2P; all-to-all CP attends the whole
+// sequence) and its query/key head dim (MLA: the no-RoPE and RoPE parts together).
+struct AttentionCall {
+  double sequence = 0;
+  double head_dim = 0;
+};
+[[nodiscard]] AttentionCall attention_call(const ModelSpec& model, const TrainingWorkload& workload,
+                                           const Layout& layout);
+
 // The FP8 recipe a workload runs: its fp8_recipe, or for `auto` current scaling under FSDP2
 // (torchao's tensorwise float8) and delayed scaling otherwise (Megatron-LM's default).
 [[nodiscard]] Fp8Recipe fp8_recipe_of(const TrainingWorkload& workload);

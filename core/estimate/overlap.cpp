@@ -1,5 +1,7 @@
 #include "core/estimate/overlap.hpp"
 
+#include "core/memory.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -101,6 +103,14 @@ double bucketed_exposed_s(double total_s, double edge_bucket_s, double window_s)
 
 double fsdp2_copy_bytes(double gathers, double gathered_bytes, double reduce_bytes, double param_over_reduce) {
   return gathers * 2.0 * gathered_bytes + reduce_bytes * (1.0 + param_over_reduce);
+}
+
+double fsdp2_copy_s(const TrainingWorkload& w, double gathers, double gathered_bytes, double reduce_bytes,
+                    double memory_bytes_per_s) {
+  if (resolved_framework({}, w) != MemoryFramework::fsdp2) return 0.0;
+  return fsdp2_copy_bytes(gathers, gathered_bytes, reduce_bytes,
+                          dtype_bytes(w.param_dtype) / dtype_bytes(w.grad_dtype)) /
+         memory_bytes_per_s;
 }
 
 double fsdp_exposed_s(const FsdpBlock& b, double blocks_per_step, bool prefetch) {

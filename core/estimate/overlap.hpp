@@ -97,6 +97,10 @@ struct FsdpBlock {
 // that).
 [[nodiscard]] double fsdp2_copy_bytes(double gathers, double gathered_bytes, double reduce_bytes,
                                       double param_over_reduce);
+// Their seconds on the compute stream at `memory_bytes_per_s` where the workload's framework resolves
+// to FSDP2 (parameters gathered in param_dtype, gradients reduced in grad_dtype); 0 otherwise.
+[[nodiscard]] double fsdp2_copy_s(const TrainingWorkload& workload, double gathers, double gathered_bytes,
+                                  double reduce_bytes, double memory_bytes_per_s);
 
 // Collectives hidden under compute still run: NCCL launches one thread block per channel (src/
 // enqueue.cc: the kernel's grid is the plan's channel count), each resident on an SM for the whole

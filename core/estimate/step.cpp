@@ -40,9 +40,7 @@ std::string attention_assumption(const ModelSpec& m, const TrainingWorkload& w, 
                                  const ComputeEfficiency& efficiency) {
   if (!w.flash_attention) return "attention core unfused (flash=false): scores stored, softmax and dropout in HBM";
   const double bf16_peak = compute_peak_flops(gpu, DType::bf16);
-  const double head_dim =
-      static_cast<double>(m.mla.enabled() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim);
-  const double sequence = static_cast<double>(w.seq_len) / (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp));
+  const auto [sequence, head_dim] = attention_call(m, w, l);
   const AttentionCoreRates r = attention_core_rates(gpu, w, efficiency, sequence, head_dim, bf16_peak);
   std::string text = "attention core: " + r.kernel + format(" at %.0f TFLOP/s forward", r.forward_flops_per_s / 1e12) +
                      format(", %.0f backward", r.backward_flops_per_s / 1e12) +
@@ -276,10 +274,8 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       (c.op == CollectiveOp::all_gather ? gathers : reduce_scatters) += c.count_per_step;
       (c.op == CollectiveOp::all_gather ? gathered_bytes : reduce_bytes) = c.bytes;
     }
-    if (resolved_framework({}, w) == MemoryFramework::fsdp2)
-      fsdp_copy_s = fsdp2_copy_bytes(gathers, gathered_bytes, reduce_scatters * reduce_bytes,
-                                     dtype_bytes(w.param_dtype) / dtype_bytes(w.grad_dtype)) /
-                    (gpu.memory_bandwidth_bytes_per_s * options.efficiency.memory);
+    fsdp_copy_s = fsdp2_copy_s(w, gathers, gathered_bytes, reduce_scatters * reduce_bytes,
+                               gpu.memory_bandwidth_bytes_per_s * options.efficiency.memory);
     // One reduce-scatter per block and micro-batch: the gathers beyond the forward's one are the
     // backward's (and the recompute's) re-gathers.
     block.backward_gathers = reduce_scatters > 0 ? std::max(0.0, gathers / reduce_scatters - 1.0) : 0.0;
@@ -444,7 +440,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                        "and host time (cuda_graphs=1 removes it)",
                        options.efficiency.host_kernel_us),
   };
-  if (w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4) est.assumptions.push_back(fp8_assumption(w));
+  if (fp8_linears(w)) est.assumptions.push_back(fp8_assumption(w));
   return est;
 }
 

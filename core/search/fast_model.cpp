@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "core/flops.hpp"
-#include "core/memory.hpp"
 
 namespace meshscope::search_detail {
 
@@ -158,11 +157,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       const double total = blocks * ((1 + block.backward_gathers) * block.all_gather_s + block.reduce_scatter_s);
       dp_exposed = std::min(total, fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
       dp_exposed += nccl_sm_slowdown_s(total - dp_exposed, w.runtime.nccl_channels, ev.sms());  // as estimate_step
-      if (resolved_framework({}, w) == MemoryFramework::fsdp2)  // FSDP2's copies, as estimate_step
-        dp_exposed += fsdp2_copy_bytes(blocks * (1 + block.backward_gathers), layer_params,
-                                       blocks * grads / static_cast<double>(per_stage),
-                                       dtype_bytes(w.param_dtype) / dtype_bytes(w.grad_dtype)) /
-                      (ev.gpu().memory_bandwidth_bytes_per_s * efficiency.memory);
+      dp_exposed += fsdp2_copy_s(w, blocks * (1 + block.backward_gathers), layer_params,        // as estimate_step
+                                 blocks * grads / static_cast<double>(per_stage),
+                                 ev.gpu().memory_bandwidth_bytes_per_s * efficiency.memory);
     } else {
       // Megatron's buckets (as estimate_step): the gradient reduction under the last backward
       // with overlap_grad_reduce, the distributed optimizer's gather under the first forward with

@@ -66,7 +66,7 @@ class Evaluator {
   // (ZeRO 3 resolves to FSDP2) sets the recipe and whether weights are cast once per step, spread
   // over the step's micro-batches (layer_operations).
   static uint64_t layer_key(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
-    const bool low_precision = w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4;
+    const bool low_precision = fp8_linears(w);
     return key_of({l.tp, l.cp, l.micro_batch, l.etp, l.ep, l.sp, static_cast<int64_t>(w.recompute), moe_layer,
                    low_precision ? static_cast<int64_t>(resolved_framework({}, w)) : -1,
                    low_precision ? num_micro_batches(w, l) : -1});

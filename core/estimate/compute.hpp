@@ -49,7 +49,21 @@ struct ComputeEfficiency {
   // thread of hta_rank0_ws16_A100-SXM4-80GB is 20 µs, the median cudaLaunchKernel 4 µs.
   double host_op_us = 20;
   double host_kernel_us = 4;
+  bool host_costs_given = false;  // --efficiency host_op_us= or host_kernel_us= was set
+  // The host CPU the costs above were scaled to (on_host_cpu); empty: the measured x86 costs.
+  std::string host_cpu;
 };
+
+// How much longer a framework op takes on `cpu_name` (a cluster's CPU device name) than on the x86
+// hosts the default host costs were measured on: NVIDIA Grace (Neoverse V2) 2.75 — TE issue #2053
+// (NVIDIA/TransformerEngine, 2025-08-11) measured one torch.nn.Linear forward's CPU time at
+// 37.08 µs on GB200 and 13.48 µs on DGX H100 (Xeon Platinum 8480C), with the same script, PyTorch
+// and shapes (GH200: 33.17 µs, 2.46×). 1 for every other CPU: x86 hosts alike, as measured.
+[[nodiscard]] double host_cpu_op_time_ratio(std::string_view cpu_name);
+
+// `e` on the host `cpu_name`: the default host costs times host_cpu_op_time_ratio (costs given
+// with --efficiency are the user's own host's and stay as given).
+[[nodiscard]] ComputeEfficiency on_host_cpu(ComputeEfficiency e, std::string_view cpu_name);
 
 // The share of the dense peak of `type` that large GEMMs reach on `gpu` under `efficiency`.
 [[nodiscard]] double gemm_share_of_peak(const GpuSpec& gpu, DType type, const ComputeEfficiency& efficiency);

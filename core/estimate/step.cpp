@@ -80,7 +80,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     auto g = find_gpu(cluster.gpus.empty() ? "h100-sxm" : cluster.device(cluster.gpus.front()).gpu_model);
     return g ? *g : *find_gpu("h100-sxm");
   }();
-  const ComputeContext context{m, w, l, gpu, options.efficiency};
+  // The host costs scaled to the CPU that issues the first GPU's kernels (compute.hpp on_host_cpu).
+  const ComputeEfficiency efficiency = on_host_cpu(options.efficiency, host_cpu_name(cluster));
+  const ComputeContext context{m, w, l, gpu, efficiency};
   const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
   est.micro_batches = micro_batches;
   const PipelineSchedule schedule_kind = simulated_schedule(w.schedule, l.vpp);
@@ -275,7 +277,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       (c.op == CollectiveOp::all_gather ? gathered_bytes : reduce_bytes) = c.bytes;
     }
     fsdp_copy_s = fsdp2_copy_s(w, gathers, gathered_bytes, reduce_scatters * reduce_bytes,
-                               gpu.memory_bandwidth_bytes_per_s * options.efficiency.memory);
+                               gpu.memory_bandwidth_bytes_per_s * efficiency.memory);
     // One reduce-scatter per block and micro-batch: the gathers beyond the forward's one are the
     // backward's (and the recompute's) re-gathers.
     block.backward_gathers = reduce_scatters > 0 ? std::max(0.0, gathers / reduce_scatters - 1.0) : 0.0;
@@ -422,23 +424,29 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       dp_assumption,
       format("large GEMMs at %.2f of the dense peak (the GPU's measured rate unless --efficiency gemm is set; "
              "lower for small shapes, core/estimate/gemm_rate.hpp)",
-             gemm_share_of_peak(gpu, w.compute_dtype, options.efficiency)) +
-          format(", memory-bound kernels at %.2f of HBM bandwidth", options.efficiency.memory),
-      attention_assumption(m, w, l, gpu, options.efficiency),
+             gemm_share_of_peak(gpu, w.compute_dtype, efficiency)) +
+          format(", memory-bound kernels at %.2f of HBM bandwidth", efficiency.memory),
+      attention_assumption(m, w, l, gpu, efficiency),
       "optimizer step memory-bound over the rank's sharded master weights and moments",
       w.eager_kernels ? "element-wise kernels as eager PyTorch composites (kernels=eager: RMSNorm's upcast, pow, mean "
                         "and products, RoPE in fp32 complex numbers)"
                       : "element-wise kernels fused (kernels=fused: Transformer Engine's or torch.compile's)",
-      w.cuda_graphs
-          ? format("host dispatch: CUDA graphs replay the dense layers and the MoE layers' attention; routing, token "
-                   "dispatch and experts issued eagerly (%.0f µs per framework op",
-                   options.efficiency.host_op_us) +
-                format(", %.0f µs per further kernel); a pass over a layer takes the longer of its GPU and host time",
-                       options.efficiency.host_kernel_us)
-          : format("host dispatch (eager PyTorch): %.0f µs per framework op", options.efficiency.host_op_us) +
-                format(", %.0f µs per further kernel an op launches; a pass over a layer takes the longer of its GPU "
-                       "and host time (cuda_graphs=1 removes it)",
-                       options.efficiency.host_kernel_us),
+      (w.cuda_graphs
+           ? format("host dispatch: CUDA graphs replay the dense layers and the MoE layers' attention; routing, "
+                    "token dispatch and experts issued eagerly (%.0f µs per framework op",
+                    efficiency.host_op_us) +
+                 format(", %.0f µs per further kernel); a pass over a layer takes the longer of its GPU and host time",
+                        efficiency.host_kernel_us)
+           : format("host dispatch (eager PyTorch): %.0f µs per framework op", efficiency.host_op_us) +
+                 format(", %.0f µs per further kernel an op launches; a pass over a layer takes the longer of its GPU "
+                        "and host time (cuda_graphs=1 removes it)",
+                        efficiency.host_kernel_us)) +
+          (efficiency.host_cpu.empty()
+               ? std::string()
+               : "; the host is " + efficiency.host_cpu +
+                     format(
+                         ", whose per-op time is %.2f× the x86 hosts' where the costs were measured (TE issue #2053)",
+                         host_cpu_op_time_ratio(efficiency.host_cpu))),
   };
   if (fp8_linears(w)) est.assumptions.push_back(fp8_assumption(w));
   return est;

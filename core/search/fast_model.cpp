@@ -8,8 +8,8 @@ namespace meshscope::search_detail {
 
 // The fast model: the same per-layer compute and collective times as estimate_step(), with the
 // pipeline makespan in closed form over the per-stage times and no link sharing between groups.
-Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default,
-            const ComputeEfficiency& efficiency) {
+Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default) {
+  const ComputeEfficiency& efficiency = ev.efficiency();
   const Layout& l = c.layout;
   const TrainingWorkload& w = c.workload;
   const auto mb = static_cast<double>(std::max<int64_t>(num_micro_batches(w, l), 1));

@@ -34,7 +34,11 @@ class Evaluator {
  public:
   // The router is shared by the search's threads (its lazy caches are locked, routing.hpp).
   Evaluator(const ModelSpec& m, const Cluster& c, const SearchOptions& o, const Router& router)
-      : m_(m), cluster_(c), options_(o), router_(router) {
+      : m_(m),
+        cluster_(c),
+        options_(o),
+        router_(router),
+        efficiency_(on_host_cpu(o.estimate.efficiency, host_cpu_name(c))) {  // as estimate_step
     auto gpu = find_gpu(c.gpus.empty() ? "" : c.device(c.gpus.front()).gpu_model);
     gpu_ = gpu ? *gpu : *find_gpu("h100-sxm");
     sms_ = streaming_multiprocessors(gpu_);
@@ -54,6 +58,8 @@ class Evaluator {
   }
 
   const GpuSpec& gpu() const { return gpu_; }
+  // The compute efficiencies with the host costs of the cluster's host CPU (compute.hpp on_host_cpu).
+  const ComputeEfficiency& efficiency() const { return efficiency_; }
   // Per-stage scratch for a candidate's stage times (no allocation per candidate).
   std::vector<double>& stage_times(size_t stages) {
     if (stage_times_.size() < stages) stage_times_.resize(stages);
@@ -82,7 +88,7 @@ class Evaluator {
     const uint64_t key = layer_key(l, w, moe_layer);
     auto it = layer_cache_.find(key);
     if (it != layer_cache_.end()) return it->second;
-    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    const ComputeContext context{m_, w, l, gpu_, efficiency_};
     return layer_cache_.emplace(key, layer_compute(context, first_layer(moe_layer), false)).first->second;
   }
 
@@ -92,7 +98,7 @@ class Evaluator {
     const uint64_t key = layer_key(l, w, moe_layer);
     auto it = tp_gemm_cache_.find(key);
     if (it != tp_gemm_cache_.end()) return it->second;
-    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    const ComputeContext context{m_, w, l, gpu_, efficiency_};
     return tp_gemm_cache_.emplace(key, tp_overlap_gemms(layer_operations(context, first_layer(moe_layer))))
         .first->second;
   }
@@ -102,7 +108,7 @@ class Evaluator {
     const uint64_t key = key_of({l.tp, l.cp, l.micro_batch});
     auto it = ends_cache_.find(key);
     if (it != ends_cache_.end()) return it->second;
-    const ComputeContext context{m_, w, l, gpu_, options_.estimate.efficiency};
+    const ComputeContext context{m_, w, l, gpu_, efficiency_};
     return ends_cache_.emplace(key, std::pair{embedding_compute(context), head_compute(context)}).first->second;
   }
 
@@ -175,6 +181,7 @@ class Evaluator {
   const Cluster& cluster_;
   const SearchOptions& options_;
   const Router& router_;
+  ComputeEfficiency efficiency_;
   GpuSpec gpu_;
   std::vector<double> split_, replicated_, experts_;
   std::vector<int64_t> moe_;
@@ -204,7 +211,6 @@ struct Score {
 
 // The fast model: the same per-layer compute and collective times as estimate_step(), with the
 // pipeline makespan in closed form over the per-stage times and no link sharing between groups.
-Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default,
-            const ComputeEfficiency& efficiency);
+Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default);
 
 }  // namespace meshscope::search_detail

@@ -250,7 +250,7 @@ void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, std::vec
                       c.workload.zero_stage = zero;
                       c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
                       c.order = order;
-                      const Score s = score(ev, m, c, options.estimate.comm.bucket_params, options.estimate.efficiency);
+                      const Score s = score(ev, m, c, options.estimate.comm.bucket_params);
                       const double capacity = ev.gpu().memory_bytes;
                       // Memory does not depend on the order: the first order's verdict stands.
                       if (s.peak_memory_bytes > capacity && order != space.orders.front()) {

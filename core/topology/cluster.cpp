@@ -49,6 +49,14 @@ double network_bandwidth(double gbits_per_s) {
   return gbits_per_s * 1e9 / 8.0;
 }
 
+std::string host_cpu_name(const Cluster& c) {
+  if (c.gpus.empty()) return {};
+  const int32_t node = c.device(c.gpus.front()).node;
+  for (const Device& d : c.devices)
+    if (d.kind == DeviceKind::cpu && d.node == node) return d.name;
+  return {};
+}
+
 std::vector<ClusterProblem> index_cluster(Cluster& c) {
   std::vector<ClusterProblem> problems;
   c.by_id.clear();

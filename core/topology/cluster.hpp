@@ -128,6 +128,10 @@ struct ClusterProblem {
 // to itself, GPUs with no path to each other. Returns every problem found.
 [[nodiscard]] std::vector<ClusterProblem> index_cluster(Cluster& cluster);
 
+// The name of the CPU in the node of the cluster's first GPU (the host that issues its kernels);
+// empty when that node has no CPU drawn.
+[[nodiscard]] std::string host_cpu_name(const Cluster& cluster);
+
 // Bandwidth per direction from a link specification.
 //   NVLink: 25 GB/s per link per direction for generations 2–4 (V100 6 links = 150 GB/s,
 //   A100 12 = 300, H100 18 = 450 per direction) and 50 GB/s for generation 5 (B200 18 = 900)

@@ -8,8 +8,12 @@
 
 #include "core/catalogue.hpp"
 #include "core/estimate/compute.hpp"
+#include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
 #include "core/options.hpp"
+#include "core/search/search.hpp"
+#include "core/topology/generators.hpp"
+#include "core/topology/routing.hpp"
 #include "kineto_test_support.hpp"
 
 using namespace meshscope;
@@ -93,6 +97,87 @@ TEST_CASE("host dispatch: --efficiency sets the host costs in microseconds", "[h
   auto bad = split_key_values("host_op_us=-1", "--efficiency");
   REQUIRE(bad);
   CHECK_FALSE(compute_efficiency_from_keys(*bad));
+}
+
+TEST_CASE("host dispatch: a Grace host takes 2.75x an x86 host's time per framework op", "[host]") {
+  // NVIDIA/TransformerEngine issue #2053 (2025-08-11): one torch.nn.Linear forward (BF16, hidden
+  // 2048, 8192 tokens) took 37.08 µs of CPU time on GB200 and 13.48 µs on DGX H100 (Xeon Platinum
+  // 8480C), the same script and PyTorch on both.
+  const double grace = 37.08 / 13.48;
+  CHECK_THAT(host_cpu_op_time_ratio("NVIDIA Grace"), WithinRel(grace, 1e-12));
+  CHECK_THAT(host_cpu_op_time_ratio("Neoverse-V2"), WithinRel(grace, 1e-12));  // hwloc's name for its cores
+  CHECK(host_cpu_op_time_ratio("Intel Xeon Platinum 8480C") == 1.0);
+  CHECK(host_cpu_op_time_ratio("AMD EPYC 7742") == 1.0);
+  CHECK(host_cpu_op_time_ratio("") == 1.0);
+
+  const ComputeEfficiency defaults;
+  const ComputeEfficiency on_grace = on_host_cpu(defaults, "NVIDIA Grace");
+  CHECK_THAT(on_grace.host_op_us, WithinRel(defaults.host_op_us * grace, 1e-12));
+  CHECK_THAT(on_grace.host_kernel_us, WithinRel(defaults.host_kernel_us * grace, 1e-12));
+  CHECK(on_grace.host_cpu == "NVIDIA Grace");
+  CHECK(on_host_cpu(defaults, "Intel Xeon Platinum 8570").host_op_us == defaults.host_op_us);
+  // Costs a user gave with --efficiency are their own host's: not scaled.
+  auto keys = split_key_values("host_op_us=35", "--efficiency");
+  REQUIRE(keys);
+  auto given = compute_efficiency_from_keys(*keys);
+  REQUIRE(given);
+  CHECK(on_host_cpu(*given, "NVIDIA Grace").host_op_us == 35);
+}
+
+TEST_CASE("host dispatch: the step and the search charge the Grace hosts of a GB200 rack", "[host]") {
+  // Qwen3-30B-A3B, EP 8, micro-batch 1 (host-bound, as above) on one GB200 NVL72 rack and on nine
+  // DGX B200 nodes (x86): the same GPU work; the step's layer forward is host-bound on both, 2.75×
+  // longer on Grace. The ranked search's fast model charges the same hosts.
+  const ModelSpec m = *model_preset("qwen3-30b-a3b");
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 72 * 4;
+  w.compute_dtype = DType::fp8;
+  Layout l;
+  l.dp = 72;
+  l.ep = 8;
+  l.micro_batch = 1;
+  double host_forward[2] = {0, 0};
+  int index = 0;
+  for (const char* generator : {"dgx-b200:nodes=9", "gb200-nvl72:racks=1"}) {
+    auto cluster = generate_cluster(generator);
+    REQUIRE(cluster);
+    const Router router(*cluster);
+    auto e = estimate_step(m, w, l, *cluster, router);
+    REQUIRE(e);
+    for (const auto& op : e->operations) host_forward[index] += op.host_forward_s;
+    bool stated = false;
+    for (const auto& a : e->assumptions) stated = stated || a.find("NVIDIA Grace") != std::string::npos;
+    CHECK(stated == (index == 1));
+    ++index;
+  }
+  CHECK_THAT(host_forward[1], WithinRel(host_forward[0] * 37.08 / 13.48, 1e-9));
+
+  // The ranked search's fast model charges the same host: its candidates agree with the step on
+  // the nine B200 nodes drawn with Grace hosts (they would not if only one of the two charged
+  // Grace's host time: the layer forward is host-bound).
+  auto rack = generate_cluster("dgx-b200:nodes=9");
+  REQUIRE(rack);
+  for (Device& d : rack->devices)
+    if (d.kind == DeviceKind::cpu) d.name = "NVIDIA Grace";
+  const Router router(*rack);
+  SearchOptions options;
+  options.top = 5;
+  auto r = rank_layouts(m, w, *rack, options);
+  REQUIRE(r);
+  REQUIRE_FALSE(r->layouts.empty());
+  for (const auto& candidate : r->layouts) {
+    TrainingWorkload cw = w;
+    cw.recompute = candidate.recompute;
+    cw.zero_stage = candidate.zero_stage;
+    cw.tp_comm_overlap = candidate.tp_comm_overlap;
+    cw.schedule = candidate.schedule;
+    EstimateOptions e;
+    e.order = candidate.order;
+    auto detailed = estimate_step(m, cw, candidate.layout, *rack, router, e);
+    REQUIRE(detailed);
+    CHECK_THAT(candidate.step_time_s, WithinRel(detailed->step_time_s, 0.05));
+  }
 }
 
 TEST_CASE("host dispatch: a grouped expert GEMM is one call launching a GEMM per local expert", "[host]") {

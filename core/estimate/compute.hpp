@@ -95,14 +95,20 @@ struct AttentionCoreRates {
   double backward_flops_per_s = 0;
   std::string kernel;     // "flash2", "cudnn", "flash3"
   bool measured = false;  // false: the generic shares of the BF16 peak
+  // Not measured, and a call shorter than the reference GPU's longest measurement: the generic
+  // shares times the kernel's measured length roll-off there (attention_core_rates).
+  bool length_scaled = false;
 };
+// The GPU whose measured attention rates give the length roll-off of GPUs without their own.
+inline constexpr const char* kAttentionReferenceGpu = "h100-sxm";
 // The kernel `workload.attention_kernel` names (automatic: cuDNN's on Hopper and newer NVIDIA GPUs,
 // FlashAttention-2 before), at its measured rate on `gpu` for one kernel call's `sequence` length
 // (linear in log2 of the length between the measured ones, held beyond them) and `head_dim`
 // (linear between the measurements at 64 and 128, held outside them), times the GPU's sustained
 // clock (its sustained / burst GEMM rate: the kernel benchmarks, like MAMF, run at the boost clock;
-// a training step is power-saturated). Without a measurement, or with the shares given: the
-// generic shares of `bf16_peak`.
+// a training step is power-saturated). With the shares given: the generic shares of `bf16_peak`;
+// without a measurement: the generic shares times the kernel's length roll-off measured on
+// kAttentionReferenceGpu (its rate at `sequence` over its rate at its longest measured call).
 [[nodiscard]] AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorkload& workload,
                                                       const ComputeEfficiency& efficiency, double sequence,
                                                       double head_dim, double bf16_peak);

@@ -50,7 +50,11 @@ std::string attention_assumption(const ModelSpec& m, const TrainingWorkload& w, 
                                   format(" and %.0f tokens per call", sequence) +
                                   ", at the sustained clock; attention_kernel= chooses the kernel)"
                             : "no measurement of " + r.kernel +
-                                  " on this GPU: the generic --efficiency attention_forward/attention_backward)");
+                                  " on this GPU: the generic --efficiency attention_forward/attention_backward" +
+                                  (r.length_scaled ? format(", slowed for a %.0f-token call as the kernel's measured "
+                                                            "length roll-off on H100)",
+                                                            sequence)
+                                                   : std::string(")")));
 }
 
 // The low-precision recipe's casts, as the assumptions list states them.

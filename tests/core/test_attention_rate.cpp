@@ -95,9 +95,10 @@ TEST_CASE("attention kernels: attention_kernel= picks the kernel; head dim 64 ta
 TEST_CASE("attention kernels: no measurement, or shares given, means the generic shares of the peak", "[attention]") {
   TrainingWorkload w;
   const ComputeEfficiency e;
-  // A100: FlashAttention-2 by default (before Hopper), not in the catalogue: 0.55 / 0.45 of 312.
+  // A100: FlashAttention-2 by default (before Hopper), not in the catalogue: 0.55 / 0.45 of 312 for
+  // a call as long as the reference's longest measurement (16k).
   const GpuSpec a100 = *find_gpu("a100-80gb-sxm");
-  const auto r = attention_core_rates(a100, w, e, 8192, 128, 312e12);
+  const auto r = attention_core_rates(a100, w, e, 16384, 128, 312e12);
   CHECK(r.kernel == "flash2");
   CHECK_FALSE(r.measured);
   CHECK_THAT(r.forward_flops_per_s, WithinRel(312e12 * 0.55, 1e-12));
@@ -112,6 +113,44 @@ TEST_CASE("attention kernels: no measurement, or shares given, means the generic
   const auto calibrated = attention_core_rates(*find_gpu("h100-sxm"), w, *given, 8192, 128, 989.5e12);
   CHECK_FALSE(calibrated.measured);
   CHECK_THAT(calibrated.forward_flops_per_s, WithinRel(989.5e12 * 0.6, 1e-12));
+}
+
+TEST_CASE("attention kernels: without a measurement a short call slows as the kernel does on H100", "[attention]") {
+  // FlashAttention-3 paper (Shah et al. 2024) Figs. 5-7, H100 SXM5, head dim 128: FlashAttention-2
+  // forward 191 TFLOP/s at 512 tokens, 333 at 8k, 335 at 16k; backward 214, 318, 322. cuDNN
+  // forward 518 at 4k and 539 at 16k; backward 499 and 516.
+  TrainingWorkload w;
+  const ComputeEfficiency e;
+  const GpuSpec a100 = *find_gpu("a100-80gb-sxm");
+  const auto r512 = attention_core_rates(a100, w, e, 512, 128, 312e12);
+  CHECK_FALSE(r512.measured);
+  CHECK(r512.length_scaled);
+  CHECK_THAT(r512.forward_flops_per_s, WithinRel(312e12 * 0.55 * 191 / 335, 1e-9));
+  CHECK_THAT(r512.backward_flops_per_s, WithinRel(312e12 * 0.45 * 214 / 322, 1e-9));
+  // Below the shortest measurement the rate is held (a CP chunk of 256 tokens: 2048 over CP 8).
+  const auto r256 = attention_core_rates(a100, w, e, 256, 128, 312e12);
+  CHECK_THAT(r256.forward_flops_per_s, WithinRel(r512.forward_flops_per_s, 1e-12));
+  CHECK_THAT(attention_core_rates(a100, w, e, 8192, 128, 312e12).forward_flops_per_s,
+             WithinRel(312e12 * 0.55 * 333 / 335, 1e-9));
+  // Blackwell runs cuDNN's kernel by default; its curve scales the generic shares.
+  const GpuSpec b200 = *find_gpu("b200");
+  const auto cudnn = attention_core_rates(b200, w, e, 4096, 128, 2250e12);
+  CHECK(cudnn.kernel == "cudnn");
+  CHECK_FALSE(cudnn.measured);
+  CHECK_THAT(cudnn.forward_flops_per_s, WithinRel(2250e12 * 0.55 * 518 / 539, 1e-9));
+  CHECK_THAT(cudnn.backward_flops_per_s, WithinRel(2250e12 * 0.45 * 499 / 516, 1e-9));
+
+  // In a layer: GPT-3 175B on A100 under ring CP 8 at sequence 2048 attends 256-token chunks, so
+  // its attention core runs at the 512-token rate; without CP it runs at the 2048-token rate.
+  const ModelSpec gpt3 = *model_preset("gpt3-175b");
+  TrainingWorkload seq2k;
+  seq2k.seq_len = 2048;
+  Layout cp8;
+  cp8.cp = 8;
+  const auto [chunk, head_dim] = attention_call(gpt3, seq2k, cp8);
+  CHECK(chunk == 256);
+  const auto chunked = attention_core_rates(a100, seq2k, e, chunk, head_dim, 312e12);
+  CHECK_THAT(chunked.forward_flops_per_s, WithinRel(312e12 * 0.55 * 191 / 335, 1e-9));
 }
 
 TEST_CASE("attention kernels: the layer's attention core takes its time from the kernel's rate", "[attention]") {

@@ -149,7 +149,10 @@ Result<Placement> place_layout(const Layout& l, const Cluster& cluster, const Ro
       if (reported >= 4) break;
       const GroupPaths g = group_paths(router, p.gpus_of(ranks));
       const bool slow_inside = g.worst_tier == PathTier::numa || g.worst_tier == PathTier::cross_socket;
-      const bool across_nodes = needs_fast && g.nodes > 1;
+      // Across hosts over the network; hosts joined by NVLink (a GB200 NVL72 rack's trays) are one
+      // NVLink domain and no slow boundary.
+      const bool over_network = g.worst_tier == PathTier::same_leaf || g.worst_tier == PathTier::spine;
+      const bool across_nodes = needs_fast && g.nodes > 1 && over_network;
       if (!slow_inside && !across_nodes) continue;
       p.warnings.push_back({axis.axis, ranks, g.worst_tier, describe(axis.axis, g.worst_tier, g.nodes)});
       ++reported;

@@ -174,6 +174,33 @@ TEST_CASE("placement: a TP group across nodes and a ring through the CPU are rep
   }
 }
 
+TEST_CASE("placement: groups across the trays of one NVL72 rack stay in its NVLink domain, unreported") {
+  // The rack's 18 trays are hosts joined by NVLink (one 72-GPU NVLink domain): TP 8 and EP 8
+  // groups span two trays of four GPUs each but no network. Across two racks they do cross it.
+  {
+    const Cluster c = make("gb200-nvl72:racks=1");
+    const Router r(c);
+    Layout l;
+    l.tp = 8;
+    l.dp = 9;
+    l.ep = 9;
+    auto p = place_layout(l, c, r);
+    REQUIRE(p);
+    CHECK(p->warnings.empty());
+  }
+  {
+    const Cluster c = make("gb200-nvl72:racks=2");
+    const Router r(c);
+    Layout l;
+    l.tp = 144;
+    auto p = place_layout(l, c, r);
+    REQUIRE(p);
+    REQUIRE_FALSE(p->warnings.empty());
+    CHECK_FALSE(p->warnings.front().message.empty());
+    CHECK_THAT(p->warnings.front().message, Contains("its collectives run over the network"));
+  }
+}
+
 TEST_CASE("placement: a layout larger than the cluster is refused") {
   const Cluster c = make("dgx-h100:nodes=1");
   const Router r(c);

@@ -165,11 +165,40 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     specs.push_back(std::move(spec));
   }
   if (const AxisGroups* g = placement.axis(MeshAxis::edp); g != nullptr && stage.experts > 0) {
+    // The routed experts' gradients reduce over the expert-data-parallel group as the dense ones
+    // do over DP: Megatron-Core's DDP keeps them in their own buffers (expert_parallel_buffers,
+    // reduced over the expert DP group) with the same buckets and the same overlap; the
+    // distributed optimizer shards and all-gathers them over that group; FSDP gathers and
+    // reduce-scatters each layer's experts over it (distributed_data_parallel.py,
+    // param_and_grad_buffer.py; torchtitan's dp_shard_mod_ep mesh).
     const double grads = stage.experts * dtype_bytes(w.grad_dtype);
+    const double params = stage.experts * dtype_bytes(w.param_dtype);
+    const auto edp = static_cast<double>(g->size);
+    const double bucket = std::max(options.bucket_params, 1e6 * edp) * dtype_bytes(w.grad_dtype);
+    const double buckets = std::max(1.0, std::ceil(grads / bucket));
     AxisSpec spec{MeshAxis::edp, g->groups, {}};
-    spec.collectives.push_back(planned(w.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter,
-                                       "expert gradient reduction over expert-data-parallel ranks",
-                                       "Megatron-Core MoE (expert data parallel group)", 1, grads));
+    const char* source = "Megatron-Core DDP expert_parallel_buffers (expert data parallel group)";
+    if (w.zero_stage == 0) {
+      spec.collectives.push_back(
+          planned(CollectiveOp::all_reduce, "expert gradient all-reduce (bucketed)", source, buckets, grads / buckets));
+    } else if (w.zero_stage <= 2) {
+      spec.collectives.push_back(planned(CollectiveOp::reduce_scatter, "expert gradient reduce-scatter (bucketed)",
+                                         source, buckets, grads / buckets));
+      spec.collectives.push_back(planned(CollectiveOp::all_gather, "updated expert-parameter all-gather (bucketed)",
+                                         source, buckets, params / buckets));
+    } else {
+      const double moe_layers_here = std::max(moe_layers, 1.0);
+      double backward_gathers = 0;  // as DP's: the layers resharded after forward are gathered again
+      for (int64_t i = 0; i < stage.layers; ++i)
+        if (m.is_moe_layer(stage.first_layer + i) &&
+            reshards_after_forward(w.reshard_after_forward, l.pp > 1, stage.first_layer + i == m.num_layers - 1))
+          backward_gathers += w.recompute == RecomputeMode::full ? 2.0 : 1.0;
+      spec.collectives.push_back(planned(CollectiveOp::all_gather, "expert-parameter all-gather (per MoE layer)",
+                                         source, (moe_layers_here + backward_gathers) * micro_batches,
+                                         params / moe_layers_here));
+      spec.collectives.push_back(planned(CollectiveOp::reduce_scatter, "expert gradient reduce-scatter (per MoE layer)",
+                                         source, moe_layers_here * micro_batches, grads / moe_layers_here));
+    }
     specs.push_back(std::move(spec));
   }
 

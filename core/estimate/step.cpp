@@ -248,16 +248,23 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   // overlap_param_gather it is dispatched asynchronously and each bucket is waited for in the
   // forward pre-hook of its first module, which dispatches the next: what the first
   // micro-batch's forward cannot hide, and at least the first bucket, is exposed.
+  // The routed experts' gradients and parameters go the same way over the expert-data-parallel
+  // group (comm_plan.cpp), in their own buckets after the dense ones.
+  const AxisComm* edp = find_axis(est.comm, MeshAxis::edp);
   double grad_total = 0, grad_bucket = 0, gather_total = 0, gather_bucket = 0;
-  if (dp != nullptr) {
-    for (const auto& c : dp->collectives) {
+  for (const AxisComm* axis : {dp, edp}) {
+    if (axis == nullptr) continue;
+    double grad_call = 0, gather_call = 0;
+    for (const auto& c : axis->collectives) {
       const bool gather = c.op == CollectiveOp::all_gather;
       (gather ? gather_total : grad_total) += c.time_per_step_s();
-      (gather ? gather_bucket : grad_bucket) += c.time_s;
+      (gather ? gather_call : grad_call) += c.time_s;
     }
+    grad_bucket = std::max(grad_bucket, grad_call);
+    gather_bucket = std::max(gather_bucket, gather_call);
   }
   const StageParams first_stage = stage_params(m, l, 0);
-  const bool has_dp = dp != nullptr && l.dp * l.cp > 1;
+  const bool has_dp = (dp != nullptr && l.dp * l.cp > 1) || edp != nullptr;
   const bool distributed_optimizer = w.zero_stage == 1 || w.zero_stage == 2;
   const bool grad_overlap = has_dp && w.zero_stage < 3 && w.overlap_grad_reduce;
   const bool gather_overlap = has_dp && distributed_optimizer && w.overlap_param_gather;
@@ -273,15 +280,24 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     const double layers_on_stage = static_cast<double>(std::max<int64_t>(stage_layers.front(), 1));
     const double blocks = static_cast<double>(micro_batches) * layers_on_stage;
     FsdpBlock block;
-    double gathers = 0, reduce_scatters = 0;      // per step: the plan's, for its busiest stage
-    double gathered_bytes = 0, reduce_bytes = 0;  // per call
-    for (const auto& c : dp->collectives) {
-      (c.op == CollectiveOp::all_gather ? block.all_gather_s : block.reduce_scatter_s) = c.time_s;
-      (c.op == CollectiveOp::all_gather ? gathers : reduce_scatters) += c.count_per_step;
-      (c.op == CollectiveOp::all_gather ? gathered_bytes : reduce_bytes) = c.bytes;
+    // Per step, for the busiest stage: the dense layers' gathers and reduce-scatters over DP (the
+    // blocks), and the MoE layers' experts over expert DP, whose time is spread over the blocks.
+    double gathers = 0, reduce_scatters = 0;  // calls of the axis that sets the blocks
+    double gather_time = 0, reduce_time = 0, gathered_bytes = 0, reduced_bytes = 0;
+    const AxisComm* blocks_axis = dp != nullptr ? dp : edp;
+    for (const AxisComm* axis : {dp, edp}) {
+      if (axis == nullptr) continue;
+      for (const auto& c : axis->collectives) {
+        const bool gather = c.op == CollectiveOp::all_gather;
+        (gather ? gather_time : reduce_time) += c.time_per_step_s();
+        (gather ? gathered_bytes : reduced_bytes) += c.bytes * c.count_per_step;
+        if (axis == blocks_axis) (gather ? gathers : reduce_scatters) += c.count_per_step;
+      }
     }
-    fsdp_copy_s = fsdp2_copy_s(w, gathers, gathered_bytes, reduce_scatters * reduce_bytes,
-                               gpu.memory_bandwidth_bytes_per_s * efficiency.memory);
+    block.all_gather_s = gathers > 0 ? gather_time / gathers : 0.0;
+    block.reduce_scatter_s = reduce_scatters > 0 ? reduce_time / reduce_scatters : 0.0;
+    fsdp_copy_s =
+        fsdp2_copy_s(w, 1.0, gathered_bytes, reduced_bytes, gpu.memory_bandwidth_bytes_per_s * efficiency.memory);
     // One reduce-scatter per block and micro-batch: the gathers beyond the forward's one are the
     // backward's (and the recompute's) re-gathers.
     block.backward_gathers = reduce_scatters > 0 ? std::max(0.0, gathers / reduce_scatters - 1.0) : 0.0;

@@ -134,18 +134,34 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const double dense_params =
       ev.split(0, per_stage) / static_cast<double>(l.tp) + ev.replicated(0, per_stage) +
       static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / static_cast<double>(l.tp);
+  // The routed experts over the expert-data-parallel group (as comm_plan.cpp and estimate_step):
+  // its ranks are spaced by the expert mesh's ETP·EP inside the stage's TP·CP·DP ranks (the
+  // tp-pp-dp order puts PP between them).
+  const int64_t edp = l.expert_dp();
+  const double expert_params = ev.experts(0, per_stage) / static_cast<double>(l.ep * l.etp);
+  const int64_t edp_stride =
+      pp_inside && (l.etp * l.ep) % (l.tp * l.cp) == 0 ? (l.etp * l.ep) / (l.tp * l.cp) * dp_stride : l.etp * l.ep;
+  const auto moe_on_stage = static_cast<double>(ev.moe_layers(0, per_stage));
   double dp_exposed = 0;
-  if (dp_cp > 1) {
+  if (dp_cp > 1 || (edp > 1 && expert_params > 0)) {
     const double grads = dense_params * dtype_bytes(w.grad_dtype);
     const double params = dense_params * dtype_bytes(w.param_dtype);
+    const double expert_grads = edp > 1 ? expert_params * dtype_bytes(w.grad_dtype) : 0.0;
+    const double expert_weights = edp > 1 ? expert_params * dtype_bytes(w.param_dtype) : 0.0;
     if (w.zero_stage >= 3) {
       // FSDP per block and micro-batch under the first stage's compute (fsdp_exposed_s, as
-      // estimate_step), with the backward re-gathers of torchtitan's reshard policy.
+      // estimate_step), with the backward re-gathers of torchtitan's reshard policy; the MoE
+      // layers' experts over expert DP, spread over the blocks.
       const double layer_params = params / static_cast<double>(per_stage);
+      const double moe_share = moe_on_stage / static_cast<double>(per_stage);
+      const double moe_layers_here = std::max(moe_on_stage, 1.0);
       FsdpBlock block;
-      block.all_gather_s = ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, layer_params);
+      block.all_gather_s =
+          ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, layer_params) +
+          moe_share * ev.collective(edp_stride, edp, CollectiveOp::all_gather, expert_weights / moe_layers_here);
       block.reduce_scatter_s =
-          ev.collective(dp_stride, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage));
+          ev.collective(dp_stride, dp_cp, CollectiveOp::reduce_scatter, grads / static_cast<double>(per_stage)) +
+          moe_share * ev.collective(edp_stride, edp, CollectiveOp::reduce_scatter, expert_grads / moe_layers_here);
       double backward_gathers = 0;
       for (int64_t i = 0; i < per_stage; ++i)
         if (reshards_after_forward(w.reshard_after_forward, l.pp > 1, i == m.num_layers - 1))
@@ -157,24 +173,33 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       const double total = blocks * ((1 + block.backward_gathers) * block.all_gather_s + block.reduce_scatter_s);
       dp_exposed = std::min(total, fsdp_exposed_s(block, blocks, w.fsdp_prefetch));
       dp_exposed += nccl_sm_slowdown_s(total - dp_exposed, w.runtime.nccl_channels, ev.sms());  // as estimate_step
-      dp_exposed += fsdp2_copy_s(w, blocks * (1 + block.backward_gathers), layer_params,        // as estimate_step
-                                 blocks * grads / static_cast<double>(per_stage),
-                                 ev.gpu().memory_bandwidth_bytes_per_s * efficiency.memory);
+      dp_exposed +=
+          fsdp2_copy_s(w, mb * (1 + block.backward_gathers), params + expert_weights,  // as estimate_step
+                       mb * (grads + expert_grads), ev.gpu().memory_bandwidth_bytes_per_s * efficiency.memory);
     } else {
       // Megatron's buckets (as estimate_step): the gradient reduction under the last backward
       // with overlap_grad_reduce, the distributed optimizer's gather under the first forward with
       // overlap_param_gather, else after the backward and after the optimizer step.
+      const CollectiveOp reduce = w.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
       const double bucket_params = std::max(bucket_params_default, 1e6 * static_cast<double>(dp_cp));
       const double buckets = std::max(1.0, std::ceil(dense_params / bucket_params));
-      const double rs =
-          ev.collective(dp_stride, dp_cp, w.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter,
-                        grads / buckets);
+      const double rs = ev.collective(dp_stride, dp_cp, reduce, grads / buckets);
       const double ag =
           w.zero_stage == 0 ? 0.0 : ev.collective(dp_stride, dp_cp, CollectiveOp::all_gather, params / buckets);
-      dp_exposed = (w.overlap_grad_reduce ? bucketed_exposed_s(buckets * rs, rs, first_backward) : buckets * rs) +
-                   (w.overlap_param_gather && w.zero_stage > 0 ? bucketed_exposed_s(buckets * ag, ag, first_forward)
-                                                               : buckets * ag);
-      dp_exposed += nccl_sm_slowdown_s(buckets * (rs + ag) - dp_exposed, w.runtime.nccl_channels, ev.sms());
+      const double expert_bucket_params = std::max(bucket_params_default, 1e6 * static_cast<double>(edp));
+      const double expert_buckets = std::max(1.0, std::ceil(expert_params / expert_bucket_params));
+      const double expert_rs = ev.collective(edp_stride, edp, reduce, expert_grads / expert_buckets);
+      const double expert_ag =
+          w.zero_stage == 0 ? 0.0
+                            : ev.collective(edp_stride, edp, CollectiveOp::all_gather, expert_weights / expert_buckets);
+      const double rs_total = buckets * rs + expert_buckets * expert_rs;
+      const double ag_total = buckets * ag + expert_buckets * expert_ag;
+      dp_exposed =
+          (w.overlap_grad_reduce ? bucketed_exposed_s(rs_total, std::max(rs, expert_rs), first_backward) : rs_total) +
+          (w.overlap_param_gather && w.zero_stage > 0
+               ? bucketed_exposed_s(ag_total, std::max(ag, expert_ag), first_forward)
+               : ag_total);
+      dp_exposed += nccl_sm_slowdown_s(rs_total + ag_total - dp_exposed, w.runtime.nccl_channels, ev.sms());
     }
   }
   const ComputeContext context{m, w, l, ev.gpu(), efficiency};

@@ -1,5 +1,6 @@
 // Routing between GPUs, placing a layout's mesh, and the collectives each axis issues.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "core/catalogue.hpp"
 #include "core/comm/comm_plan.hpp"
@@ -310,6 +311,32 @@ TEST_CASE("comm: MoE layers issue dispatch and combine all-to-alls over the EP g
   CHECK(ep.collectives[0].op == CollectiveOp::all_to_all);
   CHECK(ep.collectives[0].count_per_step == 4.0 * 32 * 8);  // 4 per MoE layer × 32 layers × 8 micro-batches
   CHECK(ep.collectives[0].bytes == 4096.0 * 2 * 4096 * 2);  // tokens × top-2 × h × 2 B
+}
+
+TEST_CASE("comm: the routed experts' gradients reduce over expert DP in buckets, as the dense ones over DP") {
+  // Mixtral 8x7B with EP 8 on two DGX H100 nodes and DP 16: each rank holds a shard of 1/8 of the
+  // experts, replicated on its expert-DP partner in the other node (EDP 2). Megatron-Core's DDP
+  // reduces them in their own buckets over that group; the distributed optimizer gathers them back.
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 64;
+  Layout l;
+  l.dp = 16;
+  l.ep = 8;
+  Cluster c;
+  const CommPlan plan = plan_for("mixtral-8x7b", "dgx-h100:nodes=2", w, l, c);
+  const AxisComm& edp = axis_of(plan, MeshAxis::edp);
+  CHECK(edp.groups == 8);
+  CHECK(edp.group_size == 2);
+  CHECK(edp.tier == PathTier::same_leaf);  // partners sit on the same rail of the two nodes
+  REQUIRE(edp.collectives.size() == 2);
+  CHECK(edp.collectives[0].op == CollectiveOp::reduce_scatter);
+  CHECK(edp.collectives[1].op == CollectiveOp::all_gather);
+  const StageParams stage = stage_params(*model_preset("mixtral-8x7b"), l, 0);
+  CHECK_THAT(edp.collectives[0].bytes_per_step(), WithinRel(stage.experts * 4, 1e-12));  // fp32 gradients
+  CHECK_THAT(edp.collectives[1].bytes_per_step(), WithinRel(stage.experts * 2, 1e-12));  // bf16 parameters
+  // Megatron's bucket: max(40 M, 1 M × group size) parameters.
+  CHECK(edp.collectives[0].count_per_step == std::ceil(stage.experts / 40e6));
 }
 
 TEST_CASE("comm: concurrent DP groups share an oversubscribed spine and slow down") {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/catalogue.hpp"
+#include "core/estimate/step.hpp"
 #include "core/memory.hpp"
 #include "core/options.hpp"
 #include "core/search/search.hpp"
@@ -115,6 +116,58 @@ TEST_CASE("search: under FP8 the fast model follows the recipe and the weight ca
     CHECK_THAT(candidate.step_time_s, WithinRel(detailed->step_time_s, 0.05));
   }
   CHECK(saw_megatron);
+}
+
+TEST_CASE("search: MoE candidates charge the expert gradients over expert DP, as the detailed model does") {
+  // Mixtral 8x7B on two DGX H100 nodes: candidates with EP below DP × TP × CP reduce each expert
+  // shard over an expert-DP group that crosses the nodes. The step charges it with the DP
+  // collectives (without overlap_grad_reduce all of it: the dense and the expert buckets), and the
+  // search's fast model agrees with the step on every candidate.
+  auto cluster = generate_cluster("dgx-h100:nodes=2");
+  REQUIRE(cluster);
+  const ModelSpec m = *model_preset("mixtral-8x7b");
+  TrainingWorkload base;
+  base.seq_len = 4096;
+  base.global_batch = 64;
+  const Router router(*cluster);
+  {
+    Layout l;
+    l.dp = 16;
+    l.ep = 8;
+    TrainingWorkload w = base;
+    w.zero_stage = 1;
+    auto e = estimate_step(m, w, l, *cluster, router);
+    REQUIRE(e);
+    double dp_and_edp = 0;
+    for (const AxisComm& axis : e->comm.axes)
+      if (axis.axis == MeshAxis::dp || axis.axis == MeshAxis::edp) dp_and_edp += axis.time_per_step_s;
+    const AxisComm* edp = nullptr;
+    for (const AxisComm& axis : e->comm.axes)
+      if (axis.axis == MeshAxis::edp) edp = &axis;
+    REQUIRE(edp != nullptr);
+    CHECK(edp->time_per_step_s > 0);
+    CHECK(e->breakdown.dp_exposed_s >= dp_and_edp * (1 - 1e-9));
+  }
+  SearchOptions options;
+  options.top = 400;  // down to the layouts with expert DP (the best keep EP × PP at the GPU count)
+  auto r = rank_layouts(m, base, *cluster, options);
+  REQUIRE(r);
+  bool saw_edp = false;
+  for (const auto& candidate : r->layouts) {
+    TrainingWorkload w = base;
+    w.recompute = candidate.recompute;
+    w.zero_stage = candidate.zero_stage;
+    w.tp_comm_overlap = candidate.tp_comm_overlap;
+    w.schedule = candidate.schedule;
+    saw_edp = saw_edp || candidate.layout.expert_dp() > 1;
+    EstimateOptions e;
+    e.order = candidate.order;
+    auto detailed = estimate_step(m, w, candidate.layout, *cluster, router, e);
+    REQUIRE(detailed);
+    INFO(layout_to_keys(candidate.layout).size() << " EDP " << candidate.layout.expert_dp());
+    CHECK_THAT(candidate.step_time_s, WithinRel(detailed->step_time_s, 0.05));
+  }
+  CHECK(saw_edp);
 }
 
 TEST_CASE("search: DualPipe candidates agree with the detailed model") {

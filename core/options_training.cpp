@@ -415,6 +415,23 @@ std::vector<TrainingRow> make_training_rows() {
          return ok();
        },
        [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.fp8_recipe)); }});
+  rows.push_back(
+      {{"moe_dispatcher", "", KeyType::choice, names_of<MoeDispatcher>(), "", "",
+        "`alltoall` (Megatron-Core's all-to-all token dispatcher)",
+        "how MoE tokens reach their experts' ranks: `alltoall` (one all-to-all row per token and selected "
+        "expert), `flex` (DeepEP / HybridEP: a token goes once to each rank holding any of its experts, so "
+        "top-8 of 128 experts over EP 8 sends 5.3 rows per token instead of 8) "
+        "([estimate.md](estimate.md#2-communication-exposed-on-the-critical-path))",
+        "Megatron-LM --moe-token-dispatcher-type alltoall|flex, --moe-flex-dispatcher-backend deepep|hybridep; "
+        "DeepEP get_dispatch_layout (is_token_in_rank)"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.moe_dispatcher = *parse_enum<MoeDispatcher>(p.text);
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.moe_dispatcher)); }});
   add_runtime_rows(rows, true);
   // Keys written only when they differ from their default.
   rows.push_back(training_dtype<&TrainingWorkload::optimizer_state_dtype>(

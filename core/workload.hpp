@@ -52,6 +52,13 @@ enum class MemoryFramework {
 // check_prefer_cudnn_attention), FlashAttention-2 before (TE on Ampere; SDPA's flash backend).
 enum class AttentionKernel { automatic, flash2, cudnn, flash3 };
 
+// How an MoE layer's tokens reach their experts' ranks (docs/estimate.md §2, EP): `alltoall`
+// (Megatron-Core MoEAlltoAllTokenDispatcher: each token permuted once per selected expert, so an
+// all-to-all row per (token, expert)); `flex` (Megatron's flex dispatcher over DeepEP or HybridEP:
+// each token sent once to every rank holding any of its experts, DeepEP get_dispatch_layout's
+// is_token_in_rank, and combined back as one row per rank).
+enum class MoeDispatcher { alltoall, flex };
+
 // How FP8 operands are scaled (docs/estimate.md, "FP8 training is not 2× BF16"): `delayed` takes
 // the scale from an amax history, so each cast computes its amax in the same pass (Transformer
 // Engine's DelayedScaling, Megatron-LM's --fp8-recipe default); `current` (tensorwise) computes the
@@ -115,6 +122,7 @@ struct TrainingWorkload {
   MemoryFramework memory_framework = MemoryFramework::automatic;  // memory_framework=
   AttentionKernel attention_kernel = AttentionKernel::automatic;  // attention_kernel=
   Fp8Recipe fp8_recipe = Fp8Recipe::automatic;                    // fp8_recipe=
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;         // moe_dispatcher=
   std::string convention = "megatron-distopt";                    // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 
@@ -181,6 +189,11 @@ struct EnumNames<AttentionKernel> {
        {AttentionKernel::flash2, "flash2"},
        {AttentionKernel::cudnn, "cudnn"},
        {AttentionKernel::flash3, "flash3"}}};
+};
+template <>
+struct EnumNames<MoeDispatcher> {
+  static constexpr std::array<std::pair<MoeDispatcher, std::string_view>, 2> table{
+      {{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::flex, "flex"}}};
 };
 template <>
 struct EnumNames<ReshardAfterForward> {

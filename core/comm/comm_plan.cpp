@@ -27,6 +27,17 @@ struct AxisSpec {
 
 }  // namespace
 
+double dispatched_rows_per_token(const ModelSpec& m, int64_t ep, MoeDispatcher dispatcher) {
+  const auto k = static_cast<double>(m.moe.top_k);
+  if (dispatcher == MoeDispatcher::alltoall || ep <= 1) return k;
+  const auto experts = static_cast<double>(m.moe.num_experts);
+  const double elsewhere = experts - experts / static_cast<double>(ep);  // experts not on a given rank
+  double none_here = 1;                                                  // C(elsewhere, k) / C(experts, k)
+  for (int64_t i = 0; i < m.moe.top_k; ++i)
+    none_here *= std::max(0.0, elsewhere - static_cast<double>(i)) / (experts - static_cast<double>(i));
+  return static_cast<double>(ep) * (1 - none_here);
+}
+
 CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const Layout& l, const Cluster& cluster,
                             const Router& router, const Placement& placement, const CommOptions& options) {
   CommPlan plan;
@@ -156,7 +167,7 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     // GShard/Switch-style expert parallelism: per MoE layer a dispatch and a combine all-to-all
     // in forward and both again in backward; each rank's buffer holds its tokens × top-k.
     const double tokens = seq * mbs / cp / (l.sp ? tp : 1.0);
-    const double bytes = tokens * static_cast<double>(m.moe.top_k) * h * e;
+    const double bytes = tokens * dispatched_rows_per_token(m, l.ep, w.moe_dispatcher) * h * e;
     AxisSpec spec{MeshAxis::ep, g->groups, {}};
     spec.collectives.push_back(planned(CollectiveOp::all_to_all,
                                        "MoE token dispatch and combine (forward and backward)",

@@ -56,6 +56,13 @@ struct CommOptions {
   CommConstants constants = CommConstants::defaults();
 };
 
+// All-to-all rows an MoE layer's dispatcher sends per token over an EP group of `ep` ranks (and
+// its combine receives back): `alltoall` one per selected expert (top_k); `flex` (DeepEP /
+// HybridEP) one per rank holding any of them. With the top-k drawn among E experts spread evenly
+// over the ranks (Megatron's load-balanced routing), a rank holds none of a token's experts with
+// probability C(E − E/ep, k) / C(E, k), so the expected ranks are ep · (1 − C(E − E/ep, k) / C(E, k)).
+[[nodiscard]] double dispatched_rows_per_token(const ModelSpec& model, int64_t ep, MoeDispatcher dispatcher);
+
 [[nodiscard]] CommPlan plan_communication(const ModelSpec& model, const TrainingWorkload& workload,
                                           const Layout& layout, const Cluster& cluster, const Router& router,
                                           const Placement& placement, const CommOptions& options = {});

@@ -438,9 +438,15 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
           " (event simulation with per-stage forward, input-gradient and weight-gradient times)",
       tp_assumption,
       "CP ring exchange overlaps half of the attention work it feeds; the rest is exposed",
-      dualpipe ? "EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's compute "
-                 "(DualPipe); what exceeds it is exposed"
-               : "EP dispatch/combine all-to-alls exposed (no DualPipe-style overlap)",
+      (dualpipe ? "EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's compute "
+                  "(DualPipe); what exceeds it is exposed"
+                : std::string("EP dispatch/combine all-to-alls exposed (no DualPipe-style overlap)")) +
+          (m.is_moe() && l.ep > 1
+               ? "; moe_dispatcher=" + std::string(enum_name(w.moe_dispatcher)) +
+                     format(": %.2f rows per token", dispatched_rows_per_token(m, l.ep, w.moe_dispatcher)) +
+                     (w.moe_dispatcher == MoeDispatcher::flex ? " (once per rank holding its experts)"
+                                                              : " (one per selected expert)")
+               : std::string()),
       dp_assumption,
       format("large GEMMs at %.2f of the dense peak (the GPU's measured rate unless --efficiency gemm is set; "
              "lower for small shapes, core/estimate/gemm_rate.hpp)",

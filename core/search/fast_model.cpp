@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/comm/comm_plan.hpp"
 #include "core/flops.hpp"
 
 namespace meshscope::search_detail {
@@ -35,12 +36,12 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     tp_dense = tp_overlapped_layer(ev.tp_gemms(l, w, false), tp_ag, tp_rs, l.tp, ev.sms());
     if (m.is_moe()) tp_moe = tp_overlapped_layer(ev.tp_gemms(l, w, true), tp_ag, tp_rs, l.tp, ev.sms());
   }
-  const double ep_layer =
-      (m.is_moe() && l.ep > 1)
-          ? 2 * ev.collective(l.etp, l.ep, CollectiveOp::all_to_all,
-                              tokens / (l.sp ? static_cast<double>(l.tp) : 1.0) * static_cast<double>(m.moe.top_k) *
-                                  static_cast<double>(m.hidden_size) * e)
-          : 0.0;
+  const double ep_layer = (m.is_moe() && l.ep > 1)
+                              ? 2 * ev.collective(l.etp, l.ep, CollectiveOp::all_to_all,
+                                                  tokens / (l.sp ? static_cast<double>(l.tp) : 1.0) *
+                                                      dispatched_rows_per_token(m, l.ep, w.moe_dispatcher) *
+                                                      static_cast<double>(m.hidden_size) * e)
+                              : 0.0;
   double cp_forward = 0, cp_backward = 0;
   if (l.cp > 1) {
     const double chunk = 2.0 * tokens * static_cast<double>(m.kv_width()) * e / static_cast<double>(l.tp);

@@ -562,8 +562,12 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
       case CollectiveOp::send_recv: {
         if (protocol != Protocol::simple) break;
         // Pairwise exchange: each rank sends S/n to every peer, over its own links inside the
-        // node and over the node's NICs (shared by its ranks) to other nodes.
-        const double intra_share = (ppn - 1) / n, inter_share = (n - ppn) / n;
+        // node and over the node's NICs (shared by its ranks) to other nodes. Hosts joined by
+        // NVLink (a GB200 NVL72 rack's trays) are one NVLink domain: every peer is reached through
+        // the rank's own NVLink ports, the same links as inside a tray.
+        const bool one_domain = g.nodes > 1 && !crosses_network(g.worst_tier);
+        const double domain_ranks = one_domain ? n : ppn;
+        const double intra_share = (domain_ranks - 1) / n, inter_share = (n - domain_ranks) / n;
         double time_per_byte = 0;
         if (intra_share > 0 && std::isfinite(b.intra)) time_per_byte = std::max(time_per_byte, intra_share / b.intra);
         if (inter_share > 0 && std::isfinite(b.node_network))

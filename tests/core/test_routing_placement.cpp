@@ -313,6 +313,33 @@ TEST_CASE("comm: MoE layers issue dispatch and combine all-to-alls over the EP g
   CHECK(ep.collectives[0].bytes == 4096.0 * 2 * 4096 * 2);  // tokens × top-2 × h × 2 B
 }
 
+TEST_CASE("comm: the flex dispatcher sends a token once to each rank holding any of its experts") {
+  // Counted by hand. Four experts, two per rank, top-2: of the C(4,2) = 6 expert pairs 2 sit on one
+  // rank (1 row) and 4 on two ranks (2 rows): 5/3 rows per token instead of 2.
+  ModelSpec toy = *model_preset("mixtral-8x7b");
+  toy.moe.num_experts = 4;
+  toy.moe.top_k = 2;
+  CHECK_THAT(dispatched_rows_per_token(toy, 2, MoeDispatcher::flex), WithinRel(5.0 / 3.0, 1e-12));
+  CHECK(dispatched_rows_per_token(toy, 2, MoeDispatcher::alltoall) == 2);
+  // Mixtral over EP 8 holds one expert per rank: nothing to deduplicate.
+  const ModelSpec mixtral = *model_preset("mixtral-8x7b");
+  CHECK_THAT(dispatched_rows_per_token(mixtral, 8, MoeDispatcher::flex), WithinRel(2.0, 1e-12));
+  // Over EP 4 (two experts per rank) a rank holds neither of a token's two with probability
+  // C(6,2) / C(8,2) = 15/28: 4 · 13/28 rows. The plan's all-to-all carries them.
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 64;
+  w.moe_dispatcher = MoeDispatcher::flex;
+  Layout l;
+  l.dp = 8;
+  l.ep = 4;
+  Cluster c;
+  const CommPlan plan = plan_for("mixtral-8x7b", "dgx-h100:nodes=1", w, l, c);
+  const AxisComm& ep = axis_of(plan, MeshAxis::ep);
+  REQUIRE(ep.collectives.size() == 1);
+  CHECK_THAT(ep.collectives[0].bytes, WithinRel(4096.0 * (4.0 * 13.0 / 28.0) * 4096 * 2, 1e-12));
+}
+
 TEST_CASE("comm: the routed experts' gradients reduce over expert DP in buckets, as the dense ones over DP") {
   // Mixtral 8x7B with EP 8 on two DGX H100 nodes and DP 16: each rank holds a shard of 1/8 of the
   // experts, replicated on its expert-DP partner in the other node (EDP 2). Megatron-Core's DDP
@@ -385,6 +412,25 @@ TEST_CASE("comm: Ulysses context parallelism issues 8 all-to-alls per layer inst
   w.cp_all_to_all = false;
   const CommPlan ring = plan_for("llama3-8b", "dgx-h100:nodes=2", w, l, c);
   CHECK(axis_of(ring, MeshAxis::cp).collectives[0].op == CollectiveOp::send_recv);
+}
+
+TEST_CASE("collectives: an all-to-all across NVL72 trays goes through each GPU's own NVLink ports") {
+  // Eight GPUs on two trays of one GB200 NVL72 rack: every peer, in the tray or not, is reached
+  // through the rank's 18 NVLink 5 links (900 GB/s per direction) and the switch; each rank sends
+  // 7/8 of its buffer, at the NVLink efficiency 0.78 — as inside one DGX B200 node. (The trays'
+  // "other node" share once counted as a second path on top of the NVLink ports.)
+  const double bytes = 512.0 * 1024 * 1024;
+  const auto k = CommConstants::defaults();
+  const auto all_to_all = [&](const Cluster& c) {
+    const Router router(c);
+    const GroupPaths g = group_paths(router, std::vector<DeviceId>(c.gpus.begin(), c.gpus.begin() + 8));
+    return estimate_collective(router, g, CollectiveOp::all_to_all, bytes, k);
+  };
+  const auto rack = all_to_all(make("gb200-nvl72:racks=1"));
+  CHECK(rack.algorithm == CollectiveAlgorithm::pairwise);
+  CHECK_THAT(rack.time_s - rack.latency_s, WithinRel(bytes * 7.0 / 8.0 / (900e9 * 0.78), 1e-9));
+  const auto node = all_to_all(make("dgx-b200:nodes=1"));
+  CHECK_THAT(node.time_s - node.latency_s, WithinRel(rack.time_s - rack.latency_s, 1e-9));
 }
 
 TEST_CASE("collectives: NVLink SHARP all-reduce inside Hopper and Blackwell NVSwitch domains") {

@@ -25,6 +25,21 @@ struct AxisSpec {
   std::vector<PlannedCollective> collectives;
 };
 
+// FSDP's gathers in the backward of the stage's layers (the MoE layers only, for their experts):
+// one per layer resharded after forward (torchtitan's policy, workload.hpp ReshardAfterForward), and
+// one more under full recompute for the recomputed forward.
+double fsdp_backward_gathers(const ModelSpec& m, const TrainingWorkload& w, const Layout& l, const StageParams& stage,
+                             bool moe_layers_only) {
+  double gathers = 0;
+  for (int64_t i = 0; i < stage.layers; ++i) {
+    const int64_t layer = stage.first_layer + i;
+    if (moe_layers_only && !m.is_moe_layer(layer)) continue;
+    if (reshards_after_forward(w.reshard_after_forward, l.pp > 1, layer == m.num_layers - 1))
+      gathers += w.recompute == RecomputeMode::full ? 2.0 : 1.0;
+  }
+  return gathers;
+}
+
 }  // namespace
 
 double dispatched_rows_per_token(const ModelSpec& m, int64_t ep, MoeDispatcher dispatcher) {
@@ -149,10 +164,7 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
       // Forward gathers each layer's parameters; the backward gathers them again where the layer
       // was resharded after forward (torchtitan's policy: workload.hpp ReshardAfterForward), and
       // full recompute once more for the recomputed forward.
-      double backward_gathers = 0;
-      for (int64_t i = 0; i < stage.layers; ++i)
-        if (reshards_after_forward(w.reshard_after_forward, l.pp > 1, stage.first_layer + i == m.num_layers - 1))
-          backward_gathers += w.recompute == RecomputeMode::full ? 2.0 : 1.0;
+      const double backward_gathers = fsdp_backward_gathers(m, w, l, stage, false);
       spec.collectives.push_back(planned(CollectiveOp::all_gather,
                                          "parameter all-gather (forward, backward and recompute, per layer)",
                                          "Rajbhandari et al. SC20 ZeRO §5.3; Zhao et al. 2023 PyTorch FSDP",
@@ -199,11 +211,7 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
                                          source, buckets, params / buckets));
     } else {
       const double moe_layers_here = std::max(moe_layers, 1.0);
-      double backward_gathers = 0;  // as DP's: the layers resharded after forward are gathered again
-      for (int64_t i = 0; i < stage.layers; ++i)
-        if (m.is_moe_layer(stage.first_layer + i) &&
-            reshards_after_forward(w.reshard_after_forward, l.pp > 1, stage.first_layer + i == m.num_layers - 1))
-          backward_gathers += w.recompute == RecomputeMode::full ? 2.0 : 1.0;
+      const double backward_gathers = fsdp_backward_gathers(m, w, l, stage, true);  // as DP's
       spec.collectives.push_back(planned(CollectiveOp::all_gather, "expert-parameter all-gather (per MoE layer)",
                                          source, (moe_layers_here + backward_gathers) * micro_batches,
                                          params / moe_layers_here));

@@ -113,7 +113,7 @@ Result<CommConstants> comm_constants_from_keys(const KeyValues& keys, CommConsta
       } else if (auto a = parse_algorithm(value)) {
         c.algorithm = *a;
       } else {
-        return bad("auto, ring, tree, hierarchical or nvls");
+        return bad("auto, ring, tree, hierarchical, nvls or nvls_tree");
       }
     } else if (key == "tree_factor" || key == "ll128_factor") {
       if (!is_fraction) return bad("a fraction in (0, 1]");
@@ -329,6 +329,43 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
                                      [](const NodeNics& n, int32_t value) { return n.node < value; });
     return at != node_nics.end() && at->node == node ? *at : NodeNics{node, 0.0, 0};
   };
+  // Network domains: hosts whose ring edges do not cross the network are one NVLink clique (NCCL
+  // 2.19+ multi-node NVLink, a GB200 NVL72 rack's trays): one "node" of the rings and trees across
+  // the network, whose channels leave through the NICs of all its hosts.
+  std::map<int32_t, int32_t> domain_of;     // host → its domain's first host (union-find)
+  std::map<int32_t, NodeNics> domain_nics;  // domain → its hosts' NICs
+  {
+    std::map<int32_t, int64_t> ranks_on;
+    for (const DeviceId d : g.ring) {
+      domain_of.emplace(c.device(d).node, c.device(d).node);
+      ranks_on[c.device(d).node] += 1;
+    }
+    const auto root = [&](int32_t node) {
+      while (domain_of.at(node) != node) node = domain_of[node] = domain_of.at(domain_of.at(node));
+      return node;
+    };
+    for (size_t i = 0; i < g.ring_routes.size(); ++i) {
+      const int32_t from = c.device(g.ring[i]).node, to = c.device(g.ring[(i + 1) % g.ring.size()]).node;
+      if (from != to && !crosses_network(g.ring_routes[i].tier)) domain_of[root(from)] = root(to);
+    }
+    std::map<int32_t, int64_t> domain_ranks;
+    for (const auto& [node, ranks] : ranks_on) {
+      const int32_t r = root(node);
+      domain_of[node] = r;
+      NodeNics& total = domain_nics[r];
+      const NodeNics own = nics_of(node);
+      total.node = r;
+      total.bandwidth += own.bandwidth;
+      total.count += own.count;
+      domain_ranks[r] += ranks;
+    }
+    b.network_domains = static_cast<int64_t>(domain_ranks.size());
+    for (const auto& [r, ranks] : domain_ranks) {
+      if (domain_nics[r].bandwidth > 0) b.domain_network = std::min(b.domain_network, domain_nics[r].bandwidth);
+      b.max_ranks_per_domain = std::max(b.max_ranks_per_domain, ranks);
+    }
+  }
+  const auto domain_nics_of = [&](int32_t node) { return domain_nics.at(domain_of.at(node)); };
   std::vector<Hop> hops;
   for (size_t i = 0; i < g.ring_routes.size(); ++i) {
     const Route& r = g.ring_routes[i];
@@ -337,14 +374,14 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
     double edge = std::numeric_limits<double>::infinity();
     LinkId edge_bottleneck;
     if (crosses_network(r.tier)) {
-      // Inter-node edge: every NIC of both nodes carries a channel; the fabric and PCIe hops
+      // Inter-node edge: every NIC of both (domains') nodes carries a channel; the fabric and PCIe hops
       // are repeated once per channel.
       const int32_t src_node = c.device(from).node;
       const int32_t dst_node = c.device(g.ring[(i + 1) % g.ring.size()]).node;
-      const NodeNics src = nics_of(src_node), dst = nics_of(dst_node);
+      const NodeNics src = domain_nics_of(src_node), dst = domain_nics_of(dst_node);
       const int channels = std::max(1, src.count);
       edge = std::min(src.bandwidth, dst.bandwidth);
-      b.node_network = std::min(b.node_network, edge);
+      b.node_network = std::min({b.node_network, nics_of(src_node).bandwidth, nics_of(dst_node).bandwidth});
       for (const Hop& hop : hops) {
         const double per_channel = usable(c, k, hop, load) * channels;
         if (per_channel < edge) {
@@ -401,6 +438,29 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
                          c.device(link.b).kind == DeviceKind::nvswitch;
       }
     if (all_nvlink && through_switch) b.nvswitch_generation = generation;
+  }
+  if (g.nodes > 1 && g.max_ranks_per_node >= 2 && crosses_network(g.worst_tier)) {
+    // NVLSTree's domains: every edge between two nodes crosses the network (hosts joined by
+    // NVLink, as a GB200 NVL72 rack's trays, are not separate NVLS domains), every edge inside a
+    // node runs over NVLink through its NVSwitch.
+    bool eligible = true, through_switch = false;
+    int generation = std::numeric_limits<int>::max();
+    for (size_t i = 0; i < g.ring_routes.size() && eligible; ++i) {
+      const Route& r = g.ring_routes[i];
+      const bool same_node = c.device(g.ring[i]).node == c.device(g.ring[(i + 1) % g.ring.size()]).node;
+      if (!same_node) {
+        eligible = crosses_network(r.tier);
+        continue;
+      }
+      for (const LinkId l : r.links) {
+        const Link& link = c.link(l);
+        eligible = eligible && link.kind == LinkKind::nvlink;
+        generation = std::min(generation, static_cast<int>(link.nvlink_generation));
+        through_switch = through_switch || c.device(link.a).kind == DeviceKind::nvswitch ||
+                         c.device(link.b).kind == DeviceKind::nvswitch;
+      }
+    }
+    if (eligible && through_switch) b.node_nvswitch_generation = generation;
   }
   return b;
 }
@@ -526,14 +586,46 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
         // Across the network only: hosts joined by NVLink (GB200 NVL72 trays) form one NVLink
         // domain, where NCCL runs rings and NVLS.
         if (g.nodes > 1 && crosses_network(g.worst_tier)) {
-          // Tree (double binary tree across nodes, chains inside): each node sends and receives
-          // S per direction with 2 nodes, 2S with more; tuning.cc: tree busBw × 0.9.
-          const double per_direction = g.nodes == 2 ? 1.0 : 2.0;
-          const double tree_bw = k.tree_bandwidth_factor * std::min(b.intra, b.node_network / per_direction);
-          const double tree_lat = base_us(kTree, p) + 2 * ((ppn - 1) * hw_us(intra_hw, kTree, p) +
-                                                           std::log2(nodes) * hw_us(kNetHw, kTree, p));
+          // Double binary tree across the nodes (NCCL src/graph/trees.cc ncclGetDtree): each tree
+          // carries half the buffer up (reduce) and down (broadcast). A node's NICs send, per
+          // direction, S with 2 nodes (root of one tree, leaf of the other), 1.5·S with 3 (the
+          // trees are chains: interior in one, leaf in the other) and 2·S from 4 nodes (an
+          // interior node sends S/2 up and S/2 to each of its two children, plus S/2 up as a leaf
+          // of the other tree). Measured (NVIDIA/nccl issue #1801, GB200 partitions on three
+          // racks, IB only, NCCL_ALGO=Tree): 128 and 253 GB/s algBw on 4 and 8 × 400 Gb/s NICs
+          // per partition = 1.5·S at 0.96 and 0.95 of line rate.
+          // Hosts joined by NVLink (a GB200 NVL72 rack's trays) are one domain of the tree.
+          const int64_t domains = b.network_domains;
+          const double per_direction = domains == 2 ? 1.0 : domains == 3 ? 1.5 : 2.0;
+          const double domain_network = std::isfinite(b.domain_network) ? b.domain_network : b.node_network;
+          const double network_bw = domain_network / per_direction;
+          // Inside a node each tree is a chain: every GPU sends its partial sums up and the result
+          // down, 2·S over its NVLink ports in all, so the chain bounds algBw at intra / 2 (NCCL
+          // tuning.cc: tree algBw = busBw × 0.5, busBw = nChannels × bwIntra up to two nodes).
+          const double tree_bw = k.tree_bandwidth_factor * std::min(b.intra / 2.0, network_bw);
+          model.tree_bottleneck = network_bw <= b.intra / 2.0 ? b.ring_bottleneck : b.intra_bottleneck;
+          const auto chain = static_cast<double>(b.max_ranks_per_domain - 1);
+          const double tree_lat =
+              base_us(kTree, p) + 2 * (chain * hw_us(intra_hw, kTree, p) +
+                                       std::log2(static_cast<double>(domains)) * hw_us(kNetHw, kTree, p));
           candidates.push_back(
               {tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol, p, true, false});
+          const int node_nvls = k.nvls && b.node_nvswitch_generation >= 4 ? b.node_nvswitch_generation : 0;
+          if (node_nvls > 0 && protocol == Protocol::simple) {
+            // NVLSTree (NCCL 2.18+, Simple only; src/tuning/nvls.cc): inside each node the switch
+            // reduces and multicasts as in NVLS (the NVLS bound above, over the node's ranks);
+            // across nodes the double binary tree runs from each GPU's own NIC, with the network
+            // share above. algBw = min(NVLS inside, tree across) (nvls.cc: bw = min(intraBw,
+            // interBw), interBw doubled for two nodes as here). Two nodes of 8 × H100 with
+            // 8 × 400 Gb/s each: the NVLS part binds.
+            const double efficiency = k.nvls_efficiency[node_nvls >= 5 ? 1 : 0];
+            const double nvls_inside = b.intra * efficiency * ppn / (ppn + 1);
+            const double nvls_tree_bw = std::min(nvls_inside, network_bw);
+            model.nvls_tree_bottleneck = network_bw <= nvls_inside ? b.ring_bottleneck : b.intra_bottleneck;
+            const double nvls_tree_lat = k.nvls_latency_us + 2 * std::log2(nodes) * hw_us(kNetHw, kTree, p);
+            candidates.push_back(
+                {nvls_tree_lat * 1e-6, nvls_tree_bw, CollectiveAlgorithm::nvls_tree, protocol, p, false, false});
+          }
           // Hierarchical (2-D): reduce-scatter over the node's ranks, all-reduce of S/ppn across
           // the nodes on every rail at once, all-gather over the node's ranks.
           const double per_byte = 2 * (ppn - 1) / ppn / b.intra + 2 * (nodes - 1) / nodes / b.node_network;
@@ -631,6 +723,7 @@ CollectiveEstimate evaluate_collective(const CollectiveModel& model, double byte
   e.algbw_bytes_per_s = bytes / best;
   e.busbw_bytes_per_s = e.algbw_bytes_per_s * bus_bandwidth_factor(e.op, e.ranks);
   if (e.algorithm == CollectiveAlgorithm::tree) e.bottleneck = model.tree_bottleneck;
+  if (e.algorithm == CollectiveAlgorithm::nvls_tree) e.bottleneck = model.nvls_tree_bottleneck;
   return e;
 }
 

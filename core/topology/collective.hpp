@@ -20,17 +20,18 @@
 
 namespace meshscope {
 
-enum class CollectiveAlgorithm { ring, tree, hierarchical, pairwise, point_to_point, nvls };
+enum class CollectiveAlgorithm { ring, tree, hierarchical, pairwise, point_to_point, nvls, nvls_tree };
 
 template <>
 struct EnumNames<CollectiveAlgorithm> {
-  static constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 6> table{
+  static constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 7> table{
       {{CollectiveAlgorithm::ring, "ring"},
        {CollectiveAlgorithm::tree, "tree"},
        {CollectiveAlgorithm::hierarchical, "hierarchical"},
        {CollectiveAlgorithm::pairwise, "pairwise"},
        {CollectiveAlgorithm::point_to_point, "p2p"},
-       {CollectiveAlgorithm::nvls, "nvls"}}};
+       {CollectiveAlgorithm::nvls, "nvls"},
+       {CollectiveAlgorithm::nvls_tree, "nvls_tree"}}};
 };
 enum class Protocol { ll, ll128, simple };
 
@@ -68,7 +69,8 @@ struct CommConstants {
   // NVLink SHARP (NVLS): all-reduce reduced and multicast inside third-generation-and-later
   // NVSwitches. Efficiency per NVLink generation 4 (Hopper) and 5 (Blackwell): NVIDIA/nccl
   // src/tuning/nvls.cc nvlsEfficiency {0.85, 0.74}; latency: tuning.cc hwLat[NVLink][NVLS][Simple]
-  // 25 µs. `nvls=0` turns it off (NCCL_NVLS_ENABLE=0).
+  // 25 µs. Across nodes of such switches NCCL's NVLSTree all-reduce uses the same. `nvls=0` turns
+  // both off (NCCL_NVLS_ENABLE=0).
   bool nvls = true;
   double nvls_efficiency[2] = {0.85, 0.74};
   double nvls_latency_us = 25.0;
@@ -187,7 +189,7 @@ struct CollectiveModel {
   CollectiveEstimate base;  // op, ranks, nodes, tier, bottleneck
   std::vector<Candidate> candidates;
   double plateau_bytes = 0;
-  LinkId tree_bottleneck;
+  LinkId tree_bottleneck, nvls_tree_bottleneck;  // the link that binds each (network or NVLink)
   bool unreachable = false;
   bool rccl = false;  // RCCL's start-up (CommConstants::rccl_call_overhead_us)
   bool forced = false;
@@ -207,6 +209,17 @@ struct GroupBandwidth {
   // The NVLink generation when every ring edge runs over NVLink through an NVSwitch (one NVLink
   // domain: a node, or a GB200 NVL72 rack); 0 otherwise. NVLS needs generation 4 or later.
   int nvswitch_generation = 0;
+  // Groups across the network: the NVLink generation when, on every node, the group's ranks are
+  // joined through an NVSwitch (each node its own NVLink domain, two ranks or more on it); 0
+  // otherwise. NCCL's NVLSTree all-reduce needs generation 4 or later.
+  int node_nvswitch_generation = 0;
+  // The group's hosts joined by NVLink across hosts (GB200 NVL72 trays of one rack) form one
+  // network domain, as NCCL's multi-node NVLink cliques: the tree runs between domains, from all
+  // the NICs of a domain's hosts. How many domains, the narrowest domain's NIC total and the most
+  // ranks on one domain (equal to nodes, node_network and max_ranks_per_node without such hosts).
+  int64_t network_domains = 0;
+  double domain_network = std::numeric_limits<double>::infinity();
+  int64_t max_ranks_per_domain = 0;
   // Nodes whose GPUs of the group are joined by direct links (meshes: xGMI, DGX-1 NVLink, drawn
   // bridges): their part of the ring is the channel search's rings (core/topology/channels.hpp),
   // `channels` of them at most on one node; 0 when the group has no such node.

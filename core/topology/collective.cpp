@@ -190,6 +190,24 @@ bool amd_gpu(const Device& d) {
   return d.gpu_model.rfind("mi", 0) == 0;
 }
 
+// The links of some routes, all NVLink with at least one through an NVSwitch: the lowest NVLink
+// generation among them (what NVLS and NVLSTree need), 0 otherwise.
+struct NvSwitchScan {
+  bool all_nvlink = true, through_switch = false;
+  int generation = std::numeric_limits<int>::max();
+
+  void add(const Cluster& c, const Route& r) {
+    for (const LinkId l : r.links) {
+      const Link& link = c.link(l);
+      all_nvlink = all_nvlink && link.kind == LinkKind::nvlink;
+      generation = std::min(generation, static_cast<int>(link.nvlink_generation));
+      through_switch = through_switch || c.device(link.a).kind == DeviceKind::nvswitch ||
+                       c.device(link.b).kind == DeviceKind::nvswitch;
+    }
+  }
+  [[nodiscard]] int switched_generation() const { return all_nvlink && through_switch ? generation : 0; }
+};
+
 }  // namespace
 
 std::vector<std::vector<DeviceId>> gpus_per_node(const Cluster& c, const std::vector<DeviceId>& ranks) {
@@ -427,40 +445,24 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
     }
   }
   if (g.worst_tier == PathTier::nvlink) {
-    bool through_switch = false, all_nvlink = true;
-    int generation = std::numeric_limits<int>::max();
-    for (const Route& r : g.ring_routes)
-      for (const LinkId l : r.links) {
-        const Link& link = c.link(l);
-        all_nvlink = all_nvlink && link.kind == LinkKind::nvlink;
-        generation = std::min(generation, static_cast<int>(link.nvlink_generation));
-        through_switch = through_switch || c.device(link.a).kind == DeviceKind::nvswitch ||
-                         c.device(link.b).kind == DeviceKind::nvswitch;
-      }
-    if (all_nvlink && through_switch) b.nvswitch_generation = generation;
+    NvSwitchScan scan;
+    for (const Route& r : g.ring_routes) scan.add(c, r);
+    b.nvswitch_generation = scan.switched_generation();
   }
   if (g.nodes > 1 && g.max_ranks_per_node >= 2 && crosses_network(g.worst_tier)) {
     // NVLSTree's domains: every edge between two nodes crosses the network (hosts joined by
     // NVLink, as a GB200 NVL72 rack's trays, are not separate NVLS domains), every edge inside a
     // node runs over NVLink through its NVSwitch.
-    bool eligible = true, through_switch = false;
-    int generation = std::numeric_limits<int>::max();
-    for (size_t i = 0; i < g.ring_routes.size() && eligible; ++i) {
+    bool between_nodes_on_network = true;
+    NvSwitchScan inside_nodes;
+    for (size_t i = 0; i < g.ring_routes.size() && between_nodes_on_network; ++i) {
       const Route& r = g.ring_routes[i];
-      const bool same_node = c.device(g.ring[i]).node == c.device(g.ring[(i + 1) % g.ring.size()]).node;
-      if (!same_node) {
-        eligible = crosses_network(r.tier);
-        continue;
-      }
-      for (const LinkId l : r.links) {
-        const Link& link = c.link(l);
-        eligible = eligible && link.kind == LinkKind::nvlink;
-        generation = std::min(generation, static_cast<int>(link.nvlink_generation));
-        through_switch = through_switch || c.device(link.a).kind == DeviceKind::nvswitch ||
-                         c.device(link.b).kind == DeviceKind::nvswitch;
-      }
+      if (c.device(g.ring[i]).node == c.device(g.ring[(i + 1) % g.ring.size()]).node)
+        inside_nodes.add(c, r);
+      else
+        between_nodes_on_network = crosses_network(r.tier);
     }
-    if (eligible && through_switch) b.node_nvswitch_generation = generation;
+    if (between_nodes_on_network) b.node_nvswitch_generation = inside_nodes.switched_generation();
   }
   return b;
 }

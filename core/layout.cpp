@@ -1,7 +1,9 @@
 #include "core/layout.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <numeric>
+#include <optional>
 #include <string>
 
 namespace meshscope {
@@ -30,6 +32,55 @@ void check_positive(std::vector<LayoutProblem>& problems, const Layout& l) {
   if (l.fsdp < 0) problems.push_back({"fsdp", "fsdp (shard-group size) must be 0 (whole DP group) or positive."});
 }
 
+// The chunks of a layout that parses and has pp·vpp of them; otherwise none (validation says why).
+std::optional<std::vector<ModelChunk>> layout_chunks(const Layout& l) {
+  if (l.pipeline_layout.empty()) return std::nullopt;
+  auto chunks = parse_pipeline_layout(l.pipeline_layout);
+  if (!chunks || static_cast<int64_t>(chunks->size()) != std::max<int64_t>(l.pp, 1) * std::max<int64_t>(l.vpp, 1))
+    return std::nullopt;
+  return std::move(*chunks);
+}
+
+// The layout against the model and the degrees, as PipelineParallelLayerLayout.__init__ and
+// validate_layer_layout check it.
+void check_pipeline_layout(std::vector<LayoutProblem>& problems, const ModelSpec& m, const Layout& l) {
+  const auto chunks = parse_pipeline_layout(l.pipeline_layout);
+  if (!chunks) {
+    problems.push_back({"pp_layout", chunks.error().message});
+    return;
+  }
+  const auto n = static_cast<int64_t>(chunks->size());
+  if (n % l.pp != 0) {
+    problems.push_back({"pp_layout", "The layout has " + num(n) + " model chunks, not a multiple of PP=" + num(l.pp) +
+                                         " (Megatron-Core: its length must be divisible by the pipeline size)."});
+    return;
+  }
+  if (n / l.pp != l.vpp)
+    problems.push_back({"vpp", "The layout's " + num(n) + " model chunks over PP=" + num(l.pp) + " are " +
+                                   num(n / l.pp) + " virtual stages per rank; set vpp=" + num(n / l.pp) + "."});
+  int64_t layers = 0;
+  for (const ModelChunk& c : *chunks) layers += c.layers;
+  if (layers != m.num_layers)
+    problems.push_back({"pp_layout", "The layout places " + num(layers) +
+                                         " transformer layers ('t') but the model has " + num(m.num_layers) + "."});
+  if (!l.stage_layers.empty()) problems.push_back({"stage_layers", "Give either stages= or pp_layout=, not both."});
+  // MTP: all of it in one rank's last chunk, not on the first rank (validate_layer_layout).
+  const int64_t v = n / l.pp;
+  for (int64_t u = 0; u < n; ++u) {
+    const ModelChunk& c = (*chunks)[static_cast<size_t>(u)];
+    if (c.mtp == 0) continue;
+    const int64_t rank = u % l.pp, chunk = u / l.pp;
+    int64_t mtp = 0;
+    for (const ModelChunk& other : *chunks) mtp += other.mtp;
+    if (chunk != v - 1 || (rank == 0 && l.pp > 1) || c.mtp != mtp) {
+      problems.push_back({"pp_layout",
+                          "The MTP layers ('m') must all be in one pipeline rank's last model chunk, "
+                          "and not on the first rank (Megatron-Core's validate_layer_layout)."});
+      break;
+    }
+  }
+}
+
 bool degrees_positive(const Layout& l) {
   return l.dp >= 1 && l.tp >= 1 && l.pp >= 1 && l.vpp >= 1 && l.cp >= 1 && l.ep >= 1 && l.etp >= 1 &&
          l.micro_batch >= 1 && l.fsdp >= 0;
@@ -51,7 +102,9 @@ void check_model_split(std::vector<LayoutProblem>& problems, const ModelSpec& m,
   if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % l.tp != 0)
     problems.push_back(
         {"tp", "The FFN width " + num(m.ffn_hidden_size) + " is not divisible by TP=" + num(l.tp) + "."});
-  if (l.stage_layers.empty()) {
+  if (!l.pipeline_layout.empty()) {
+    check_pipeline_layout(problems, m, l);
+  } else if (l.stage_layers.empty()) {
     if (m.num_layers % (l.pp * l.vpp) != 0)
       problems.push_back({"pp", "The " + num(m.num_layers) + " layers cannot be split evenly into PP=" + num(l.pp) +
                                     (l.vpp > 1 ? " × virtual stages " + num(l.vpp) : std::string()) +
@@ -141,7 +194,100 @@ std::vector<LayoutProblem> validate_serving_layout(const ModelSpec& m, const Lay
   return problems;
 }
 
+Result<std::vector<ModelChunk>> parse_pipeline_layout(std::string_view text) {
+  // A layout of a million symbols is a typo; so is a larger repeat count.
+  constexpr size_t kMaxSymbols = 1'000'000;
+  const auto fail = [](const std::string& why) { return make_error(ErrorCode::invalid_argument, why, "pp_layout"); };
+  const auto position = [&](std::string_view::size_type i) {
+    return " at position " + num(static_cast<int64_t>(i) + 1);
+  };
+  // "*n" after a symbol or a group at i: its count, and i moved past it.
+  const auto repeat = [&](std::string_view part, size_t& i) -> Result<int64_t> {
+    if (i >= part.size() || part[i] != '*') return 1;
+    ++i;
+    int64_t n = 0;
+    const auto [end, ec] = std::from_chars(part.data() + i, part.data() + part.size(), n);
+    if (ec != std::errc() || n < 0 || static_cast<size_t>(n) > kMaxSymbols)
+      return fail("'*' must be followed by a repeat count (0 to " + num(static_cast<int64_t>(kMaxSymbols)) + ")" +
+                  position(i - 1));
+    i = static_cast<size_t>(end - part.data());
+    return n;
+  };
+  // Symbols and their "x*n" repeats, commas dropped.
+  const auto symbols = [&](std::string_view part, std::string& out) -> Result<bool> {
+    for (size_t i = 0; i < part.size();) {
+      const char c = part[i++];
+      if (c == ',') continue;
+      if (c == '(' || c == ')') return fail("groups '(...)*n' cannot be nested or unbalanced (as in Megatron-Core)");
+      if (c != 'E' && c != 't' && c != 'm' && c != 'L' && c != '|')
+        return fail(std::string("'") + c +
+                    "' is not a layer: E (embedding), t (transformer layer), m (MTP layer), "
+                    "L (loss), | (next model chunk)");
+      MS_TRY(n, repeat(part, i));
+      if (out.size() + static_cast<size_t>(n) > kMaxSymbols) return fail("the layout expands to too many layers");
+      out.append(static_cast<size_t>(n), c);
+    }
+    return true;
+  };
+  std::string flat;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] != '(') {
+      const size_t next = std::min(text.find('(', i), text.size());
+      MS_TRY(done, symbols(text.substr(i, next - i), flat));
+      (void)done;
+      i = next;
+      continue;
+    }
+    const size_t close = text.find(')', i + 1);
+    if (close == std::string_view::npos) return fail("'(' is not closed" + position(i));
+    std::string group;
+    MS_TRY(inner, symbols(text.substr(i + 1, close - i - 1), group));
+    (void)inner;
+    i = close + 1;
+    if (i >= text.size() || text[i] != '*') return fail("a group '(...)' must be followed by *n" + position(close));
+    MS_TRY(n, repeat(text, i));
+    if (flat.size() + group.size() * static_cast<size_t>(n) > kMaxSymbols)
+      return fail("the layout expands to too many layers");
+    for (int64_t k = 0; k < n; ++k) flat += group;
+  }
+  std::vector<ModelChunk> chunks(1);
+  int64_t embeddings = 0, losses = 0;
+  bool after_mtp = false;
+  for (const char c : flat) {
+    ModelChunk& chunk = chunks.back();
+    switch (c) {
+      case '|':
+        chunks.emplace_back();
+        break;
+      case 'E':
+        chunk.embedding = true;
+        ++embeddings;
+        break;
+      case 'L':
+        chunk.loss = true;
+        ++losses;
+        break;
+      case 'm':
+        ++chunk.mtp;
+        after_mtp = true;
+        break;
+      default:
+        if (after_mtp) return fail("transformer layers ('t') must come before the MTP layers ('m')");
+        ++chunk.layers;
+    }
+  }
+  if (embeddings != 1 || losses != 1) return fail("the layout needs exactly one E (embedding) and one L (loss)");
+  if (flat.front() != 'E') return fail("the layout must begin with the embedding, E");
+  if (flat.back() != 'L') return fail("the layout must end with the loss, L");
+  return chunks;
+}
+
 std::vector<int64_t> layers_per_stage(const ModelSpec& m, const Layout& l) {
+  if (const auto chunks = layout_chunks(l)) {
+    std::vector<int64_t> layers(static_cast<size_t>(l.pp), 0);
+    for (size_t u = 0; u < chunks->size(); ++u) layers[u % layers.size()] += (*chunks)[u].layers;
+    return layers;
+  }
   if (!l.stage_layers.empty()) return l.stage_layers;
   const int64_t pp = l.pp > 0 ? l.pp : 1;
   std::vector<int64_t> layers(static_cast<size_t>(pp), m.num_layers / pp);
@@ -150,6 +296,11 @@ std::vector<int64_t> layers_per_stage(const ModelSpec& m, const Layout& l) {
 }
 
 std::vector<int64_t> layers_per_virtual_stage(const ModelSpec& m, const Layout& l) {
+  if (const auto chunks = layout_chunks(l)) {
+    std::vector<int64_t> layers;
+    for (const ModelChunk& c : *chunks) layers.push_back(c.layers);
+    return layers;
+  }
   const auto ranks = layers_per_stage(m, l);
   const int64_t p = static_cast<int64_t>(ranks.size()), v = std::max<int64_t>(l.vpp, 1);
   std::vector<int64_t> layers(static_cast<size_t>(p * v), 0);
@@ -170,6 +321,13 @@ std::vector<int64_t> first_layer_of_virtual_stage(const ModelSpec& m, const Layo
   std::vector<int64_t> first(layers.size(), 0);
   for (size_t i = 1; i < layers.size(); ++i) first[i] = first[i - 1] + layers[i - 1];
   return first;
+}
+
+std::vector<int64_t> mtp_layers_per_virtual_stage(const Layout& l) {
+  std::vector<int64_t> mtp(static_cast<size_t>(std::max<int64_t>(l.pp, 1) * std::max<int64_t>(l.vpp, 1)), 0);
+  if (const auto chunks = layout_chunks(l))
+    for (size_t u = 0; u < chunks->size(); ++u) mtp[u] = (*chunks)[u].mtp;
+  return mtp;
 }
 
 std::vector<int64_t> first_layer_of_stage(const ModelSpec& m, const Layout& l) {

@@ -2,9 +2,11 @@
 // The parallel layout: degrees of every mesh axis, micro-batch, pipeline stage split.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model.hpp"
+#include "core/result.hpp"
 #include "core/workload.hpp"
 
 namespace meshscope {
@@ -21,6 +23,9 @@ struct Layout {
   bool sp = false;                    // sequence parallel (Korthikanti et al. §4.2.2)
   int64_t micro_batch = 1;            // sequences per micro-batch
   std::vector<int64_t> stage_layers;  // layers per pipeline stage (pp entries); empty: even split
+  // Megatron-Core's --pipeline-model-parallel-layout ("Et*3|(tt|)*29,m|L"; parse_pipeline_layout):
+  // what every model chunk holds, chunks in virtual-stage order; empty: stage_layers or even.
+  std::string pipeline_layout;
 
   [[nodiscard]] int64_t world_size() const { return dp * tp * pp * cp; }
   [[nodiscard]] int64_t shard_group() const { return fsdp > 0 ? fsdp : dp; }
@@ -54,6 +59,23 @@ struct LayoutProblem {
   std::string message;  // a sentence a user understands
 };
 
+// One model chunk (virtual stage) of a pipeline layout: its transformer layers, its multi-token-
+// prediction layers (DeepSeek-V3 §2.2) and whether it holds the embedding or the loss.
+struct ModelChunk {
+  int64_t layers = 0;      // 't'
+  int64_t mtp = 0;         // 'm'
+  bool embedding = false;  // 'E'
+  bool loss = false;       // 'L'
+  bool operator==(const ModelChunk&) const = default;
+};
+
+// Megatron-Core's layout string (megatron/core/transformer/pipeline_parallel_layer_layout.py,
+// parse_str_to_list): '|' ends a chunk, 'E' embedding, 't' transformer layer, 'm' MTP layer, 'L'
+// loss; "x*n" repeats one symbol and "(...)*n" a group (not nested); commas are cosmetic. The
+// chunks come in virtual-stage order, chunk c of pipeline rank r at c·pp + r. Only the syntax is
+// checked here; validate_training_layout checks it against the model and the degrees.
+[[nodiscard]] Result<std::vector<ModelChunk>> parse_pipeline_layout(std::string_view text);
+
 // Every violated constraint, not just the first. world_size <= 0: not checked.
 [[nodiscard]] std::vector<LayoutProblem> validate_training_layout(const ModelSpec& model,
                                                                   const TrainingWorkload& workload,
@@ -74,6 +96,8 @@ struct LayoutProblem {
 [[nodiscard]] std::vector<int64_t> layers_per_virtual_stage(const ModelSpec& model, const Layout& layout);
 // Index of the first layer of each virtual stage (layers run in virtual-stage order).
 [[nodiscard]] std::vector<int64_t> first_layer_of_virtual_stage(const ModelSpec& model, const Layout& layout);
+// MTP layers of each virtual stage (pp·vpp entries): those of the pipeline layout, else none.
+[[nodiscard]] std::vector<int64_t> mtp_layers_per_virtual_stage(const Layout& layout);
 
 [[nodiscard]] int64_t num_micro_batches(const TrainingWorkload& workload, const Layout& layout);
 

@@ -75,6 +75,22 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, int64_t stage) {
     p.experts += experts;
     p.largest_layer = std::max(p.largest_layer, dense + experts);
   }
+  // Multi-token prediction (DeepSeek-V3 §2.2; Megatron-Core MultiTokenPredictionLayer): per module a
+  // transformer block like the model's last layer, two RMSNorms (enorm, hnorm) and the 2h → h
+  // projection (eh_proj, column-parallel); the embedding and the output head are shared.
+  const auto mtp = mtp_layers_per_virtual_stage(l);
+  for (size_t u = static_cast<size_t>(stage); u < mtp.size(); u += static_cast<size_t>(std::max<int64_t>(l.pp, 1)))
+    p.mtp_layers += mtp[u];
+  if (p.mtp_layers > 0) {
+    const LayerParams lp = layer_params(m, m.num_layers - 1);
+    const auto h = static_cast<double>(m.hidden_size);
+    const double dense =
+        (lp.attention + lp.mlp + lp.shared_experts) / tp + lp.norms + lp.router + 2 * h * h / tp + 2 * h;
+    const double experts = lp.routed_experts / static_cast<double>(l.ep * l.etp);
+    p.dense += static_cast<double>(p.mtp_layers) * dense;
+    p.experts += static_cast<double>(p.mtp_layers) * experts;
+    p.largest_layer = std::max(p.largest_layer, dense + experts);
+  }
   const double vocab_table = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / tp;
   if (stage == 0) {  // vocab-parallel embedding; a learned position table is replicated
     p.dense += vocab_table + (embedding_params(m) - vocab_table * tp);
@@ -379,11 +395,13 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
       chunks.emplace_back(chunk_firsts[u], chunk_counts[u]);
     }
     if (dualpipe) chunks.emplace_back(mirror.first_layer, mirror.layers);
+    // An MTP module's block keeps what the model's last layer keeps (walked as one more chunk).
+    if (sp.mtp_layers > 0) chunks.emplace_back(-1, sp.mtp_layers);
     double per_micro_batch = 0;
     double largest_recompute = 0;
     for (const auto& [first, count] : chunks) {
       for (int64_t i = 0; i < count; ++i) {
-        const int64_t layer = first + i;
+        const int64_t layer = first < 0 ? m.num_layers - 1 : first + i;
         if (is_recomputed_fully(w, i)) {
           per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
           largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
@@ -408,6 +426,14 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
     if (stage == 0 || (dualpipe && stage == l.pp - 1)) extra += embedding_activation_bytes(m, act);
     const bool last = stage == l.pp - 1 || (dualpipe && stage == 0);
     if (last && w.output_layer_activations) extra += output_activation_bytes(m, act, w.fp32_logits);
+    // Each MTP module's own logits and its concatenated input (2h) for the projection.
+    if (sp.mtp_layers > 0 && w.output_layer_activations)
+      extra +=
+          static_cast<double>(sp.mtp_layers) *
+          (output_activation_bytes(m, act, w.fp32_logits) +
+           tensor_bytes_on_rank({"MTP projection input", act.element_bytes * 2 * static_cast<double>(m.hidden_size),
+                                 TensorSplit::tp_replicated},
+                                act));
     if (dualpipe) {
       per_micro_batch /= 2;
       extra /= 2;

@@ -87,6 +87,7 @@ struct StageParams {
   double largest_layer = 0;  // one layer's parameters on this rank (for FSDP gathers)
   int64_t layers = 0;
   int64_t first_layer = 0;
+  int64_t mtp_layers = 0;  // multi-token-prediction modules on this rank (a pipeline layout's 'm')
   [[nodiscard]] double total() const { return dense + experts; }
 };
 [[nodiscard]] StageParams stage_params(const ModelSpec& model, const Layout& layout, int64_t stage);

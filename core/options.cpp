@@ -1,5 +1,8 @@
 #include "core/options.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "core/options_rows.hpp"
 
 namespace meshscope {
@@ -226,6 +229,38 @@ std::vector<LayoutRow> make_layout_rows() {
          std::string stages;
          for (const auto layers : l.stage_layers) stages += (stages.empty() ? "" : ":") + std::to_string(layers);
          return stages;
+       },
+       false});
+  rows.push_back(
+      {{"pp_layout",
+        "pipeline_model_parallel_layout",
+        KeyType::text,
+        {},
+        "`Et*3|(tt|)*29m|L`",
+        "",
+        "stages, or an even split",
+        "what each model chunk holds, chunks in virtual-stage order (chunk c of rank r at c·pp + r): E embedding, t "
+        "transformer layer, m multi-token-prediction layer, L loss, | next chunk, x*n and (…)*n repeats (Megatron's "
+        "cosmetic commas are dropped; leave them out in a key list); a chunk may hold no transformer layer; vpp must "
+        "be the chunks ÷ pp",
+        "Megatron-Core `--pipeline-model-parallel-layout` (pipeline_parallel_layer_layout.py)"},
+       0,
+       0,
+       "",
+       [](Layout& l, const Parsed& p) -> Result<bool> {
+         if (auto chunks = parse_pipeline_layout(p.text); !chunks)
+           return make_error(ErrorCode::invalid_argument,
+                             "\"" + p.text + "\" is not a pipeline layout: " + chunks.error().message,
+                             p.option + " " + p.key);
+         // Megatron's commas are cosmetic; without them the key survives comma-separated key lists.
+         l.pipeline_layout.clear();
+         std::copy_if(p.text.begin(), p.text.end(), std::back_inserter(l.pipeline_layout),
+                      [](char c) { return c != ','; });
+         return ok();
+       },
+       [](const Layout& l) -> Get {
+         if (l.pipeline_layout.empty()) return std::nullopt;
+         return l.pipeline_layout;
        },
        false});
   return rows;

@@ -540,6 +540,29 @@ WorkTime head_compute(const ComputeContext& c) {
   return t;
 }
 
+WorkTime mtp_extra_compute(const ComputeContext& c) {
+  const Rates r = rates(c);
+  const double tokens = static_cast<double>(c.workload.seq_len) * static_cast<double>(c.layout.micro_batch) /
+                        static_cast<double>(c.layout.cp);
+  const auto h = static_cast<double>(c.model.hidden_size);
+  const double out = h / static_cast<double>(c.layout.tp);
+  const double e = dtype_bytes(c.workload.activation_dtype);
+  WorkTime t = embedding_compute(c);
+  t += head_compute(c);
+  // eh_proj: [tokens × 2h] · [2h × h/tp] in the recipe's GEMM dtype, forward, input and weight gradients.
+  const bool low = fp8_linears(c.workload);
+  t.forward_s += r.gemm_s(tokens, out, 2 * h, low);
+  t.backward_input_s += r.gemm_s(tokens, 2 * h, out, low);
+  t.backward_weight_s += r.gemm_s(2 * h, out, tokens, low);
+  t.forward_flops += 2 * tokens * out * 2 * h;
+  // The two RMSNorms (read, write) and the concatenation (read 2h, write 2h); backward about 1.5×.
+  const double bytes = tokens * h * e * (2 * 2 + 4);
+  t.forward_bytes += bytes;
+  t.forward_s += r.memory_s(bytes);
+  t.backward_input_s += r.memory_s(1.5 * bytes);
+  return t;
+}
+
 double optimizer_step_bytes(const ComputeContext& c, double params_on_rank, int64_t shard) {
   const TrainingWorkload& w = c.workload;
   // Adam(W) per parameter: read gradient, master, m, v; write master, m, v and the 16-bit copy.

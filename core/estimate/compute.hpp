@@ -164,6 +164,12 @@ struct OperationCost {
 // Embedding (first stage) and LM head with the loss (last stage).
 [[nodiscard]] WorkTime embedding_compute(const ComputeContext& context);
 [[nodiscard]] WorkTime head_compute(const ComputeContext& context);
+// What one multi-token-prediction module adds besides its transformer block (DeepSeek-V3 §2.2,
+// Megatron-Core multi_token_prediction.py): the embedding of the shifted tokens, the two RMSNorms
+// and the 2h → h projection of their concatenation (eh_proj, column-parallel over TP), and its own
+// pass through the shared LM head and the loss. The block itself is a layer_compute of the model's
+// last layer.
+[[nodiscard]] WorkTime mtp_extra_compute(const ComputeContext& context);
 // The optimizer step over the rank's (sharded) parameters: memory-bound.
 [[nodiscard]] double optimizer_step_s(const ComputeContext& context, double params_on_rank, int64_t shard);
 // The HBM traffic of that step.

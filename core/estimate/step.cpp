@@ -143,6 +143,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   // rank's chunks can differ (uneven splits, the embedding on the first, the LM head on the last).
   const auto chunk_layer_counts = layers_per_virtual_stage(m, l);
   const auto chunk_firsts = first_layer_of_virtual_stage(m, l);
+  // Multi-token prediction (a pipeline layout's 'm'): each module's transformer block is one more
+  // layer of the kind of the model's last, with its communication, plus mtp_extra_compute.
+  const auto chunk_mtp = mtp_layers_per_virtual_stage(l);
   struct StageWork {
     WorkTime compute;
     double tp_s = 0, cp_s = 0, ep_s = 0, p2p_s = 0;
@@ -171,8 +174,10 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     const auto r = static_cast<size_t>(u % l.pp);
     StageWork& sw = work[r];
     WorkTime chunk;
-    for (int64_t i = 0; i < chunk_layer_counts[static_cast<size_t>(u)]; ++i) {
-      const int64_t layer = chunk_firsts[static_cast<size_t>(u)] + i;
+    const int64_t decoder_layers = chunk_layer_counts[static_cast<size_t>(u)];
+    const int64_t mtp_layers = chunk_mtp[static_cast<size_t>(u)];
+    for (int64_t i = 0; i < decoder_layers + mtp_layers; ++i) {
+      const int64_t layer = i < decoder_layers ? chunk_firsts[static_cast<size_t>(u)] + i : m.num_layers - 1;
       // Recompute "n layers": the first n layers of each model chunk (Megatron --recompute-num-layers).
       const bool full = w.recompute == RecomputeMode::layers && i < w.recompute_layers;
       const bool recomputed = full || w.recompute == RecomputeMode::full;
@@ -198,6 +203,16 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       sw.cp_s += cp_forward + cp_backward;
       sw.ep_s += ep_forward + ep_backward + ep_recompute;
       chunk += t;
+    }
+    if (mtp_layers > 0) {
+      WorkTime extra = mtp_extra_compute(context);
+      extra.forward_s *= static_cast<double>(mtp_layers);
+      extra.backward_input_s *= static_cast<double>(mtp_layers);
+      extra.backward_weight_s *= static_cast<double>(mtp_layers);
+      extra.forward_flops *= static_cast<double>(mtp_layers);
+      extra.forward_bytes *= static_cast<double>(mtp_layers);
+      chunk += extra;
+      sw.compute += extra;
     }
     if (u == 0) {
       chunk += embedding;

@@ -100,7 +100,7 @@ struct UnmodelledFlag {
   std::string_view name;
   std::string_view why;
 };
-constexpr std::array<UnmodelledFlag, 22> kMegatronUnmodelled{{
+constexpr std::array<UnmodelledFlag, 21> kMegatronUnmodelled{{
     {"rampup-batch-size", "a batch-size ramp: the estimate is of the final --global-batch-size"},
     {"step-batch-size-schedule", "a batch-size schedule: the estimate is of the final --global-batch-size"},
     {"fp8-param-gather", "FP8 weights gathered (the distributed optimizer's all-gather in FP8): modelled as 16-bit"},
@@ -111,7 +111,6 @@ constexpr std::array<UnmodelledFlag, 22> kMegatronUnmodelled{{
     {"recompute-modules", "selective recomputation of named modules: modelled as --recompute-granularity selective"},
     {"decoder-first-pipeline-num-layers", "an uneven first stage: give stages= as a layout key"},
     {"decoder-last-pipeline-num-layers", "an uneven last stage: give stages= as a layout key"},
-    {"pipeline-model-parallel-layout", "an explicit stage layout: give stages= as a layout key"},
     {"account-for-embedding-in-pipeline-split", "the embedding counted as a layer in the stage split: not modelled"},
     {"account-for-loss-in-pipeline-split", "the loss counted as a layer in the stage split: not modelled"},
     {"moe-token-dispatcher-type", "the MoE dispatcher (alltoall, allgather, flex): all-to-all is modelled"},
@@ -348,6 +347,17 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     vpp = layers / (pp * *layers_per_virtual);
   } else if (virtual_stages) {
     vpp = *virtual_stages;
+  }
+  // --pipeline-model-parallel-layout: what each model chunk holds; its chunks ÷ PP are the virtual
+  // stages (PipelineParallelLayerLayout.__init__).
+  MS_TRY(pipeline_layout, args.text("pipeline-model-parallel-layout"));
+  if (pipeline_layout) {
+    const auto chunks = parse_pipeline_layout(*pipeline_layout);
+    if (!chunks)
+      return make_error(ErrorCode::invalid_layout, chunks.error().message,
+                        args.where(*args.find("pipeline-model-parallel-layout")));
+    vpp = std::max<int64_t>(1, static_cast<int64_t>(chunks->size()) / pp);
+    layout_keys.push_back({"pp_layout", *pipeline_layout});
   }
   layout_keys.push_back({"vpp", std::to_string(vpp)});
   bool sp = args.has("sequence-parallel");

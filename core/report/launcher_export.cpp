@@ -98,6 +98,8 @@ LauncherExport export_torchtitan_toml(const Project& project) {
     parallelism.insert("pipeline_parallel_schedule", schedule);
     parallelism.insert("pipeline_parallel_microbatch_size", layout.micro_batch);
     if (interleaved) parallelism.insert("pipeline_parallel_layers_per_stage", layers_per_chunk(project));
+    if (!layout.pipeline_layout.empty())
+      out.warnings.emplace_back("the pipeline layout (pp_layout) is not written: torchtitan splits the layers evenly");
   }
   if (!layout.sp && layout.tp > 1)
     out.warnings.emplace_back("torchtitan's tensor parallelism always shards the norms over the sequence (SP)");
@@ -258,7 +260,9 @@ LauncherExport export_megatron_args(const Project& project) {
   std::vector<std::string> parallel{"--tensor-model-parallel-size " + std::to_string(layout.tp),
                                     "--pipeline-model-parallel-size " + std::to_string(layout.pp),
                                     "--context-parallel-size " + std::to_string(layout.cp)};
-  if (layout.vpp > 1)
+  if (!layout.pipeline_layout.empty())  // its chunks give the virtual stages
+    parallel.push_back("--pipeline-model-parallel-layout \"" + layout.pipeline_layout + "\"");
+  else if (layout.vpp > 1)
     parallel.push_back("--num-layers-per-virtual-pipeline-stage " + std::to_string(layers_per_chunk(project)));
   if (layout.sp && layout.tp > 1) parallel.emplace_back("--sequence-parallel");
   if (w.cp_all_to_all) parallel.emplace_back("--cp-comm-type a2a");

@@ -243,6 +243,7 @@ void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, std::vec
                         c.layout.stage_layers = stage_split;
                       else
                         c.layout.stage_layers.clear();
+                      c.layout.pipeline_layout.clear();  // the search splits the layers itself
                       c.layout.micro_batch = mbs;
                       c.layout.sp = sp_on;
                       c.workload.tp_comm_overlap = sp_on && tp_overlap;

@@ -304,11 +304,13 @@ Result<Project> apply_tradeoff_value(const Project& project, TradeoffAxis axis, 
       return keep_world(std::move(p), &Layout::tp, v, "tp");
     case TradeoffAxis::pp:
       p.layout.stage_layers.clear();
-      if (v == 1) p.layout.vpp = 1;  // no pipeline, no model chunks to interleave
+      p.layout.pipeline_layout.clear();  // a layout is written for one PP × vpp
+      if (v == 1) p.layout.vpp = 1;      // no pipeline, no model chunks to interleave
       return keep_world(std::move(p), &Layout::pp, v, "pp");
     case TradeoffAxis::cp:
       return keep_world(std::move(p), &Layout::cp, v, "cp");
     case TradeoffAxis::vpp:
+      p.layout.pipeline_layout.clear();
       p.layout.vpp = v;
       return p;
     case TradeoffAxis::dp: {

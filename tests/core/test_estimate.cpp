@@ -7,6 +7,7 @@
 #include "core/catalogue.hpp"
 #include "core/estimate/step.hpp"
 #include "core/flops.hpp"
+#include "core/memory.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"
 #include "support/csv.hpp"
@@ -281,4 +282,46 @@ TEST_CASE("estimate: more interleaving shrinks the bubble; more micro-batches to
   // stages unequal, so only roughly (at the H100's measured GEMM rates the last stage, with the
   // LM head and the fp32 loss, is about 8 % heavier than the others: 0.149 against 0.099).
   CHECK(std::abs(plain->bubble_fraction - 7.0 / (64 + 7)) < 0.06);
+}
+
+// A pipeline layout's MTP layer (DeepSeek-V3 §2.2: a transformer block, a 2h → h projection and
+// its own pass through the shared output head) is work and parameters of the rank that holds it.
+// Megatron-Bridge's DeepSeek-V3 layout for PP 16 (recipes/deepseek/deepseek_v3.py, layout_map
+// (16, 1)) with and without it.
+TEST_CASE("estimate: a pipeline layout's MTP layer is one more block and LM head on its stage") {
+  const ModelSpec m = *model_preset("deepseek-v3");
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 256;
+  w.compute_dtype = DType::bf16;
+  Layout l;
+  l.pp = 16;
+  l.ep = 8;
+  l.dp = 8;
+  l.pipeline_layout = "Et*4|(t*4|)*14tL";
+  Layout with_mtp = l;
+  with_mtp.pipeline_layout = "Et*4|(t*4|)*14tmL";
+  REQUIRE(validate_training_layout(m, w, with_mtp, 128).empty());
+  auto cluster = generate_cluster("dgx-b200:nodes=16");
+  REQUIRE(cluster);
+  const Router router(*cluster);
+  const auto without = estimate_step(m, w, l, *cluster, router);
+  const auto with = estimate_step(m, w, with_mtp, *cluster, router);
+  REQUIRE(without);
+  REQUIRE(with);
+  // The last stage (one layer and the head) is light either way; the MTP block and head add to it.
+  const double last_without = without->schedule.busy_s.back(), last_with = with->schedule.busy_s.back();
+  const double middle = without->schedule.busy_s[8];  // four MoE layers
+  CHECK(last_with > last_without + 0.15 * middle);
+  CHECK(last_with < middle * 1.5);
+  CHECK(with->schedule.busy_s[8] == Approx(middle).epsilon(1e-9));  // other stages unchanged
+  // Its parameters: one more MoE block (its routed experts over EP 8), the projection, two norms.
+  const StageParams p0 = stage_params(m, l, 15), p1 = stage_params(m, with_mtp, 15);
+  const LayerParams last = layer_params(m, m.num_layers - 1);
+  const auto h = static_cast<double>(m.hidden_size);
+  CHECK(p1.mtp_layers == 1);
+  CHECK(p1.experts - p0.experts == Approx(last.routed_experts / 8));
+  CHECK(p1.dense - p0.dense ==
+        Approx(last.attention + last.mlp + last.shared_experts + last.norms + last.router + 2 * h * h + 2 * h));
+  CHECK(stage_params(m, with_mtp, 8).total() == Approx(stage_params(m, l, 8).total()));
 }

@@ -75,6 +75,7 @@ std::string other_value(const KeyInfo& info) {
       if (info.name == "master") return "none";
       if (info.name == "reshard_after_forward") return "always";
       if (info.name == "stages") return "3:5";
+      if (info.name == "pp_layout") return "Et*3|(tt|)*29m|L";
       return fallback;
   }
   return fallback;

@@ -138,3 +138,95 @@ TEST_CASE("layout: degrees below one are refused by name") {
   REQUIRE(problems.size() == 1);
   CHECK_THAT(problems.front().message, Contains("tp must be at least 1"));
 }
+
+// Megatron-LM docs/source/api-guide/pipeline_parallel_layout.md ("Custom Pipeline Model Parallel
+// Layout"): DeepSeek-V3 (61 decoder layers + 1 MTP layer) on PP 16 × VPP 2 with
+// "Et*3|(tt|)*29,m|L" holds, per the table there, embedding + 3 decoder layers | 2 on PP rank 0,
+// 2 | 2 on ranks 1–13, 2 | mtp on rank 14 and 2 | loss on rank 15.
+TEST_CASE("layout: Megatron-Core's pipeline layout string, as its documentation tabulates it") {
+  const auto chunks = parse_pipeline_layout("Et*3|(tt|)*29,m|L");
+  REQUIRE(chunks);
+  REQUIRE(chunks->size() == 32);
+  CHECK((*chunks)[0] == ModelChunk{3, 0, true, false});
+  CHECK((*chunks)[16] == ModelChunk{2, 0, false, false});  // rank 0, chunk 1
+  CHECK((*chunks)[30] == ModelChunk{0, 1, false, false});  // rank 14, chunk 1: the MTP layer
+  CHECK((*chunks)[31] == ModelChunk{0, 0, false, true});   // rank 15, chunk 1: the loss alone
+
+  const ModelSpec dsv3 = *model_preset("deepseek-v3");
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 1024;
+  Layout l;
+  l.pp = 16;
+  l.vpp = 2;
+  l.ep = 8;
+  l.dp = 8;
+  l.pipeline_layout = "Et*3|(tt|)*29,m|L";
+  CHECK(validate_training_layout(dsv3, w, l, 128).empty());
+  const auto stages = layers_per_stage(dsv3, l);
+  CHECK(stages.front() == 5);
+  CHECK(stages[13] == 4);
+  CHECK(stages[14] == 2);
+  CHECK(stages.back() == 2);
+  CHECK(std::accumulate(stages.begin(), stages.end(), int64_t{0}) == 61);
+  const auto chunk_layers = layers_per_virtual_stage(dsv3, l);
+  CHECK(chunk_layers[31] == 0);
+  const auto mtp = mtp_layers_per_virtual_stage(l);
+  CHECK(std::accumulate(mtp.begin(), mtp.end(), int64_t{0}) == 1);
+  CHECK(mtp[30] == 1);
+
+  // Megatron-Bridge's DeepSeek-V3 recipe for PP 16 (recipes/deepseek/deepseek_v3.py layout_map
+  // (16, 1): [embedding + 4 decoder], 14 × [4 decoder], [decoder, mtp, loss]).
+  Layout bridge = l;
+  bridge.vpp = 1;
+  bridge.pipeline_layout = "Et*4|(t*4|)*14tmL";
+  CHECK(validate_training_layout(dsv3, w, bridge, 128).empty());
+  const auto bridge_stages = layers_per_stage(dsv3, bridge);
+  CHECK(bridge_stages.front() == 4);
+  CHECK(bridge_stages.back() == 1);
+}
+
+TEST_CASE("layout: a pipeline layout that does not fit the model or the degrees says why") {
+  const ModelSpec dsv3 = *model_preset("deepseek-v3");
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 1024;
+  Layout l;
+  l.pp = 16;
+  l.vpp = 1;
+  l.ep = 8;
+  l.dp = 8;
+  // Syntax, as Megatron-Core's parser refuses it.
+  for (const auto& [text, words] :
+       std::vector<std::pair<std::string, std::string>>{{"Et*4|x|L", "'x' is not a layer"},
+                                                        {"E(t|*3L", "not closed"},
+                                                        {"E(tt|)L", "must be followed by *n"},
+                                                        {"E((t)*2|)*3L", "cannot be nested"},
+                                                        {"t|E|L", "begin with the embedding"},
+                                                        {"Et|L|t", "end with the loss"},
+                                                        {"Etm|tL", "before the MTP layers"},
+                                                        {"EEt|L", "exactly one E"},
+                                                        {"Et*|L", "repeat count"}}) {
+    INFO(text);
+    const auto chunks = parse_pipeline_layout(text);
+    REQUIRE_FALSE(chunks);
+    CHECK_THAT(chunks.error().message, Contains(words));
+  }
+  // Against the model and the degrees.
+  l.pipeline_layout = "Et*3|(tt|)*29,m|L";  // 32 chunks: vpp 2, not 1
+  CHECK(has_problem(validate_training_layout(dsv3, w, l, 128), "vpp", "set vpp=2"));
+  l.pipeline_layout = "Et*4|(t*4|)*14L";  // 60 layers
+  CHECK(has_problem(validate_training_layout(dsv3, w, l, 128), "pp_layout", "places 60 transformer layers"));
+  l.pipeline_layout = "Et*4|(t*4|)*13t*5|L";  // 16 chunks over PP 16 but MTP-free: valid
+  CHECK(validate_training_layout(dsv3, w, l, 128).empty());
+  l.pipeline_layout = "Et*4|(t*4|)*14tmL";
+  l.stage_layers.assign(16, 4);
+  CHECK(has_problem(validate_training_layout(dsv3, w, l, 128), "stage_layers", "not both"));
+  l.stage_layers.clear();
+  l.pipeline_layout = "Et*4|(t*4|)*15t|L";  // 18 chunks
+  CHECK(has_problem(validate_training_layout(dsv3, w, l, 128), "pp_layout", "not a multiple of PP=16"));
+  // The MTP layer in rank 15's first chunk of two, ranks' second chunks empty (validate_layer_layout).
+  l.vpp = 2;
+  l.pipeline_layout = "Et*5|(t*4|)*14m|(|)*15L";
+  CHECK(has_problem(validate_training_layout(dsv3, w, l, 128), "pp_layout", "last model chunk"));
+}

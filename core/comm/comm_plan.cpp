@@ -185,6 +185,8 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
                                        "MoE token dispatch and combine (forward and backward)",
                                        "Lepikhin et al. 2020 GShard §2; Megatron-Core MoE all-to-all dispatcher",
                                        4 * moe_layers * micro_batches, bytes));
+    // The flex dispatcher's DeepEP/HybridEP kernels write to every peer's buffer from one launch.
+    spec.collectives.back().one_kernel = w.moe_dispatcher == MoeDispatcher::flex;
     specs.push_back(std::move(spec));
   }
   if (const AxisGroups* g = placement.axis(MeshAxis::edp); g != nullptr && stage.experts > 0) {
@@ -245,7 +247,9 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     double slowest = -1;
     for (PlannedCollective& c : spec.collectives) {
       for (const GroupPaths& g : paths) {
-        const CollectiveEstimate estimate = estimate_collective(router, g, c.op, c.bytes, options.constants, &load);
+        CommConstants constants = options.constants;
+        constants.all_to_all_one_kernel = c.one_kernel;
+        const CollectiveEstimate estimate = estimate_collective(router, g, c.op, c.bytes, constants, &load);
         if (estimate.time_s > c.time_s) {
           c.time_s = estimate.time_s;
           c.estimate = estimate;

@@ -20,6 +20,7 @@ struct PlannedCollective {
   std::string source;           // the formula's source
   double count_per_step = 0;    // calls per rank per optimizer step
   double bytes = 0;             // per call, nccl-tests convention (per-rank buffer; all-gather: output)
+  bool one_kernel = false;      // an all-to-all of DeepEP/HybridEP: every peer from one kernel (CommConstants)
   double time_s = 0;            // per call, slowest group, all groups concurrent
   CollectiveEstimate estimate;  // of the slowest group
   [[nodiscard]] double bytes_per_step() const { return count_per_step * bytes; }

@@ -130,9 +130,10 @@ class Evaluator {
 
   // One call of a collective on the group of `size` ranks spaced by `stride` starting at rank 0
   // (alone on the network: the fast model does not share links between groups).
-  double collective(int64_t stride, int64_t size, CollectiveOp op, double bytes) {
+  // `one_kernel`: an all-to-all of DeepEP/HybridEP (CommConstants::all_to_all_one_kernel).
+  double collective(int64_t stride, int64_t size, CollectiveOp op, double bytes, bool one_kernel = false) {
     if (size <= 1 || bytes <= 0) return 0;
-    const uint64_t key = key_of({stride, size, static_cast<int64_t>(op)});
+    const uint64_t key = key_of({stride, size, static_cast<int64_t>(op), one_kernel ? 1 : 0});
     auto it = comm_cache_.find(key);
     if (it == comm_cache_.end()) {
       const uint64_t group_key = key_of({stride, size});
@@ -144,9 +145,10 @@ class Evaluator {
         GroupBandwidth bandwidth = group_bandwidth(router_, paths, options_.estimate.comm.constants);
         group = group_cache_.emplace(group_key, std::pair{std::move(paths), bandwidth}).first;
       }
+      CommConstants constants = options_.estimate.comm.constants;
+      constants.all_to_all_one_kernel = one_kernel;
       it = comm_cache_
-               .emplace(key, prepare_collective(router_, group->second.first, op, options_.estimate.comm.constants,
-                                                group->second.second))
+               .emplace(key, prepare_collective(router_, group->second.first, op, constants, group->second.second))
                .first;
     }
     return evaluate_collective(it->second, bytes, options_.estimate.comm.constants).time_s;

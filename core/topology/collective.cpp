@@ -670,9 +670,12 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
         // NCCL runs the grouped sends and receives of an all-to-all as n − 1 rounds of one peer
         // pair each (enqueue.cc p2pSchedule), so the exchange latency is paid per round: the
         // 8 × A100 nccl-tests all-to-all floor is 87 µs against 34 µs for the ring collectives.
-        const double rounds = op == CollectiveOp::all_to_all ? n - 1 : 1.0;
+        // DeepEP/HybridEP (k.all_to_all_one_kernel) reach every peer from one kernel: one round.
+        const bool rounds_per_peer = op == CollectiveOp::all_to_all && !k.all_to_all_one_kernel;
+        const double rounds = rounds_per_peer ? n - 1 : 1.0;
+        // Across the trays of one NVLink domain no message crosses the network.
         const double lat = rounds * (base_us(kRing, p) + hw_us(intra_hw, kRing, p)) +
-                           (g.nodes > 1 ? (op == CollectiveOp::all_to_all ? nodes - 1 : 1.0) * inter_lat : 0.0);
+                           (g.nodes > 1 && !one_domain ? (rounds_per_peer ? nodes - 1 : 1.0) * inter_lat : 0.0);
         candidates.push_back(
             {lat * 1e-6, time_per_byte > 0 ? 1.0 / time_per_byte : b.ring,
              op == CollectiveOp::send_recv ? CollectiveAlgorithm::point_to_point : CollectiveAlgorithm::pairwise,

@@ -72,6 +72,10 @@ struct CommConstants {
   // 25 µs. Across nodes of such switches NCCL's NVLSTree all-reduce uses the same. `nvls=0` turns
   // both off (NCCL_NVLS_ENABLE=0).
   bool nvls = true;
+  // An all-to-all issued as one kernel that writes to every peer at once (DeepEP's and HybridEP's
+  // dispatch and combine, Megatron-Core's flex dispatcher): one launch's latency, not NCCL's
+  // n − 1 rounds of grouped sends and receives.
+  bool all_to_all_one_kernel = false;
   double nvls_efficiency[2] = {0.85, 0.74};
   double nvls_latency_us = 25.0;
   // tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 128 MiB: "Trees are not

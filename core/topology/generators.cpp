@@ -201,7 +201,12 @@ constexpr double kNvlinkC2cBytesPerS = 450e9;
 
 struct Options {
   int32_t count = 1;  // nodes, or racks for gb200-nvl72
-  std::string gpu;    // empty: the design's GPU
+  // gb200-nvl72: the compute trays of each rack in the job. A Slurm job allocated in segments of
+  // 16 trays (topology/block; NVIDIA's recommendation for jobs of 128 GPUs and more, "Unlock
+  // exascale performance on GB200 NVL72 with Slurm topology-aware job scheduling") holds 64 GPUs
+  // of each rack's NVLink domain.
+  int32_t trays = kTraysPerRack;
+  std::string gpu;  // empty: the design's GPU
   double oversubscription = 1;
   int32_t nodes_per_leaf = 32;
   double nic_gbps = 0;  // 0: the design's
@@ -234,8 +239,9 @@ const std::vector<Generator>& generators() {
          &kDgxB200},
         {{"gb200-nvl72",
           "per rack: 18 trays of 2 Grace + 4 B200 (NVLink-C2C), one 18-chip NVSwitch fabric for all 72 GPUs "
-          "(NVLink 5 ×18), 4× 400 Gb/s InfiniBand per tray; gpu=gb300: a GB300 NVL72 (4× 800 Gb/s ConnectX-8)",
-          {"racks", "gpu", "oversubscription", "nodes_per_leaf", "nic_gbps"}},
+          "(NVLink 5 ×18), 4× 400 Gb/s InfiniBand per tray; gpu=gb300: a GB300 NVL72 (4× 800 Gb/s ConnectX-8); "
+          "trays=16: the 16 trays (64 GPUs) of each rack a Slurm segment of 16 gives a job",
+          {"racks", "gpu", "oversubscription", "nodes_per_leaf", "nic_gbps", "trays"}},
          nullptr},
         {{"mi300x",
           "8× MI300X fully connected by xGMI (64 GB/s per direction per pair), 2× EPYC 9004, 8 PCIe Gen5 switches "
@@ -306,7 +312,12 @@ Result<Options> parse_options(const Generator& generator, std::string_view optio
       return make_error(ErrorCode::invalid_argument,
                         "\"" + key + "=" + std::string(value) + "\": " + key + " must be " + expected, spec);
     };
-    if (key == "nodes" || key == "racks" || key == "nodes_per_leaf") {
+    if (key == "trays") {
+      const auto n = parse_integer(value);
+      if (!n || *n < 1 || *n > kTraysPerRack)
+        return bad("an integer from 1 to " + std::to_string(kTraysPerRack) + " (compute trays per rack)");
+      options.trays = static_cast<int32_t>(*n);
+    } else if (key == "nodes" || key == "racks" || key == "nodes_per_leaf") {
       const int64_t limit = key == "racks" ? 1024 : 65536;
       const auto n = parse_integer(value);
       if (!n || *n < 1 || *n > limit) return bad("an integer from 1 to " + std::to_string(limit));
@@ -457,12 +468,12 @@ void build_host(Builder& b, const HostDesign& h, int32_t node, const std::string
 }
 
 // One GB200 NVL72 rack: the rack's NVSwitch fabric, then 18 trays (nodes).
-void build_gb200_rack(Builder& b, int32_t rack, const std::string& gpu_model) {
+void build_gb200_rack(Builder& b, int32_t rack, int32_t trays, const std::string& gpu_model) {
   const DeviceId nvswitch = b.device("r" + std::to_string(rack) + ".nvsw", DeviceKind::nvswitch,
                                      "NVLink switch trays (" + std::to_string(kGb200NvswitchChips) + " NVSwitch chips)",
                                      -1, rack, -1, -1, {}, kGb200NvswitchChips);
-  for (int32_t tray = 0; tray < kTraysPerRack; ++tray) {
-    const int32_t node = rack * kTraysPerRack + tray;
+  for (int32_t tray = 0; tray < trays; ++tray) {
+    const int32_t node = rack * trays + tray;
     const std::string p = "n" + std::to_string(node) + ".";
     std::vector<DeviceId> gpus, cpus, nics;
     for (int32_t g = 0; g < kGb200GpusPerTray; ++g)
@@ -508,15 +519,16 @@ Cluster build(const Generator& generator, const Options& options, std::string sp
     c.name = std::string(h.title) + ", " + plural(nodes, "node") + " (" + gpu_model + ")";
   } else {
     const int32_t racks = options.count;
-    nodes = racks * kTraysPerRack;
+    nodes = racks * options.trays;
     const std::string gpu_model = options.gpu.empty() ? std::string("gb200") : options.gpu;
     // GB300 NVL72 trays carry ConnectX-8 SuperNICs (800 Gb/s); GB200's ConnectX-7 (400 Gb/s).
     nic_gbps = options.nic_gbps > 0 ? options.nic_gbps : (gpu_model == "gb300" ? 800 : 400);
     c.devices.reserve(static_cast<size_t>(nodes) * 10 + 64);
     c.links.reserve(static_cast<size_t>(nodes) * 16 + 64);
-    for (int32_t r = 0; r < racks; ++r) build_gb200_rack(b, r, gpu_model);
+    for (int32_t r = 0; r < racks; ++r) build_gb200_rack(b, r, options.trays, gpu_model);
     for (int32_t r = 0; r < racks; ++r) c.rack_names.push_back("rack" + padded(r, 2));
-    c.name = "GB200 NVL72, " + plural(racks, "rack") + (gpu_model == "gb200" ? "" : " (" + gpu_model + ")");
+    c.name = "GB200 NVL72, " + plural(racks, "rack") + (gpu_model == "gb200" ? "" : " (" + gpu_model + ")") +
+             (options.trays == kTraysPerRack ? "" : ", " + plural(options.trays, "tray") + " each");
   }
   const size_t width = std::max<size_t>(3, std::to_string(std::max(nodes - 1, 0)).size());
   c.node_names.reserve(static_cast<size_t>(nodes));

@@ -329,6 +329,7 @@ TEST_CASE("generators: every generator gives an indexed cluster at one and sever
       {"dgx-b200:nodes=5", 40},
       {"gb200-nvl72", 72},
       {"gb200-nvl72:racks=3", 216},
+      {"gb200-nvl72:racks=4,trays=16", 256},  // a Slurm job in segments of 16 trays
       {"mi300x", 8},
       {"mi300x:nodes=33", 264},
       {"pcie-8gpu", 8},
@@ -342,6 +343,17 @@ TEST_CASE("generators: every generator gives an indexed cluster at one and sever
   CHECK(c.num_gpus() == gpus);
   CHECK(c.generator == spec);
   CHECK(index_cluster(c).empty());
+}
+
+TEST_CASE("generators: trays= keeps a job's trays of each NVL72 rack in that rack's NVLink domain") {
+  const Cluster c = generate("gb200-nvl72:racks=4,trays=16");
+  CHECK(c.num_nodes() == 64);
+  CHECK(c.rack_names.size() == 4);
+  // GPU 64 is the first of the second rack: node 16, not the 17th tray of rack 0.
+  CHECK(c.device(c.gpus[64]).rack == 1);
+  CHECK(c.device(c.gpus[63]).rack == 0);
+  CHECK_THAT(generate_cluster("gb200-nvl72:trays=19").error().message, Contains("from 1 to 18"));
+  CHECK_THAT(generate_cluster("dgx-h100:trays=16").error().message, Contains("no key \"trays\""));
 }
 
 TEST_CASE("generators: every name in the list generates") {

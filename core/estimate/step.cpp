@@ -489,6 +489,20 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                          ", whose per-op time is %.2f× the x86 hosts' where the costs were measured (TE issue #2053)",
                          host_cpu_op_time_ratio(efficiency.host_cpu))),
   };
+  if (!l.pipeline_layout.empty()) {
+    // The layout's split, and what its MTP layers cost (docs/schedules.md).
+    std::string stages;
+    for (const int64_t n : layers_per_stage(m, l)) stages += (stages.empty() ? "" : ":") + std::to_string(n);
+    int64_t mtp = 0;
+    for (const int64_t n : chunk_mtp) mtp += n;
+    est.assumptions.push_back(
+        "pipeline layout " + l.pipeline_layout + ": " + std::to_string(l.pp * l.vpp) + " model chunks, " + stages +
+        " transformer layers per rank" +
+        (mtp > 0 ? "; " + std::to_string(mtp) +
+                       " MTP layer(s), each a block like the last layer with its communication, the 2h → h "
+                       "projection and its own LM head and loss (DeepSeek-V3 §2.2)"
+                 : std::string()));
+  }
   if (fp8_linears(w)) est.assumptions.push_back(fp8_assumption(w));
   return est;
 }

@@ -4,6 +4,7 @@
 
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -543,4 +544,40 @@ TEST_CASE("main window: a launcher config imports as the project, exports back, 
   CHECK_FALSE(window.importLauncherConfig(broken));
   CHECK(window.inlineError().contains(QStringLiteral("broken.toml")));
   CHECK(window.project() == before);
+}
+
+// examples/pipeline-deepseek-v3-b200.json: Megatron-Bridge's PP 16 layout of DeepSeek-V3 with its
+// MTP layer (recipes/deepseek/deepseek_v3.py layout_map (16, 1)), edited in the layout form.
+TEST_CASE("main window: the layout form edits a Megatron pipeline layout; a wrong one is shown inline") {
+  const Project project = example_project("pipeline-deepseek-v3-b200.json");
+  REQUIRE(project.layout.pipeline_layout == "Et*4|(t*4|)*14tmL");
+  ui::MainWindow window(project);
+  window.waitForEvaluation();
+  REQUIRE(window.evaluation());
+  REQUIRE(window.evaluation()->estimate);
+  const std::vector<double> busy = window.evaluation()->estimate->schedule.busy_s;
+  REQUIRE(busy.size() == 16);
+  ui::KeyForm* form = window.workloadPanel()->layoutForm();
+  REQUIRE(form->editor("pp_layout") != nullptr);
+  const QString shots = qEnvironmentVariable("MESHSCOPE_SCREENSHOT_DIR");
+  if (!shots.isEmpty()) CHECK(form->grab().save(QDir(shots).filePath(QStringLiteral("layout-form.png"))));
+
+  // Without the MTP layer the last stage is lighter; the others do not change.
+  REQUIRE(form->setValue("pp_layout", QStringLiteral("Et*4|(t*4|)*14tL")));
+  window.waitForEvaluation();
+  REQUIRE(window.evaluation()->estimate);
+  CHECK(window.evaluation()->estimate->schedule.busy_s.back() < busy.back());
+  CHECK(window.evaluation()->estimate->schedule.busy_s[8] == Approx(busy[8]).epsilon(1e-6));
+  // 60 layers placed: the evaluation lists the problem (shown in the workload panel's status).
+  REQUIRE(form->setValue("pp_layout", QStringLiteral("Et*4|(t*4|)*14L")));
+  window.waitForEvaluation();
+  const auto& problems = window.evaluation()->problems;
+  CHECK(std::any_of(problems.begin(), problems.end(), [](const LayoutProblem& p) {
+    return p.field == "pp_layout" && p.message.find("60 transformer layers") != std::string::npos;
+  }));
+  // A layout that does not parse is refused at the form, naming the key.
+  REQUIRE(form->setValue("pp_layout", QStringLiteral("Et*4|(t*4|*14tmL")));
+  window.waitForEvaluation();
+  CHECK(window.workloadPanel()->inputError().contains(QStringLiteral("pp_layout")));
+  CHECK(window.project().layout.pp == 16);
 }

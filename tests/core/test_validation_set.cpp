@@ -299,7 +299,14 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     // PP 2) than today's recipes and keep the all-to-all dispatcher.
     if (row.at("model") == "qwen3-30b-a3b" && (row.at("gpu") == "GB200" || row.at("gpu") == "GB300"))
       w.moe_dispatcher = MoeDispatcher::flex;
-    if (row.at("model") == "deepseek-v3") w.moe_dispatcher = MoeDispatcher::flex;
+    if (row.at("model") == "deepseek-v3") {
+      w.moe_dispatcher = MoeDispatcher::flex;
+      // deepseek_v3.py: the precision-aware optimizer with BF16 main gradients and BF16 Adam moments
+      // (main_grads_dtype, exp_avg_dtype, exp_avg_sq_dtype), gradients reduced in BF16
+      // (grad_reduce_in_fp32 = False).
+      w.grad_dtype = DType::bf16;
+      w.optimizer_state_dtype = DType::bf16;
+    }
   }
   return s;
 }

@@ -288,6 +288,20 @@ std::vector<TrainingRow> make_training_rows() {
        "Refused without `overlap_grad_reduce` (as Megatron refuses it); with `zero=0` (no distributed optimizer) or "
        "`zero=3` not applied, and `assumptions` says so",
        "megatron/core/optimizer/distrib_optimizer.py; megatron/training/arguments.py validate_args"}));
+  rows.push_back(training_bool<&TrainingWorkload::ep_comm_overlap>(
+      {"ep_comm_overlap",
+       "overlap_moe_expert_parallel_comm",
+       {},
+       {},
+       "",
+       "",
+       "false (Megatron-LM: off unless `--overlap-moe-expert-parallel-comm`)",
+       "Megatron `--overlap-moe-expert-parallel-comm` (combined 1F1B): in the steady state one micro-batch's forward "
+       "runs beside another's backward, each one's EP dispatch and combine all-to-alls under the other's compute; "
+       "exposed: what exceeds that compute, and all of it in the passes the warm-up and cool-down leave unpaired "
+       "(2(p − 1) + (v − 1)p + 1 of the first rank's m·v interleaved, p under 1F1B, 1 without a pipeline). Under "
+       "DualPipe every pass is paired anyway",
+       "megatron/core/pipeline_parallel/combined_1f1b.py; schedules.py"}));
   rows.push_back(training_bool<&TrainingWorkload::fsdp_prefetch>(
       {"fsdp_prefetch",
        "",

@@ -112,6 +112,9 @@ struct TrainingWorkload {
   bool overlap_grad_reduce = false;   // --overlap-grad-reduce: bucketed gradient reduction under the backward
   bool overlap_param_gather = false;  // --overlap-param-gather: the distributed optimizer's gather under the forward
   bool fsdp_prefetch = true;          // FSDP2: the next block's all-gather issued under this block's compute
+  // --overlap-moe-expert-parallel-comm: Megatron-Core's combined 1F1B runs one micro-batch's
+  // forward beside another's backward, each one's EP all-to-alls under the other's compute.
+  bool ep_comm_overlap = false;
   ReshardAfterForward reshard_after_forward = ReshardAfterForward::torchtitan_default;
   // CUDA graphs (Megatron-LM --cuda-graph-impl / --external-cuda-graph, torch.compile's
   // reduce-overhead): the captured kernels replay without host dispatch (docs/estimate.md).

@@ -127,4 +127,11 @@ double fsdp_exposed_s(const FsdpBlock& b, double blocks_per_step, bool prefetch)
   return blocks_per_step * (forward + backward) + b.all_gather_s + b.reduce_scatter_s;
 }
 
+double ep_overlap_paired_share(int64_t pp, int64_t vpp, int64_t micro_batches) {
+  const auto p = static_cast<double>(std::max<int64_t>(pp, 1)), v = static_cast<double>(std::max<int64_t>(vpp, 1));
+  const double passes = static_cast<double>(std::max<int64_t>(micro_batches, 1)) * v;
+  const double unpaired = pp <= 1 ? 1.0 : (vpp > 1 ? 2 * (p - 1) + (v - 1) * p + 1 : p);
+  return std::max(0.0, 1.0 - unpaired / passes);
+}
+
 }  // namespace meshscope

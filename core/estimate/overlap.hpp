@@ -63,6 +63,16 @@ struct TpLayerCost {
 // unknown (then no SM margin can be charged, and the estimate says so).
 [[nodiscard]] double streaming_multiprocessors(const GpuSpec& gpu);
 
+// Megatron-Core's EP all-to-all overlap (--overlap-moe-expert-parallel-comm;
+// megatron/core/pipeline_parallel/combined_1f1b.py): in the steady state each (micro-batch, chunk)
+// forward runs beside another's backward on two streams, the forward's dispatch and combine under
+// the backward's compute and the backward's under the forward's. The warm-up forwards and the
+// cool-down backwards have no partner: of a rank's m·v forward passes the first rank's warm-up
+// leaves 2(p − 1) + (v − 1)·p + 1 unpaired under the interleaved schedule (schedules.py, one more
+// with the overlap), p under 1F1B, and one without pipelining. The share of forward (and of
+// backward) passes that are paired: 1 − unpaired / (m·v), at least 0.
+[[nodiscard]] double ep_overlap_paired_share(int64_t pp, int64_t vpp, int64_t micro_batches);
+
 // Bucketed data-parallel collectives overlapped with a compute window (Megatron-Core
 // megatron/core/distributed/param_and_grad_buffer.py): the buckets are issued one after another
 // as the window's compute makes them ready, so what the window cannot hide is exposed, and at

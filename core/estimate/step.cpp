@@ -146,6 +146,8 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   // Multi-token prediction (a pipeline layout's 'm'): each module's transformer block is one more
   // layer of the kind of the model's last, with its communication, plus mtp_extra_compute.
   const auto chunk_mtp = mtp_layers_per_virtual_stage(l);
+  // The share of passes whose EP all-to-alls Megatron's combined 1F1B pairs with another's compute.
+  const double ep_paired = w.ep_comm_overlap ? ep_overlap_paired_share(l.pp, l.vpp, micro_batches) : 0.0;
   struct StageWork {
     WorkTime compute;
     double tp_s = 0, cp_s = 0, ep_s = 0, p2p_s = 0;
@@ -192,9 +194,14 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       const double cp_backward = std::max(0.0, cp_layer_backward - t.backward_input_s * 0.5);
       const double ep_each = m.is_moe_layer(layer) ? 2 * ep_call : 0.0;
       // Under DualPipe a forward's all-to-alls hide behind the paired backward's compute and a
-      // backward's behind the paired forward's; only what exceeds it is exposed.
-      const double ep_forward = dualpipe ? std::max(0.0, ep_each - t.backward_input_s - t.backward_weight_s) : ep_each;
-      const double ep_backward = dualpipe ? std::max(0.0, ep_each - t.forward_s) : ep_each;
+      // backward's behind the paired forward's; only what exceeds it is exposed. Megatron's
+      // combined 1F1B (ep_comm_overlap) does the same for the passes its steady state pairs.
+      const double ep_forward_paired = std::max(0.0, ep_each - t.backward_input_s - t.backward_weight_s);
+      const double ep_backward_paired = std::max(0.0, ep_each - t.forward_s);
+      const double ep_forward =
+          dualpipe ? ep_forward_paired : ep_paired * ep_forward_paired + (1 - ep_paired) * ep_each;
+      const double ep_backward =
+          dualpipe ? ep_backward_paired : ep_paired * ep_backward_paired + (1 - ep_paired) * ep_each;
       const double ep_recompute = recomputed ? ep_forward : 0.0;
       t.forward_s += tp_cost.forward_s + cp_forward + ep_forward;
       t.backward_input_s += tp_cost.backward_s + cp_backward + ep_backward;
@@ -455,7 +462,12 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       "CP ring exchange overlaps half of the attention work it feeds; the rest is exposed",
       (dualpipe ? "EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's compute "
                   "(DualPipe); what exceeds it is exposed"
-                : std::string("EP dispatch/combine all-to-alls exposed (no DualPipe-style overlap)")) +
+       : w.ep_comm_overlap
+           ? format("EP dispatch/combine all-to-alls of the %.0f %% of passes Megatron's combined 1F1B pairs "
+                    "(ep_comm_overlap) under the other micro-batch's compute, what exceeds it exposed; the "
+                    "warm-up and cool-down passes' exposed",
+                    100 * ep_paired)
+           : std::string("EP dispatch/combine all-to-alls exposed (no DualPipe-style overlap)")) +
           (m.is_moe() && l.ep > 1
                ? "; moe_dispatcher=" + std::string(enum_name(w.moe_dispatcher)) +
                      format(": %.2f rows per token", dispatched_rows_per_token(m, l.ep, w.moe_dispatcher)) +

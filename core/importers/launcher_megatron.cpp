@@ -100,7 +100,7 @@ struct UnmodelledFlag {
   std::string_view name;
   std::string_view why;
 };
-constexpr std::array<UnmodelledFlag, 21> kMegatronUnmodelled{{
+constexpr std::array<UnmodelledFlag, 20> kMegatronUnmodelled{{
     {"rampup-batch-size", "a batch-size ramp: the estimate is of the final --global-batch-size"},
     {"step-batch-size-schedule", "a batch-size schedule: the estimate is of the final --global-batch-size"},
     {"fp8-param-gather", "FP8 weights gathered (the distributed optimizer's all-gather in FP8): modelled as 16-bit"},
@@ -121,7 +121,6 @@ constexpr std::array<UnmodelledFlag, 21> kMegatronUnmodelled{{
     {"use-custom-fsdp", "Megatron-FSDP: modelled as the distributed optimizer"},
     {"defer-embedding-wgrad-compute", "the embedding's weight gradient deferred: not modelled"},
     {"num-distributed-optimizer-instances", "a partial distributed optimizer: modelled as sharded over all of DP"},
-    {"overlap-moe-expert-parallel-comm", "MoE all-to-all under compute: not modelled"},
 }};
 
 // Megatron pads the vocabulary to a multiple of --make-vocab-size-divisible-by (default 128) times TP
@@ -419,6 +418,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   if (args.has("tp-comm-overlap")) keys.push_back({"tp_comm_overlap", "true"});
   if (args.has("overlap-grad-reduce")) keys.push_back({"overlap_grad_reduce", "true"});
   if (args.has("overlap-param-gather")) keys.push_back({"overlap_param_gather", "true"});
+  if (args.has("overlap-moe-expert-parallel-comm")) keys.push_back({"ep_comm_overlap", "true"});
   MS_TRY(cp_comm, args.text("cp-comm-type"));
   if (cp_comm) {
     if (*cp_comm == "a2a")

@@ -230,6 +230,7 @@ LauncherExport export_megatron_args(const Project& project) {
                            " is written as Megatron-LM's distributed optimizer (ZeRO-1)");
   if (w.overlap_grad_reduce) training.emplace_back("--overlap-grad-reduce");
   if (w.overlap_param_gather) training.emplace_back("--overlap-param-gather");
+  if (w.ep_comm_overlap) training.emplace_back("--overlap-moe-expert-parallel-comm");
   if (w.tp_comm_overlap) training.emplace_back("--tp-comm-overlap");
   switch (w.recompute) {
     case RecomputeMode::none:

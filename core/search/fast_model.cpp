@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/comm/comm_plan.hpp"
+#include "core/estimate/overlap.hpp"
 #include "core/flops.hpp"
 
 namespace meshscope::search_detail {
@@ -64,10 +65,17 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const bool full = w.recompute == RecomputeMode::full;
   // DualPipe (DeepSeek-V3 §3.2.1) runs a forward chunk's all-to-alls under the paired backward's
   // compute and vice versa, and sends asynchronously (as estimate_step).
+  // Megatron's combined 1F1B (ep_comm_overlap) pairs the steady state's passes the same way.
   const bool dualpipe = c.schedule == PipelineSchedule::dualpipe && l.pp > 1;
+  const double paired = dualpipe            ? 1.0
+                        : w.ep_comm_overlap ? ep_overlap_paired_share(l.pp, l.vpp, num_micro_batches(w, l))
+                                            : 0.0;
   const double ep_forward =
-      dualpipe && moe != nullptr ? std::max(0.0, ep_layer - moe->backward_input_s - moe->backward_weight_s) : ep_layer;
-  const double ep_backward = dualpipe && moe != nullptr ? std::max(0.0, ep_layer - moe->forward_s) : ep_layer;
+      moe != nullptr
+          ? paired * std::max(0.0, ep_layer - moe->backward_input_s - moe->backward_weight_s) + (1 - paired) * ep_layer
+          : ep_layer;
+  const double ep_backward =
+      moe != nullptr ? paired * std::max(0.0, ep_layer - moe->forward_s) + (1 - paired) * ep_layer : ep_layer;
   std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
   double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_forward = 0;
   for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {

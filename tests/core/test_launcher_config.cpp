@@ -424,12 +424,12 @@ TEST_CASE("launcher: a bare argument list and virtual stages") {
 
 // Megatron-LM docs (pipeline_parallel_layout.md): DeepSeek-V3 on PP 16 × VPP 2 with
 // --pipeline-model-parallel-layout "Et*3|(tt|)*29,m|L"; the layout's 32 chunks give the 2 virtual stages.
-TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets the virtual stages") {
+TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets the virtual stages; EP overlap") {
   const std::string args =
       "--num-layers 61 --hidden-size 7168 --num-attention-heads 128 --seq-length 4096 --swiglu \\\n"
       "--normalization RMSNorm --position-embedding-type rope --vocab-size 129280 --ffn-hidden-size 18432 \\\n"
       "--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout \"Et*3|(tt|)*29,m|L\" \\\n"
-      "--micro-batch-size 1 --global-batch-size 1024 --bf16\n";
+      "--micro-batch-size 1 --global-batch-size 1024 --bf16 --overlap-moe-expert-parallel-comm\n";
   LauncherImportOptions options;
   options.gpus = 128;
   auto r = import_megatron_args(args, "args.txt", options);
@@ -437,9 +437,11 @@ TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets th
   CHECK(r->project.layout.pipeline_layout == "Et*3|(tt|)*29m|L");  // Megatron's cosmetic comma dropped
   CHECK(r->project.layout.vpp == 2);
   CHECK(r->project.training.schedule == PipelineSchedule::interleaved);
+  CHECK(r->project.training.ep_comm_overlap);  // --overlap-moe-expert-parallel-comm
   auto exported = import_megatron_args(export_megatron_args(r->project).text, "exported.sh", options);
   REQUIRE(exported);
   CHECK(exported->project.layout == r->project.layout);
+  CHECK(exported->project.training.ep_comm_overlap);
 
   auto broken = import_megatron_args(replaced(args, "(tt|)*29", "(tt|*29"), "args.txt", options);
   REQUIRE_FALSE(broken);

@@ -66,12 +66,12 @@ void check_pipeline_layout(std::vector<LayoutProblem>& problems, const ModelSpec
   if (!l.stage_layers.empty()) problems.push_back({"stage_layers", "Give either stages= or pp_layout=, not both."});
   // MTP: all of it in one rank's last chunk, not on the first rank (validate_layer_layout).
   const int64_t v = n / l.pp;
+  int64_t mtp = 0;
+  for (const ModelChunk& c : *chunks) mtp += c.mtp;
   for (int64_t u = 0; u < n; ++u) {
     const ModelChunk& c = (*chunks)[static_cast<size_t>(u)];
     if (c.mtp == 0) continue;
     const int64_t rank = u % l.pp, chunk = u / l.pp;
-    int64_t mtp = 0;
-    for (const ModelChunk& other : *chunks) mtp += other.mtp;
     if (chunk != v - 1 || (rank == 0 && l.pp > 1) || c.mtp != mtp) {
       problems.push_back({"pp_layout",
                           "The MTP layers ('m') must all be in one pipeline rank's last model chunk, "

@@ -67,14 +67,15 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, int64_t stage) {
   StageParams p;
   p.layers = layers[static_cast<size_t>(stage)];
   p.first_layer = firsts[static_cast<size_t>(stage)];
-  for (int64_t i = 0; i < p.layers; ++i) {
-    const LayerParams lp = layer_params(m, p.first_layer + i);
-    const double dense = (lp.attention + lp.mlp + lp.shared_experts) / tp + lp.norms + lp.router;
+  // One block on this rank: its TP-split dense parameters (plus `extra_dense`) and its experts.
+  const auto add_block = [&](const LayerParams& lp, double extra_dense, double copies) {
+    const double dense = (lp.attention + lp.mlp + lp.shared_experts) / tp + lp.norms + lp.router + extra_dense;
     const double experts = lp.routed_experts / static_cast<double>(l.ep * l.etp);
-    p.dense += dense;
-    p.experts += experts;
+    p.dense += copies * dense;
+    p.experts += copies * experts;
     p.largest_layer = std::max(p.largest_layer, dense + experts);
-  }
+  };
+  for (int64_t i = 0; i < p.layers; ++i) add_block(layer_params(m, p.first_layer + i), 0.0, 1.0);
   // Multi-token prediction (DeepSeek-V3 §2.2; Megatron-Core MultiTokenPredictionLayer): per module a
   // transformer block like the model's last layer, two RMSNorms (enorm, hnorm) and the 2h → h
   // projection (eh_proj, column-parallel); the embedding and the output head are shared.
@@ -82,14 +83,8 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, int64_t stage) {
   for (size_t u = static_cast<size_t>(stage); u < mtp.size(); u += static_cast<size_t>(std::max<int64_t>(l.pp, 1)))
     p.mtp_layers += mtp[u];
   if (p.mtp_layers > 0) {
-    const LayerParams lp = layer_params(m, m.num_layers - 1);
     const auto h = static_cast<double>(m.hidden_size);
-    const double dense =
-        (lp.attention + lp.mlp + lp.shared_experts) / tp + lp.norms + lp.router + 2 * h * h / tp + 2 * h;
-    const double experts = lp.routed_experts / static_cast<double>(l.ep * l.etp);
-    p.dense += static_cast<double>(p.mtp_layers) * dense;
-    p.experts += static_cast<double>(p.mtp_layers) * experts;
-    p.largest_layer = std::max(p.largest_layer, dense + experts);
+    add_block(layer_params(m, m.num_layers - 1), 2 * h * h / tp + 2 * h, static_cast<double>(p.mtp_layers));
   }
   const double vocab_table = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) / tp;
   if (stage == 0) {  // vocab-parallel embedding; a learned position table is replicated

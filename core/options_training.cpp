@@ -88,24 +88,29 @@ std::vector<TrainingRow> make_training_rows() {
   rows.push_back({{"precision",
                    "",
                    KeyType::choice,
-                   {"bf16", "fp16", "fp8"},
+                   {"bf16", "fp16", "fp8", "nvfp4"},
                    "",
                    "",
                    "`bf16`",
-                   "GEMM precision (fp8: mixed, weights stay 16-bit); sets the parameter dtype (and a 16-bit gradient "
-                   "dtype) to match",
-                   "Transformer Engine FP8 recipes (Micikevicius et al. 2022)"},
+                   "GEMM precision of the transformer layers' linear layers (fp8, nvfp4: mixed, weights stay "
+                   "16-bit; attention, router and LM head in BF16); sets the parameter dtype (and a 16-bit gradient "
+                   "dtype) to match. fp8 needs FP8 tensor cores (Hopper, Ada, Blackwell, MI300), nvfp4 FP4 ones "
+                   "(Blackwell)",
+                   "Transformer Engine FP8 recipes (Micikevicius et al. 2022); NVFP4: TE NVFP4BlockScaling, Megatron "
+                   "--fp4-format e2m1 (NVIDIA, Pretraining LLMs with NVFP4, 2025)"},
                   0,
                   0,
-                  "bf16, fp16 or fp8 (mixed precision)",
+                  "bf16, fp16, fp8 or nvfp4 (mixed precision)",
                   [](TrainingWorkload& w, const Parsed& p) {
-                    const DType v = *parse_dtype(p.text);
+                    const DType v = p.text == "nvfp4" ? DType::fp4 : *parse_dtype(p.text);
                     w.compute_dtype = v;
                     w.param_dtype = v == DType::fp16 ? DType::fp16 : DType::bf16;
                     if (w.grad_dtype != DType::fp32) w.grad_dtype = w.param_dtype;
                     return ok();
                   },
-                  [](const TrainingWorkload& w) -> Get { return dtype_text(w.compute_dtype); }});
+                  [](const TrainingWorkload& w) -> Get {
+                    return w.compute_dtype == DType::fp4 ? std::string("nvfp4") : dtype_text(w.compute_dtype);
+                  }});
   rows.push_back(training_dtype<&TrainingWorkload::param_dtype>(
       {"param_dtype", "", {}, {}, "", "", "from the convention", "storage of the weights", "docs/conventions.md"}));
   rows.push_back(training_dtype<&TrainingWorkload::grad_dtype>(

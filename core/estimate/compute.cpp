@@ -54,6 +54,21 @@ double host_cpu_op_time_ratio(std::string_view cpu_name) {
   return 1.0;
 }
 
+Result<bool> check_training_precision(const GpuSpec& gpu, DType compute_dtype) {
+  // 16-bit precisions fall back to the other 16-bit peak (PyTorch runs BF16 on a V100, slowly);
+  // the low-precision recipes have no fallback.
+  if (gpu.peak_flops_per_s(compute_dtype) || (compute_dtype != DType::fp8 && compute_dtype != DType::fp4)) return true;
+  std::string has;
+  for (const DType t : {DType::bf16, DType::fp16, DType::fp8, DType::fp4})
+    if (gpu.peak_flops_per_s(t))
+      has += (has.empty() ? "" : ", ") + std::string(t == DType::fp4 ? "nvfp4" : dtype_name(t));
+  const std::string name = compute_dtype == DType::fp4 ? "NVFP4 (FP4)" : std::string(dtype_name(compute_dtype));
+  return make_error(ErrorCode::invalid_argument,
+                    gpu.name + " has no " + name + " tensor cores, so no framework trains in it there" +
+                        (has.empty() ? std::string() : "; it has " + has),
+                    "precision");
+}
+
 ComputeEfficiency on_host_cpu(ComputeEfficiency e, std::string_view cpu_name) {
   const double ratio = host_cpu_op_time_ratio(cpu_name);
   if (e.host_costs_given || ratio == 1.0) return e;

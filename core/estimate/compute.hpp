@@ -177,5 +177,11 @@ struct OperationCost {
 
 // The dense peak the compute dtype runs at on this GPU (fp8 falls back to bf16/fp16 if absent).
 [[nodiscard]] double compute_peak_flops(const GpuSpec& gpu, DType compute_dtype);
+// Whether the GPU has tensor cores for a low-precision training recipe (fp8, nvfp4): an error
+// naming the GPU and the precisions it has otherwise. The frameworks refuse rather than emulate:
+// Transformer Engine runs FP8 from compute capability 8.9 (Ada, Hopper) and NVFP4 from 10.0
+// (Blackwell), transformer_engine/pytorch/fp8.py check_fp8_support / check_nvfp4_support. The
+// catalogue's dense peaks say which a GPU has (resources/gpus.json, from the vendors' datasheets).
+[[nodiscard]] Result<bool> check_training_precision(const GpuSpec& gpu, DType compute_dtype);
 
 }  // namespace meshscope

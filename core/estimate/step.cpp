@@ -84,6 +84,8 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     auto g = find_gpu(cluster.gpus.empty() ? "h100-sxm" : cluster.device(cluster.gpus.front()).gpu_model);
     return g ? *g : *find_gpu("h100-sxm");
   }();
+  if (auto supported = check_training_precision(gpu, w.compute_dtype); !supported)
+    return tl::unexpected(supported.error());
   // The host costs scaled to the CPU that issues the first GPU's kernels (compute.hpp on_host_cpu).
   const ComputeEfficiency efficiency = on_host_cpu(options.efficiency, host_cpu_name(cluster));
   const ComputeContext context{m, w, l, gpu, efficiency};

@@ -100,11 +100,10 @@ struct UnmodelledFlag {
   std::string_view name;
   std::string_view why;
 };
-constexpr std::array<UnmodelledFlag, 20> kMegatronUnmodelled{{
+constexpr std::array<UnmodelledFlag, 18> kMegatronUnmodelled{{
     {"rampup-batch-size", "a batch-size ramp: the estimate is of the final --global-batch-size"},
     {"step-batch-size-schedule", "a batch-size schedule: the estimate is of the final --global-batch-size"},
     {"fp8-param-gather", "FP8 weights gathered (the distributed optimizer's all-gather in FP8): modelled as 16-bit"},
-    {"fp8-recipe", "the FP8 scaling recipe (delayed, tensorwise, mxfp8, blockwise): not modelled"},
     {"cross-entropy-loss-fusion", "the fused cross-entropy's smaller logits buffers: not modelled"},
     {"empty-unused-memory-level", "the allocator cache emptied each step: not modelled"},
     {"manual-gc", "Python garbage collection at fixed steps: host time not modelled"},
@@ -113,7 +112,6 @@ constexpr std::array<UnmodelledFlag, 20> kMegatronUnmodelled{{
     {"decoder-last-pipeline-num-layers", "an uneven last stage: give stages= as a layout key"},
     {"account-for-embedding-in-pipeline-split", "the embedding counted as a layer in the stage split: not modelled"},
     {"account-for-loss-in-pipeline-split", "the loss counted as a layer in the stage split: not modelled"},
-    {"moe-token-dispatcher-type", "the MoE dispatcher (alltoall, allgather, flex): all-to-all is modelled"},
     {"moe-grouped-gemm", "grouped expert GEMMs: the expert GEMM efficiency is not changed"},
     {"moe-expert-capacity-factor", "a token capacity per expert: dropless routing is modelled"},
     {"optimizer-cpu-offload", "the optimizer on the CPU: not modelled"},
@@ -386,14 +384,33 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     (void)args.has("fp8-amax-compute-algo");
     (void)args.has("fp8-margin");
   }
+  // NVFP4 (--fp4-format e2m1, whose only recipe is --fp4-recipe nvfp4: Transformer Engine's
+  // NVFP4BlockScaling); Megatron-LM takes FP8 or FP4, not both.
+  const bool fp4 = args.has("fp4-format");
+  if (fp4 && fp8)
+    return make_error(ErrorCode::invalid_argument, "--fp8-format and --fp4-format together: Megatron-LM takes one",
+                      args.where(*args.find("fp4-format")));
+  MS_TRY(fp4_recipe, args.text("fp4-recipe"));
+  if (fp4 && fp4_recipe && *fp4_recipe != "nvfp4")
+    out.unmodelled.push_back("--fp4-recipe " + *fp4_recipe + ": modelled as nvfp4");
+  const std::string low = fp8 ? "fp8" : "nvfp4";
   if (args.has("fp16")) {
-    keys.push_back({"precision", fp8 ? "fp8" : "fp16"});
-    if (fp8) keys.push_back({"param_dtype", "fp16"});
-  } else if (args.has("bf16")) {
-    keys.push_back({"precision", fp8 ? "fp8" : "bf16"});
+    keys.push_back({"precision", fp8 || fp4 ? low : "fp16"});
+    if (fp8 || fp4) keys.push_back({"param_dtype", "fp16"});
   } else {
-    keys.push_back({"precision", fp8 ? "fp8" : "bf16"});
-    out.unmodelled.emplace_back("no --bf16 or --fp16: fp32 training is not modelled (bf16 assumed)");
+    keys.push_back({"precision", fp8 || fp4 ? low : "bf16"});
+    if (!args.has("bf16"))
+      out.unmodelled.emplace_back("no --bf16 or --fp16: fp32 training is not modelled (bf16 assumed)");
+  }
+  // The FP8 scaling recipe (--fp8-recipe: delayed, the default, tensorwise, mxfp8, blockwise, custom).
+  MS_TRY(fp8_recipe, args.text("fp8-recipe"));
+  if (fp8 && fp8_recipe) {
+    if (*fp8_recipe == "tensorwise")
+      keys.push_back({"fp8_recipe", "current"});
+    else if (*fp8_recipe == "delayed" || *fp8_recipe == "mxfp8" || *fp8_recipe == "blockwise")
+      keys.push_back({"fp8_recipe", *fp8_recipe});
+    else
+      out.unmodelled.push_back("--fp8-recipe " + *fp8_recipe + ": modelled as delayed scaling");
   }
   keys.push_back({"zero", distributed_optimizer ? "1" : "0"});
   if (args.has("grad-reduce-in-bf16")) keys.push_back({"grad_dtype", "bf16"});
@@ -430,6 +447,14 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   if (args.has("enable-cuda-graph") || args.has("external-cuda-graph") ||
       (cuda_graph_impl && *cuda_graph_impl != "none"))
     keys.push_back({"cuda_graphs", "true"});
+  // The MoE token dispatcher (--moe-token-dispatcher-type: allgather, the default, alltoall, flex).
+  MS_TRY(dispatcher, args.text("moe-token-dispatcher-type"));
+  if (dispatcher && (*dispatcher == "alltoall" || *dispatcher == "flex")) {
+    keys.push_back({"moe_dispatcher", *dispatcher});
+  } else if (project.model.is_moe()) {
+    out.unmodelled.push_back("--moe-token-dispatcher-type " + dispatcher.value_or("allgather (the default)") +
+                             ": modelled as alltoall");
+  }
   MS_TRY(attention_backend, args.text("attention-backend"));  // default auto (flash or fused)
   if (attention_backend && (*attention_backend == "unfused" || *attention_backend == "local"))
     keys.push_back({"flash", "false"});

@@ -65,6 +65,8 @@ LauncherExport export_torchtitan_toml(const Project& project) {
   }
   model.insert("hf_assets_path", placeholder(out, "HF_ASSETS_PATH", "the tokenizer and config files"));
   if (w.compute_dtype == DType::fp8) model.insert("converters", toml::array{"float8"});
+  if (w.compute_dtype == DType::fp4)
+    out.warnings.emplace_back("NVFP4 training is not a torchtitan converter meshscope writes: bf16 written");
   root.insert("model", std::move(model));
 
   // ZeRO-3 is FSDP (shard over the ZeRO group, replicate over the rest: HSDP); ZeRO 0 is replication.
@@ -210,6 +212,7 @@ LauncherExport export_megatron_args(const Project& project) {
       model.push_back("--moe-shared-expert-intermediate-size " +
                       std::to_string(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size));
     if (m.moe.layer_frequency != 1) model.push_back("--moe-layer-freq " + std::to_string(m.moe.layer_frequency));
+    model.push_back("--moe-token-dispatcher-type " + std::string(enum_name(w.moe_dispatcher)));
     if (m.moe.first_dense_layers > 0)
       out.warnings.emplace_back("the leading dense layers are not written (give --moe-layer-freq as a list)");
   }
@@ -222,7 +225,15 @@ LauncherExport export_megatron_args(const Project& project) {
                                     "--lr " + quoted_placeholder(out, "LR", "the learning rate")};
   const bool fp16 = w.compute_dtype == DType::fp16 || (w.compute_dtype == DType::fp8 && w.param_dtype == DType::fp16);
   training.emplace_back(fp16 ? "--fp16" : "--bf16");
-  if (w.compute_dtype == DType::fp8) training.emplace_back("--fp8-format hybrid");
+  if (w.compute_dtype == DType::fp8) {
+    training.emplace_back("--fp8-format hybrid");
+    // Megatron-LM's --fp8-recipe names current scaling "tensorwise"; without it, delayed (as auto).
+    if (w.fp8_recipe == Fp8Recipe::current)
+      training.emplace_back("--fp8-recipe tensorwise");
+    else if (w.fp8_recipe != Fp8Recipe::automatic)
+      training.push_back("--fp8-recipe " + std::string(enum_name(w.fp8_recipe)));
+  }
+  if (w.compute_dtype == DType::fp4) training.emplace_back("--fp4-format e2m1 --fp4-recipe nvfp4");
   if (w.grad_dtype == DType::bf16) training.emplace_back("--grad-reduce-in-bf16");
   if (w.zero_stage >= 1) training.emplace_back("--use-distributed-optimizer");
   if (w.zero_stage >= 2)
@@ -299,7 +310,9 @@ LauncherExport export_deepspeed_json(const Project& project) {
   doc["train_micro_batch_size_per_gpu"] = layout.micro_batch;
   doc["gradient_accumulation_steps"] = per_step > 0 ? w.global_batch / per_step : 1;
   const bool fp16 = w.compute_dtype == DType::fp16 || w.param_dtype == DType::fp16;
-  if (w.compute_dtype == DType::fp8) out.warnings.emplace_back("FP8 is not a DeepSpeed config option: bf16 written");
+  if (w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4)
+    out.warnings.push_back(std::string(w.compute_dtype == DType::fp8 ? "FP8" : "NVFP4") +
+                           " is not a DeepSpeed config option: bf16 written");
   doc["fp16"] = {{"enabled", fp16}};
   doc["bf16"] = {{"enabled", !fp16}};
   nlohmann::ordered_json zero;

@@ -326,6 +326,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   if (gpus < 1) return make_error(ErrorCode::invalid_argument, "the cluster has no GPUs", "--cluster");
   const Router router(cluster);
   Evaluator ev(m, cluster, options, router);
+  if (auto supported = check_training_precision(ev.gpu(), base.compute_dtype); !supported)
+    return tl::unexpected(supported.error());
   int64_t per_node = 1;
   {
     std::unordered_map<int32_t, int64_t> counts;

@@ -22,7 +22,7 @@ double cast_bytes(const TrainingWorkload& w, const Layout& l) {
   const ComputeEfficiency e;
   const ComputeContext c{m, w, l, gpu, e};
   for (const auto& op : layer_operations(c, 0))
-    if (op.name.rfind("fp8: casts", 0) == 0) return op.bytes;
+    if (op.name.rfind("fp8: casts", 0) == 0 || op.name.rfind("fp4: casts", 0) == 0) return op.bytes;
   FAIL("no FP8 cast operation");
   return 0;
 }
@@ -64,4 +64,38 @@ TEST_CASE("fp8 recipes: delayed casts in one pass, current reads each tensor onc
   auto bad = split_key_values("fp8_recipe=hybrid", "--train");
   REQUIRE(bad);
   CHECK_FALSE(training_from_keys(*bad));
+}
+
+// NVFP4 (TE NVFP4BlockScaling; NVIDIA, "Pretraining Large Language Models with NVFP4", 2025, §2):
+// half a byte per element plus one E4M3 scale per 16 elements, and an amax pass before each cast.
+TEST_CASE("fp8 recipes: precision=nvfp4 casts to 0.5625 bytes after an amax pass; it needs FP4 tensor cores", "[fp8]") {
+  auto keys = split_key_values("precision=nvfp4,seq=4096,global_batch=4,zero=1", "--train");
+  REQUIRE(keys);
+  auto w = training_from_keys(*keys);
+  REQUIRE(w);
+  CHECK(w->compute_dtype == DType::fp4);
+  CHECK(w->param_dtype == DType::bf16);
+  bool written = false;  // training_to_keys writes it back as nvfp4 (project files, `assumptions`)
+  for (const auto& [key, value] : training_to_keys(*w))
+    if (key == "precision") written = value == "nvfp4";
+  CHECK(written);
+  // Read 2 bytes, an amax read of 2 more, write 0.5625 twice (the operand and its transpose).
+  const double per_element = 2 + 2 + 2 * 0.5625;
+  CHECK_THAT(cast_bytes(*w, Layout{}), WithinRel(per_element * kInputs + per_element * kWeights / 4, 1e-12));
+
+  // Transformer Engine refuses FP8 below compute capability 8.9 and NVFP4 below 10.0
+  // (transformer_engine/pytorch/fp8.py check_fp8_support, check_nvfp4_support).
+  const auto refused = [](const char* gpu, DType type) {
+    auto r = check_training_precision(*find_gpu(gpu), type);
+    return r ? std::string() : r.error().to_string();
+  };
+  CHECK_THAT(refused("a100-80gb-sxm", DType::fp8), Catch::Matchers::Contains("precision: NVIDIA A100") &&
+                                                       Catch::Matchers::Contains("has no fp8 tensor cores"));
+  CHECK_THAT(refused("h100-sxm", DType::fp4), Catch::Matchers::Contains("no NVFP4 (FP4) tensor cores") &&
+                                                  Catch::Matchers::Contains("it has bf16, fp16, fp8"));
+  CHECK(refused("b200", DType::fp4).empty());
+  CHECK(refused("h100-sxm", DType::fp8).empty());
+  CHECK(refused("mi300x", DType::fp8).empty());
+  // 16-bit precisions keep their fallback: PyTorch runs BF16 on a V100 (without tensor cores).
+  CHECK(refused("v100-sxm2-32gb", DType::bf16).empty());
 }

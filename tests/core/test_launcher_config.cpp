@@ -449,6 +449,67 @@ TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets th
              Contains("args.txt: line 3: --pipeline-model-parallel-layout") && Contains("not closed"));
 }
 
+// Megatron-LM's _add_mixed_precision_args and _add_moe_args (megatron/training/arguments.py): --fp8-recipe
+// delayed (default), tensorwise, mxfp8, blockwise, custom; --fp4-format e2m1 with --fp4-recipe nvfp4;
+// --moe-token-dispatcher-type allgather (default), alltoall, flex.
+TEST_CASE("launcher: Megatron-LM's FP8 recipes, NVFP4 and the MoE token dispatcher import and export") {
+  const std::string dense =
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --group-query-attention --num-query-groups 8 \\\n"
+      "--ffn-hidden-size 14336 --seq-length 8192 --swiglu --normalization RMSNorm --position-embedding-type rope \\\n"
+      "--vocab-size 128256 --micro-batch-size 1 --global-batch-size 128 --bf16 ";
+  LauncherImportOptions options;
+  options.gpus = 8;
+  const auto imported = [&](const std::string& extra) {
+    return import_megatron_args(dense + extra + "\n", "args.txt", options);
+  };
+  const auto round_trip = [&](const Project& p) {
+    auto again = import_megatron_args(export_megatron_args(p).text, "exported.sh", options);
+    REQUIRE(again);
+    CHECK(again->project == p);
+  };
+
+  auto tensorwise = imported("--fp8-format hybrid --fp8-recipe tensorwise");
+  REQUIRE(tensorwise);
+  CHECK(tensorwise->project.training.compute_dtype == DType::fp8);
+  CHECK(tensorwise->project.training.fp8_recipe == Fp8Recipe::current);
+  CHECK_THAT(export_megatron_args(tensorwise->project).text, Contains("--fp8-recipe tensorwise"));
+  round_trip(tensorwise->project);
+
+  auto mx = imported("--fp8-format e4m3 --fp8-recipe mxfp8");
+  REQUIRE(mx);
+  CHECK(mx->project.training.fp8_recipe == Fp8Recipe::mxfp8);
+  round_trip(mx->project);
+
+  auto custom = imported("--fp8-format hybrid --fp8-recipe custom");
+  REQUIRE(custom);
+  CHECK(custom->project.training.fp8_recipe == Fp8Recipe::automatic);
+  CHECK(contains(custom->unmodelled, "--fp8-recipe custom: modelled as delayed scaling"));
+
+  auto nvfp4 = imported("--fp4-format e2m1 --fp4-recipe nvfp4");
+  REQUIRE(nvfp4);
+  CHECK(nvfp4->project.training.compute_dtype == DType::fp4);
+  CHECK(nvfp4->project.training.param_dtype == DType::bf16);
+  CHECK_THAT(export_megatron_args(nvfp4->project).text, Contains("--fp4-format e2m1 --fp4-recipe nvfp4"));
+  round_trip(nvfp4->project);
+
+  auto both = imported("--fp8-format hybrid --fp4-format e2m1");
+  REQUIRE_FALSE(both);
+  CHECK_THAT(both.error().to_string(), Contains("args.txt: line 3: --fp4-format") && Contains("Megatron-LM takes one"));
+
+  const std::string moe =
+      "--num-experts 8 --moe-router-topk 2 --moe-ffn-hidden-size 14336 --expert-model-parallel-size 8 ";
+  auto flex = imported(moe + "--moe-token-dispatcher-type flex");
+  REQUIRE(flex);
+  CHECK(flex->project.training.moe_dispatcher == MoeDispatcher::flex);
+  CHECK_THAT(export_megatron_args(flex->project).text, Contains("--moe-token-dispatcher-type flex"));
+  round_trip(flex->project);
+  auto by_default = imported(moe);
+  REQUIRE(by_default);
+  CHECK(by_default->project.training.moe_dispatcher == MoeDispatcher::alltoall);
+  CHECK(contains(by_default->unmodelled, "--moe-token-dispatcher-type allgather (the default): modelled as alltoall"));
+  CHECK_THAT(export_megatron_args(by_default->project).text, Contains("--moe-token-dispatcher-type alltoall"));
+}
+
 TEST_CASE("launcher: NeMo YAML recipes are refused with a message that says so") {
   const std::string name = "nemo_launcher_llama3_70b.yaml";
   auto r = import_launcher_config(read(name), name);

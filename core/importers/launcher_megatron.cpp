@@ -6,6 +6,9 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/importers/launcher_args.hpp"
 #include "core/importers/launcher_bash.hpp"
@@ -100,7 +103,7 @@ struct UnmodelledFlag {
   std::string_view name;
   std::string_view why;
 };
-constexpr std::array<UnmodelledFlag, 18> kMegatronUnmodelled{{
+constexpr std::array<UnmodelledFlag, 14> kMegatronUnmodelled{{
     {"rampup-batch-size", "a batch-size ramp: the estimate is of the final --global-batch-size"},
     {"step-batch-size-schedule", "a batch-size schedule: the estimate is of the final --global-batch-size"},
     {"fp8-param-gather", "FP8 weights gathered (the distributed optimizer's all-gather in FP8): modelled as 16-bit"},
@@ -108,10 +111,6 @@ constexpr std::array<UnmodelledFlag, 18> kMegatronUnmodelled{{
     {"empty-unused-memory-level", "the allocator cache emptied each step: not modelled"},
     {"manual-gc", "Python garbage collection at fixed steps: host time not modelled"},
     {"recompute-modules", "selective recomputation of named modules: modelled as --recompute-granularity selective"},
-    {"decoder-first-pipeline-num-layers", "an uneven first stage: give stages= as a layout key"},
-    {"decoder-last-pipeline-num-layers", "an uneven last stage: give stages= as a layout key"},
-    {"account-for-embedding-in-pipeline-split", "the embedding counted as a layer in the stage split: not modelled"},
-    {"account-for-loss-in-pipeline-split", "the loss counted as a layer in the stage split: not modelled"},
     {"moe-grouped-gemm", "grouped expert GEMMs: the expert GEMM efficiency is not changed"},
     {"moe-expert-capacity-factor", "a token capacity per expert: dropless routing is modelled"},
     {"optimizer-cpu-offload", "the optimizer on the CPU: not modelled"},
@@ -128,6 +127,61 @@ Result<int64_t> padded_vocab(int64_t vocab, int64_t divisible_by, int64_t tp, co
   MS_TRY(padded,
          launcher_detail::checked_product((vocab + multiple - 1) / multiple, multiple, origin + ": --vocab-size"));
   return padded;
+}
+
+// Megatron-Core's uneven pipeline splits, written as a pipeline layout (PipelineParallelLayerLayout's
+// language, chunks listed virtual stage by virtual stage with the pipeline ranks within):
+// --account-for-embedding/loss-in-pipeline-split count the embedding and the loss as a layer each
+// (validate_args adds them to num_layers), so every chunk holds (L + e + l) / (PP·VP) and the first
+// and the last chunk build one transformer layer fewer; --decoder-first/last-pipeline-num-layers
+// give the first and the last stage's layers, the rest even over the stages between, each stage's
+// layers even over its VP chunks (megatron/core/transformer/transformer_block.py
+// get_num_layers_to_build, TransformerConfig's checks). An empty string: no uneven split.
+Result<std::string> uneven_pipeline_layout(int64_t layers, int64_t pp, int64_t vpp, int64_t embedding, int64_t loss,
+                                           std::optional<int64_t> first, std::optional<int64_t> last) {
+  if (pp < 2 || (embedding + loss == 0 && !first && !last)) return std::string();
+  const int64_t chunks = pp * vpp;
+  std::vector<int64_t> per_chunk(static_cast<size_t>(chunks));
+  if (embedding + loss > 0) {
+    const int64_t total = layers + embedding + loss;
+    if (total % chunks != 0)
+      return make_error(ErrorCode::invalid_layout,
+                        std::to_string(layers) + " layers with the embedding and loss counted (" +
+                            std::to_string(total) + ") do not divide over " + std::to_string(chunks) + " model chunks");
+    std::fill(per_chunk.begin(), per_chunk.end(), total / chunks);
+    per_chunk.front() -= embedding;
+    per_chunk.back() -= loss;
+  } else {
+    const int64_t ends = (first ? 1 : 0) + (last ? 1 : 0);
+    const int64_t rest = layers - first.value_or(0) - last.value_or(0);
+    const int64_t middle_stages = pp - ends;
+    if (rest < 0 || (middle_stages == 0 && rest != 0) || (middle_stages > 0 && rest % middle_stages != 0))
+      return make_error(ErrorCode::invalid_layout, "the " + std::to_string(rest) +
+                                                       " layers between the first and the last stage do not divide "
+                                                       "over the " +
+                                                       std::to_string(middle_stages) + " stages between");
+    for (int64_t rank = 0; rank < pp; ++rank) {
+      int64_t stage = middle_stages > 0 ? rest / middle_stages : 0;
+      if (rank == 0 && first) stage = *first;
+      if (rank == pp - 1 && last) stage = *last;
+      if (stage % vpp != 0)
+        return make_error(ErrorCode::invalid_layout, "stage " + std::to_string(rank) + "'s " + std::to_string(stage) +
+                                                         " layers do not divide over its " + std::to_string(vpp) +
+                                                         " virtual stages");
+      for (int64_t v = 0; v < vpp; ++v) per_chunk[static_cast<size_t>(v * pp + rank)] = stage / vpp;
+    }
+  }
+  std::string text;
+  for (size_t i = 0; i < per_chunk.size(); ++i) {
+    if (per_chunk[i] < 0)
+      return make_error(ErrorCode::invalid_layout,
+                        "a model chunk would hold " + std::to_string(per_chunk[i]) + " layers");
+    if (i > 0) text += "|";
+    if (i == 0) text += "E";
+    if (per_chunk[i] > 0) text += per_chunk[i] == 1 ? "t" : "t*" + std::to_string(per_chunk[i]);
+    if (i + 1 == per_chunk.size()) text += "L";
+  }
+  return text;
 }
 
 std::string describe(const std::vector<std::string>& values) {
@@ -334,14 +388,28 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   int64_t vpp = 1;
   MS_TRY(layers_per_virtual, args.integer("num-layers-per-virtual-pipeline-stage"));
   MS_TRY(virtual_stages, args.integer("num-virtual-stages-per-pipeline-rank"));
+  const int64_t embedding_layer = args.has("account-for-embedding-in-pipeline-split") ? 1 : 0;
+  const int64_t loss_layer = args.has("account-for-loss-in-pipeline-split") ? 1 : 0;
+  MS_TRY(first_stage_layers, args.integer("decoder-first-pipeline-num-layers"));
+  MS_TRY(last_stage_layers, args.integer("decoder-last-pipeline-num-layers"));
+  const std::string first_flag =
+      first_stage_layers ? "decoder-first-pipeline-num-layers" : "decoder-last-pipeline-num-layers";
   if (layers_per_virtual) {
-    if (*layers_per_virtual < 1 || *layers_per_virtual > layers || layers % (pp * *layers_per_virtual) != 0)
+    // validate_args: the embedding and the loss count as layers here too; uneven first/last stages
+    // need --num-virtual-stages-per-pipeline-rank.
+    if (first_stage_layers || last_stage_layers)
+      return make_error(ErrorCode::invalid_layout,
+                        "uneven first/last stages take --num-virtual-stages-per-pipeline-rank, not "
+                        "--num-layers-per-virtual-pipeline-stage (Megatron-LM's validate_args)",
+                        args.where(*args.find(first_flag)));
+    const int64_t split = layers + embedding_layer + loss_layer;
+    if (*layers_per_virtual < 1 || *layers_per_virtual > split || split % (pp * *layers_per_virtual) != 0)
       return make_error(ErrorCode::invalid_layout,
                         "--num-layers-per-virtual-pipeline-stage " + std::to_string(*layers_per_virtual) +
-                            " does not divide the " + std::to_string(layers) + " layers over " + std::to_string(pp) +
+                            " does not divide the " + std::to_string(split) + " layers over " + std::to_string(pp) +
                             " stages",
                         args.where(*args.find("num-layers-per-virtual-pipeline-stage")));
-    vpp = layers / (pp * *layers_per_virtual);
+    vpp = split / (pp * *layers_per_virtual);
   } else if (virtual_stages) {
     vpp = *virtual_stages;
   }
@@ -355,6 +423,23 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
                         args.where(*args.find("pipeline-model-parallel-layout")));
     vpp = std::max<int64_t>(1, static_cast<int64_t>(chunks->size()) / pp);
     layout_keys.push_back({"pp_layout", *pipeline_layout});
+  }
+  if (embedding_layer + loss_layer > 0 || first_stage_layers || last_stage_layers) {
+    const std::string flag = embedding_layer > 0 ? "account-for-embedding-in-pipeline-split"
+                             : loss_layer > 0    ? "account-for-loss-in-pipeline-split"
+                                                 : first_flag;
+    if (pipeline_layout || ((embedding_layer + loss_layer > 0) && (first_stage_layers || last_stage_layers)))
+      return make_error(ErrorCode::invalid_layout,
+                        "--" + flag + " with " +
+                            (pipeline_layout ? "--pipeline-model-parallel-layout" : "uneven first/last stages") +
+                            ": Megatron-LM takes one way of splitting the layers",
+                        args.where(*args.find(flag)));
+    auto uneven =
+        uneven_pipeline_layout(layers, pp, vpp, embedding_layer, loss_layer, first_stage_layers, last_stage_layers);
+    if (!uneven)
+      return make_error(ErrorCode::invalid_layout, "--" + flag + ": " + uneven.error().message,
+                        args.where(*args.find(flag)));
+    if (!uneven->empty()) layout_keys.push_back({"pp_layout", *uneven});
   }
   layout_keys.push_back({"vpp", std::to_string(vpp)});
   bool sp = args.has("sequence-parallel");

@@ -510,6 +510,55 @@ TEST_CASE("launcher: Megatron-LM's FP8 recipes, NVFP4 and the MoE token dispatch
   CHECK_THAT(export_megatron_args(by_default->project).text, Contains("--moe-token-dispatcher-type alltoall"));
 }
 
+// Megatron-LM's uneven splits (validate_args; transformer_block.py get_num_layers_to_build): the
+// embedding and the loss counted as a layer each, or the first and last stage's layers given.
+TEST_CASE("launcher: Megatron-LM's uneven pipeline splits become a pipeline layout") {
+  const std::string model =
+      "--num-layers 126 --hidden-size 16384 --num-attention-heads 128 --group-query-attention --num-query-groups 8 \\\n"
+      "--ffn-hidden-size 53248 --seq-length 8192 --swiglu --normalization RMSNorm --vocab-size 128256 \\\n"
+      "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 16 --micro-batch-size 1 --bf16 ";
+  LauncherImportOptions options;
+  options.gpus = 256;
+  // Llama 3.1 405B on 16 × 8 chunks with both counted (Megatron-Bridge's large-model recipes): 128 "layers",
+  // one per chunk, so the first chunk holds the embedding alone and the last the loss alone.
+  std::string expected = "E|";
+  for (int i = 0; i < 126; ++i) expected += "t|";
+  expected += "L";
+  for (const char* virtual_stages :
+       {"--num-virtual-stages-per-pipeline-rank 8", "--num-layers-per-virtual-pipeline-stage 1"}) {
+    auto r = import_megatron_args(
+        model + virtual_stages + " --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split\n",
+        "args.txt", options);
+    REQUIRE(r);
+    CHECK(r->project.layout.vpp == 8);
+    CHECK(r->project.layout.pipeline_layout == expected);
+    CHECK_FALSE(contains(r->unmodelled, "--account-for"));
+    auto again = import_megatron_args(export_megatron_args(r->project).text, "exported.sh", options);
+    REQUIRE(again);
+    CHECK(again->project.layout == r->project.layout);
+  }
+  // The embedding alone: 127 over 16 chunks does not divide, as Megatron-LM's assertion says.
+  auto odd = import_megatron_args(model + "--account-for-embedding-in-pipeline-split\n", "args.txt", options);
+  REQUIRE_FALSE(odd);
+  CHECK_THAT(odd.error().to_string(), Contains("args.txt: line 3: --account-for-embedding-in-pipeline-split") &&
+                                          Contains("(127) do not divide over 16 model chunks"));
+
+  // First and last stage given: 30 layers on PP 4 × VP 3, 6 + 9 + 9 + 6, each stage's over its 3 chunks.
+  const std::string small =
+      "--num-layers 30 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --vocab-size 32000 \\\n"
+      "--pipeline-model-parallel-size 4 --micro-batch-size 1 --bf16 --num-virtual-stages-per-pipeline-rank 3 ";
+  options.gpus = 4;
+  auto uneven = import_megatron_args(
+      small + "--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 6\n", "args.txt", options);
+  REQUIRE(uneven);
+  CHECK(uneven->project.layout.pipeline_layout == "Et*2|t*3|t*3|t*2|t*2|t*3|t*3|t*2|t*2|t*3|t*3|t*2L");
+  auto indivisible = import_megatron_args(small + "--decoder-first-pipeline-num-layers 5\n", "args.txt", options);
+  REQUIRE_FALSE(indivisible);
+  CHECK_THAT(indivisible.error().to_string(), Contains("--decoder-first-pipeline-num-layers") &&
+                                                  Contains("25 layers between") &&
+                                                  Contains("do not divide over the 3 stages between"));
+}
+
 TEST_CASE("launcher: NeMo YAML recipes are refused with a message that says so") {
   const std::string name = "nemo_launcher_llama3_70b.yaml";
   auto r = import_launcher_config(read(name), name);

@@ -5,6 +5,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QLabel>
 #include <QTextBrowser>
 
 #include "core/options.hpp"
@@ -87,4 +89,29 @@ TEST_CASE("overlap keys: a ranked layout with TP-overlap says so") {
   CHECK_FALSE(ui::ranked_layout_text(ranked).contains(QStringLiteral("TP-overlap")));
   ranked.tp_comm_overlap = true;
   CHECK(ui::ranked_layout_text(ranked).contains(QStringLiteral("TP-overlap")));
+}
+
+// precision=nvfp4 on the default project's DGX H100s: Transformer Engine refuses NVFP4 below compute
+// capability 10.0, so the summary says why in place of a step time (no silent BF16 estimate).
+TEST_CASE("precision: the form offers nvfp4; on H100s the summary says the GPU has no FP4 tensor cores") {
+  Result<Project> project = default_project();
+  REQUIRE(project);
+  project->training.compute_dtype = DType::fp4;
+  ui::MainWindow window(*project);
+  window.waitForEvaluation();
+  ui::KeyForm* form = training_form(window);
+  REQUIRE(form != nullptr);
+  const auto* precision = qobject_cast<QComboBox*>(form->editor("precision"));
+  REQUIRE(precision != nullptr);
+  CHECK(precision->currentText() == QStringLiteral("nvfp4"));
+  REQUIRE(window.evaluation() != nullptr);
+  CHECK_THAT(window.evaluation()->estimate_error, Catch::Matchers::Contains("has no NVFP4 (FP4) tensor cores"));
+  auto* summary = window.findChild<QLabel*>(QStringLiteral("summary"));
+  REQUIRE(summary != nullptr);
+  CHECK(summary->text().contains(QStringLiteral("no NVFP4 (FP4) tensor cores")));
+  const QString dir = qEnvironmentVariable("MESHSCOPE_SCREENSHOT_DIR");
+  if (!dir.isEmpty()) {
+    window.resize(1600, 1000);
+    CHECK(window.grab().save(QDir(dir).filePath(QStringLiteral("precision_nvfp4_h100_error.png"))));
+  }
 }

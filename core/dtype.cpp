@@ -37,6 +37,7 @@ std::string_view dtype_name(DType type) {
 std::optional<DType> parse_dtype(std::string_view name) {
   for (const auto& info : kDTypes)
     if (info.name == name) return info.type;
+  if (name == "nvfp4") return DType::fp4;  // the FP4 format the catalogue's fp4 peak runs (NVIDIA Blackwell)
   if (name == "float32") return DType::fp32;
   if (name == "bfloat16") return DType::bf16;
   if (name == "float16") return DType::fp16;

@@ -519,8 +519,8 @@ MemoryBudget serving_memory(const ModelSpec& m, const ServingWorkload& w, const 
     char text[200];
     std::snprintf(text, sizeof text,
                   "serving: %s weights (%.3g B/param incl. scales), %s KV cache, memory fraction %.2f",
-                  std::string(dtype_name(w.weight_dtype)).c_str(), weight_bytes,
-                  std::string(dtype_name(w.kv_dtype)).c_str(), w.memory_fraction);
+                  w.weight_dtype == DType::fp4 ? "nvfp4" : std::string(dtype_name(w.weight_dtype)).c_str(),
+                  weight_bytes, std::string(dtype_name(w.kv_dtype)).c_str(), w.memory_fraction);
     budget.convention = text;
   }
   int64_t max_concurrency = -1;

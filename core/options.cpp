@@ -43,17 +43,23 @@ ServingRow serving_dtype(KeyInfo info, std::vector<std::string> choices) {
 
 std::vector<ServingRow> make_serving_rows() {
   std::vector<ServingRow> rows;
-  rows.push_back(
-      serving_dtype<&ServingWorkload::weight_dtype>({"weights",
-                                                     "weight_dtype",
-                                                     {},
-                                                     {},
-                                                     "",
-                                                     "",
-                                                     "`bf16`",
-                                                     "weight format (embedding and head stay 16-bit)",
-                                                     "vLLM / TensorRT-LLM weight-only quantisation (GPTQ, AWQ, FP8)"},
-                                                    {"bf16", "fp16", "fp8", "int8", "int4"}));
+  ServingRow weights = serving_dtype<&ServingWorkload::weight_dtype>(
+      {"weights",
+       "weight_dtype",
+       {},
+       {},
+       "",
+       "",
+       "`bf16`",
+       "weight format (embedding and head stay 16-bit): fp8 and nvfp4 run low-precision GEMMs where the GPU has "
+       "the tensor cores (nvfp4: Blackwell; elsewhere its weights are dequantised into 16-bit GEMMs), int8/int4 "
+       "are weight-only",
+       "vLLM / TensorRT-LLM quantisation (GPTQ, AWQ, ModelOpt FP8 and NVFP4)"},
+      {"bf16", "fp16", "fp8", "nvfp4", "int8", "int4"});
+  weights.get = [](const ServingWorkload& w) -> Get {
+    return w.weight_dtype == DType::fp4 ? std::string("nvfp4") : dtype_text(w.weight_dtype);
+  };
+  rows.push_back(std::move(weights));
   rows.push_back(serving_int<&ServingWorkload::weight_group_size>(
       {"group_size",
        "",

@@ -7,6 +7,9 @@ double ServingWorkload::weight_bytes_per_param() const {
   // Group-wise integer quantisation (GPTQ/AWQ style) stores one fp16 scale per group of weights.
   if ((weight_dtype == DType::int4 || weight_dtype == DType::int8) && weight_group_size > 0)
     return element + 2.0 / static_cast<double>(weight_group_size);
+  // NVFP4: one E4M3 scale per 16 elements (NVIDIA, "Pretraining Large Language Models with NVFP4",
+  // 2025, §2; the per-tensor FP32 scale is negligible).
+  if (weight_dtype == DType::fp4) return element + 1.0 / 16.0;
   return element;
 }
 

@@ -201,6 +201,12 @@ ServingEngine trtllm_bench_engine(const ModelSpec& m, const ServingWorkload& w, 
   return e;
 }
 
+DType low_precision_gemm_dtype(const ServingWorkload& w, const GpuSpec& gpu) {
+  if (w.weight_dtype == DType::fp8) return DType::fp8;
+  if (w.weight_dtype == DType::fp4 && gpu.peak_flops_per_s(DType::fp4)) return DType::fp4;
+  return w.activation_dtype;
+}
+
 GpuSpec cluster_gpu(const Cluster& cluster) {
   auto gpu = find_gpu(cluster.gpus.empty() ? "h100-sxm" : cluster.device(cluster.gpus.front()).gpu_model);
   return gpu ? *gpu : *find_gpu("h100-sxm");
@@ -295,9 +301,10 @@ Result<ServingModel> ServingModel::create(const ModelSpec& model, const ServingW
     s.stages_.push_back(st);
   }
 
-  // Rates. FP8 checkpoints run FP8 GEMMs (W8A8, TensorRT-LLM/vLLM ModelOpt FP8); int8/int4 are
-  // weight-only (dequantised into 16-bit GEMMs: AWQ/GPTQ kernels).
-  const DType gemm_dtype = workload.weight_dtype == DType::fp8 ? DType::fp8 : workload.activation_dtype;
+  // Rates. FP8 checkpoints run FP8 GEMMs (W8A8, TensorRT-LLM/vLLM ModelOpt FP8); NVFP4 ones FP4
+  // GEMMs (W4A4) on a GPU with FP4 tensor cores and elsewhere dequantised 16-bit GEMMs (vLLM's
+  // Marlin NVFP4 kernels on Hopper/Ampere); int8/int4 are weight-only (AWQ/GPTQ kernels).
+  const DType gemm_dtype = low_precision_gemm_dtype(workload, s.gpu_);
   s.gemm_peak_ = compute_peak_flops(s.gpu_, gemm_dtype);
   s.attention_peak_ = compute_peak_flops(s.gpu_, workload.activation_dtype);
   s.bandwidth_ = s.gpu_.memory_bandwidth_bytes_per_s * options.efficiency.memory;
@@ -365,8 +372,9 @@ void ServingModel::layer_cost(const StepBatch& b, bool moe, bool decode_only, Ac
   const auto h = static_cast<double>(m.hidden_size);
   const double e = dtype_bytes(workload_.activation_dtype);
   const double weight_bytes = workload_.weight_bytes_per_param();
-  const bool fp8_gemm = workload_.weight_dtype == DType::fp8;
-  const double input_bytes = fp8_gemm ? 1.0 : e;  // activations quantised for FP8 GEMMs
+  // Activations quantised for FP8 / NVFP4 GEMMs (NVFP4: half a byte and an E4M3 scale per 16).
+  const DType gemm_dtype = low_precision_gemm_dtype(workload_, gpu_);
+  const double input_bytes = gemm_dtype == DType::fp8 ? 1.0 : gemm_dtype == DType::fp4 ? 0.5 + 1.0 / 16.0 : e;
   const double tokens_instance = b.prefill_tokens + b.decode_sequences;
   const double t = tokens_instance / dp;  // this rank's tokens (attention, dense parts)
   if (t <= 0) return;
@@ -496,7 +504,8 @@ void ServingModel::layer_cost(const StepBatch& b, bool moe, bool decode_only, Ac
   acc.communication_s += tp_calls * evaluate(tp_all_reduce_, t * h * e, comm_);
   if (expert_parallel) {
     const double copies = tokens_instance * static_cast<double>(m.moe.top_k) / (tp * dp);
-    const double dispatch = copies * h * (fp8_gemm ? 1.0 : e);
+    // Low-precision checkpoints dispatch FP8 rows (DeepEP's formats are FP8 and BF16).
+    const double dispatch = copies * h * (gemm_dtype != workload_.activation_dtype ? 1.0 : e);
     const double combine = copies * h * e;
     if (decode_only && engine_.low_latency_all_to_all && low_latency_s_per_byte_ > 0) {
       // DeepEP low-latency kernels: puts straight to each expert's rank, no NCCL algorithm latency.
@@ -764,8 +773,11 @@ Result<ServingEstimate> estimate_serving(const ModelSpec& m, const ServingWorklo
                                                   : "the mean context, prompt + output/2"),
       "GEMMs: roofline of FLOPs at the size-dependent GEMM efficiency and weight/activation bytes at the memory "
       "efficiency; " +
-          std::string(w.weight_dtype == DType::fp8 ? "FP8 weights run FP8 GEMMs"
-                                                   : "16-bit GEMMs (integer weights dequantised)"),
+          std::string(low_precision_gemm_dtype(w, s.gpu()) == DType::fp8   ? "FP8 weights run FP8 GEMMs"
+                      : low_precision_gemm_dtype(w, s.gpu()) == DType::fp4 ? "NVFP4 weights run FP4 GEMMs (W4A4)"
+                      : w.weight_dtype == DType::fp4
+                          ? "NVFP4 weights dequantised into 16-bit GEMMs (no FP4 tensor cores)"
+                          : "16-bit GEMMs (integer weights dequantised)"),
       "decode attention reads every running sequence's KV cache at the memory efficiency",
       "communication is not overlapped with compute",
       "balanced expert routing; an expert's weights are read once per iteration if any token picks it",

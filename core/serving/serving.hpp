@@ -114,6 +114,11 @@ struct ServingEngine {
 [[nodiscard]] ServingEngine trtllm_bench_engine(const ModelSpec& model, const ServingWorkload& workload,
                                                 const ServingLayout& layout, const GpuSpec& gpu, double kv_fraction);
 
+// The GEMM precision a checkpoint's weights run at: FP8 weights FP8 GEMMs (W8A8); NVFP4 weights FP4
+// GEMMs (W4A4) where the GPU has FP4 tensor cores (Blackwell), else the activation dtype (dequantised,
+// as vLLM's Marlin NVFP4 kernels on Hopper/Ampere); integer weights the activation dtype.
+[[nodiscard]] DType low_precision_gemm_dtype(const ServingWorkload& workload, const GpuSpec& gpu);
+
 struct ServingOptions {
   ComputeEfficiency efficiency;
   CommConstants comm = CommConstants::defaults();

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/catalogue.hpp"
+#include "core/options.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"
@@ -287,6 +288,49 @@ TEST_CASE("serve: FP8 KV doubles the KV capacity; int4 weights shorten the memor
   // int4 with one fp16 scale per 128 weights: 0.5 + 2/128 B per weight instead of 2.
   CHECK(q4.weight_bytes < 0.3 * b16.weight_bytes);
   CHECK(q4.time_s < 0.5 * b16.time_s);
+}
+
+// NVFP4 checkpoints (ModelOpt NVFP4; NVIDIA, "Pretraining Large Language Models with NVFP4", 2025,
+// §2: half a byte per weight and one E4M3 scale per 16): W4A4 GEMMs on Blackwell's FP4 tensor cores
+// (the catalogue's B200 FP4 peak is twice its FP8 one), dequantised 16-bit GEMMs on Hopper.
+TEST_CASE("serve: NVFP4 weights read 0.5625 B each; FP4 GEMMs on B200, dequantised 16-bit ones on H200") {
+  auto keys = split_key_values("weights=nvfp4,kv=fp8,prompt=4096,output=1024", "--serve");
+  REQUIRE(keys);
+  auto w = serving_from_keys(*keys);
+  REQUIRE(w);
+  CHECK(w->weight_dtype == DType::fp4);
+  CHECK(w->weight_bytes_per_param() == 0.5625);
+  bool written = false;
+  for (const auto& [key, value] : serving_to_keys(*w))
+    if (key == "weights") written = value == "nvfp4";
+  CHECK(written);
+  CHECK(low_precision_gemm_dtype(*w, *find_gpu("b200")) == DType::fp4);
+  CHECK(low_precision_gemm_dtype(*w, *find_gpu("h200-sxm")) == DType::bf16);
+
+  const ModelSpec m = *model_preset("llama3.1-70b");
+  ServingLayout l;
+  l.tp = 4;
+  ServingWorkload fp8 = *w;
+  fp8.weight_dtype = DType::fp8;
+  for (const char* generator : {"dgx-b200:nodes=1", "hgx-h200:nodes=1"}) {
+    INFO(generator);
+    const Setup setup(generator);
+    auto q8 = ServingModel::create(m, fp8, l, setup.cluster, setup.router, ServingOptions{});
+    auto q4 = ServingModel::create(m, *w, l, setup.cluster, setup.router, ServingOptions{});
+    REQUIRE((q8 && q4));
+    // Decode at batch 1 reads the weights: 0.5625 B against 1 B per weight, on either GPU; the
+    // 16-bit LM head (2 % of Llama 3.1 70B's weights) keeps the ratio a little above 0.5625.
+    const StepCost d8 = q8->decode_step(1, 4096), d4 = q4->decode_step(1, 4096);
+    CHECK(d4.weight_bytes / d8.weight_bytes > 0.5625);
+    CHECK(d4.weight_bytes / d8.weight_bytes < 0.6);
+    CHECK(d4.time_s < d8.time_s);
+    // A long prefill is compute-bound: its GEMMs run at twice FP8's peak on FP4 tensor cores (attention
+    // stays 16-bit, so the whole prefill gains less), and at half of it where NVFP4 is dequantised.
+    if (std::string(generator).rfind("dgx-b200", 0) == 0)
+      CHECK(q4->prefill_s(8192) < 0.9 * q8->prefill_s(8192));
+    else
+      CHECK(q4->prefill_s(8192) > 1.3 * q8->prefill_s(8192));
+  }
 }
 
 TEST_CASE("serve: TP decode pays two latency-bound all-reduces per layer (estimate_collective on the TP group)") {

@@ -129,6 +129,23 @@ constexpr HostDesign kDgxB200{
     .nic_name = "ConnectX-7 NDR 400 Gb/s",
 };
 
+// NVIDIA DGX B300 (Blackwell Ultra): 8× B300 on two NVSwitch chips with 18 fifth-generation NVLinks
+// per GPU (1.8 TB/s both ways), 2× Intel Xeon 6776P, 8× ConnectX-8 SuperNIC 800 Gb/s (the HGX page's
+// 1.6 TB/s networking per board; NVIDIA DGX B300 documentation as quoted at aiwiki.ai/wiki/
+// nvidia_dgx_b300). UPI: 4 UPI 2.0 links at 24 GT/s = 192 GB/s per direction (**assumed**: the Xeon
+// 6700P series' link count and rate, not checked against the 6776P's own listing). The PCIe switch layout is taken to
+// be the DGX B200's (ConnectX-8's built-in PCIe switch is not modelled separately).
+constexpr HostDesign kDgxB300 = [] {
+  HostDesign h = kDgxB200;
+  h.title = "DGX B300";
+  h.gpu_model = "b300";
+  h.cpu_name = "Intel Xeon 6776P";
+  h.socket_link_bytes_per_s = upi_bytes_per_s(4, 24);
+  h.nic_gbps = 800;
+  h.nic_name = "ConnectX-8 SuperNIC 800 Gb/s";
+  return h;
+}();
+
 // AMD Instinct MI300X platform (datasheet): 8 OAM GPUs on one board, each with 7 Infinity Fabric
 // links of 128 GB/s both ways, one to every other GPU (64 GB/s per direction per pair), and a PCIe
 // Gen5 x16 host link. Host: 2× AMD EPYC 9004; xGMI taken as 4 x16 links at 32 Gb/s per lane
@@ -237,6 +254,11 @@ const std::vector<Generator>& generators() {
           "8× 400 Gb/s NDR InfiniBand",
           host_keys},
          &kDgxB200},
+        {{"dgx-b300",
+          "8× B300 (Blackwell Ultra) on a 2-chip NVSwitch fabric (NVLink 5 ×18), 2× Xeon 6776P (UPI), 4 PCIe Gen5 "
+          "switches, 8× 800 Gb/s ConnectX-8",
+          host_keys},
+         &kDgxB300},
         {{"gb200-nvl72",
           "per rack: 18 trays of 2 Grace + 4 B200 (NVLink-C2C), one 18-chip NVSwitch fabric for all 72 GPUs "
           "(NVLink 5 ×18), 4× 400 Gb/s InfiniBand per tray; gpu=gb300: a GB300 NVL72 (4× 800 Gb/s ConnectX-8); "

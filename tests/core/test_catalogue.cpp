@@ -7,9 +7,9 @@
 using namespace meshscope;
 
 TEST_CASE("catalogue: every GPU the issue lists is present with its datasheet figures") {
-  const char* const ids[] = {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie",     "h200-sxm",
-                             "h800-sxm",      "b200",          "gb200",    "gb300",         "mi300x",
-                             "mi325x",        "l40s",          "rtx-4090", "v100-sxm2-32gb"};
+  const char* const ids[] = {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm",
+                             "h800-sxm",      "b200",          "gb200",    "gb300",     "b300",
+                             "mi300x",        "mi325x",        "l40s",     "rtx-4090",  "v100-sxm2-32gb"};
   for (const char* id : ids) {
     INFO(id);
     auto gpu = find_gpu(id);
@@ -27,6 +27,12 @@ TEST_CASE("catalogue: every GPU the issue lists is present with its datasheet fi
   // NVIDIA A100 datasheet: 312 dense BF16 TFLOP/s (the SC21/Korthikanti peak).
   CHECK(*find_gpu("a100-80gb-sxm")->peak_flops_per_s(DType::bf16) == 312e12);
   CHECK_FALSE(find_gpu("v100-sxm2-32gb")->peak_flops_per_s(DType::bf16));  // Volta has no bf16
+  // NVIDIA's HGX page, HGX B300 board (8 GPUs, "Sparse | Dense"): FP4 108 PFLOPS dense, FP16/BF16
+  // 36 PFLOPS sparse (dense is half), 2.3 TB per DGX B300.
+  const GpuSpec b300 = *find_gpu("b300");
+  CHECK(*b300.peak_flops_per_s(DType::fp4) == 108e15 / 8);
+  CHECK(*b300.peak_flops_per_s(DType::bf16) == 36e15 / 2 / 8);
+  CHECK(b300.memory_bytes == 288.0 * 1024 * 1024 * 1024);
 }
 
 TEST_CASE("catalogue: every model preset loads and names its source") {

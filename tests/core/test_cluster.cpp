@@ -327,6 +327,7 @@ TEST_CASE("generators: every generator gives an indexed cluster at one and sever
       {"dgx-h100:nodes=40", 320},
       {"hgx-h200:nodes=2", 16},
       {"dgx-b200:nodes=5", 40},
+      {"dgx-b300:nodes=2", 16},
       {"gb200-nvl72", 72},
       {"gb200-nvl72:racks=3", 216},
       {"gb200-nvl72:racks=4,trays=16", 256},  // a Slurm job in segments of 16 trays
@@ -358,7 +359,7 @@ TEST_CASE("generators: trays= keeps a job's trays of each NVL72 rack in that rac
 
 TEST_CASE("generators: every name in the list generates") {
   const auto names = generator_names();
-  CHECK(names.size() == 8);
+  CHECK(names.size() == 9);
   for (const auto& name : names) CHECK(generate_cluster(name));
   CHECK(cluster_generators().size() == names.size());
 }
@@ -434,6 +435,22 @@ TEST_CASE("generators: GB200 NVL72 — one 18-chip NVSwitch fabric per rack join
   CHECK(count(c, DeviceKind::nic) == 144);
   CHECK(count(c, DeviceKind::leaf_switch) == 8);  // 4 rails × 2 groups of ≤ 32 trays
   CHECK(count_links(c, LinkKind::nvlink, DeviceKind::gpu, DeviceKind::nvswitch) == 144);
+}
+
+TEST_CASE("generators: dgx-b300 is a DGX B200 host with B300 GPUs and 800 Gb/s ConnectX-8 NICs") {
+  // NVIDIA HGX page: HGX B300 networking 1.6 TB/s per board = 8 × 800 Gb/s; HGX B200 0.8 TB/s.
+  const Cluster b300 = generate("dgx-b300:nodes=2");
+  const Cluster b200 = generate("dgx-b200:nodes=2");
+  for (const DeviceId g : b300.gpus) CHECK(b300.device(g).gpu_model == "b300");
+  CHECK(b300.links.size() == b200.links.size());
+  int nics = 0;
+  for (const Link& l : b300.links)
+    if ((b300.device(l.a).kind == DeviceKind::nic && b300.device(l.b).kind == DeviceKind::leaf_switch) ||
+        (b300.device(l.b).kind == DeviceKind::nic && b300.device(l.a).kind == DeviceKind::leaf_switch)) {
+      CHECK_THAT(l.bandwidth_bytes_per_s, WithinRel(100e9, 1e-12));
+      ++nics;
+    }
+  CHECK(nics == 16);
 }
 
 TEST_CASE("generators: gpu=gb300 makes the rack a GB300 NVL72 — Blackwell Ultra GPUs, 800 Gb/s ConnectX-8 NICs") {

@@ -7,9 +7,10 @@
 using namespace meshscope;
 
 TEST_CASE("catalogue: every GPU the issue lists is present with its datasheet figures") {
-  const char* const ids[] = {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm",
-                             "h800-sxm",      "b200",          "gb200",    "gb300",     "b300",
-                             "mi300x",        "mi325x",        "l40s",     "rtx-4090",  "v100-sxm2-32gb"};
+  const char* const ids[] = {
+      "a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm", "h800-sxm", "h100-sxm-96gb-500w",
+      "b200",          "gb200",         "gb300",    "b300",      "mi300x",   "mi325x",   "l40s",
+      "rtx-4090",      "v100-sxm2-32gb"};
   for (const char* id : ids) {
     INFO(id);
     auto gpu = find_gpu(id);
@@ -29,6 +30,14 @@ TEST_CASE("catalogue: every GPU the issue lists is present with its datasheet fi
   CHECK_FALSE(find_gpu("v100-sxm2-32gb")->peak_flops_per_s(DType::bf16));  // Volta has no bf16
   // NVIDIA's HGX page, HGX B300 board (8 GPUs, "Sparse | Dense"): FP4 108 PFLOPS dense, FP16/BF16
   // 36 PFLOPS sparse (dense is half), 2.3 TB per DGX B300.
+  // torchtitan's Grand Teton H100 (96 GB HBM2e, 2.4 TB/s, 500 W): "the actual peak TFLOPs number is
+  // between SXM and NVL" (benchmarks/llama3_h100_202412_torchtitan.md, footnote 2); NVIDIA's H100
+  // page: BF16 1,979 (SXM) and 1,671 (NVL) sparse TFLOPS, dense half.
+  const GpuSpec teton = *find_gpu("h100-sxm-96gb-500w");
+  CHECK(*teton.peak_flops_per_s(DType::bf16) > 1671e12 / 2);
+  CHECK(*teton.peak_flops_per_s(DType::bf16) < 1979e12 / 2);
+  CHECK(teton.memory_bytes == 96.0 * 1024 * 1024 * 1024);
+  CHECK(teton.memory_bandwidth_bytes_per_s == 2.4e12);
   const GpuSpec b300 = *find_gpu("b300");
   CHECK(*b300.peak_flops_per_s(DType::fp4) == 108e15 / 8);
   CHECK(*b300.peak_flops_per_s(DType::bf16) == 36e15 / 2 / 8);

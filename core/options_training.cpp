@@ -400,8 +400,9 @@ std::vector<TrainingRow> make_training_rows() {
       {{"attention_kernel", "", KeyType::choice, names_of<AttentionKernel>(), "", "",
         "`auto` (cuDNN's fused attention on Hopper and newer, FlashAttention-2 before)",
         "which fused kernels run the attention core, at the rates measured for the GPU (the catalogue's "
-        "`attention` block): `flash2` FlashAttention-2 (PyTorch SDPA's flash backend, its default before "
-        "cuDNN 9.9), `cudnn` cuDNN's fused attention (Transformer Engine's FusedAttention; SDPA's cuDNN "
+        "`attention` block): `flash2` FlashAttention-2 (PyTorch SDPA's flash backend, its default on Hopper "
+        "before PyTorch 2.11: set it for torchtitan and other SDPA runs on older PyTorch), `cudnn` cuDNN's fused "
+        "attention (Transformer Engine's FusedAttention; SDPA's cuDNN "
         "backend), `flash3` FlashAttention-3; a GPU without a measurement for the kernel takes the generic "
         "shares `--efficiency attention_forward`/`attention_backward` "
         "([estimate.md](estimate.md#the-attention-kernels))",

@@ -284,13 +284,14 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     // torchtitan runs eager PyTorch unless its rows say torch.compile (which fuses the norms,
     // RoPE and activations as Transformer Engine's kernels do).
     w.eager_kernels = !contains(row.at("optimizations"), "torch.compile");
-    // The attention kernel follows the PyTorch release: SDPA ran its flash backend (FlashAttention-2)
-    // first until PyTorch preferred cuDNN on sm90/sm100 (with cuDNN >= 9.9; sdp_utils.cpp
-    // check_prefer_cudnn_attention). The H200 log (2025-02-13, torch/distributed/run.py:792 as in
-    // the 2.6 releases) and the Grand Teton H100 tables (torch 1963fc8, 2024-12-23) predate it; the
-    // trainy rows' torch 2.8 nightly does not say its cuDNN, so they keep the default.
-    if (f == Family::log_torchtitan || starts_with(row.at("id"), "tt_h100_"))
-      w.attention_kernel = AttentionKernel::flash2;
+    // The attention kernel follows the PyTorch release: after the cuDNN bugs of 2.5, PyTorch made
+    // SDPA's cuDNN backend opt-in (pytorch/pytorch#138522), so SDPA ran its flash backend
+    // (FlashAttention-2) first until sdp_utils.cpp check_prefer_cudnn_attention put cuDNN first on
+    // sm90/sm100 for a bundled cuDNN above 9.15 — the wheels of 2.11 (as traced in
+    // huggingface/transformers#48163). Every torchtitan row here predates that: the Grand Teton H100
+    // tables (torch 1963fc8, 2024-12-23), the H200 log (2025-02-13, the 2.6 releases) and the trainy
+    // rows (torch 2.8.0a0, 2025-06); the A100 rows run flash2 on Ampere in any case.
+    w.attention_kernel = AttentionKernel::flash2;
     // Async TP (torch's SymmetricMemory micro-pipelined all-gather-matmul and matmul-reduce-scatter,
     // torchtitan's enable_async_tensor_parallel): the TP collectives in chunks under their GEMMs.
     w.tp_comm_overlap = contains(row.at("optimizations"), "async TP");
@@ -458,7 +459,8 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   // model worse fails here. On 2026-12-04, with the 25.09 table, pipeline layouts (DeepSeek-V3,
   // 126 layers on 128 chunks) and NVL72 jobs in 16-tray segments: 82 rows, median 9.3 %, max 51.7 %.
   // On 2026-12-05 with the B300 (dgx-b300): 84 rows, median 9.8 %, max 51.7 %; with Grand Teton's
-  // 500 W H100 (torchtitan's 18 H100 rows): 102 rows, median 8.9 %, max 51.7 %.
+  // 500 W H100 (torchtitan's 18 H100 rows) and FlashAttention-2 for every torchtitan row: 102 rows,
+  // median 8.6 %, max 51.7 %.
   CHECK(step_errors.size() >= 102);  // no row may fall out silently
   CHECK(step_median <= 0.15);
   CHECK(step_max <= 0.60);

@@ -48,8 +48,15 @@ TEST_CASE("fp8 recipes: delayed casts in one pass, current reads each tensor onc
   CHECK_THAT(cast_bytes(w, l), WithinRel(4 * kInputs + 4 * kWeights / 4, 1e-12));
   w.fp8_recipe = Fp8Recipe::current;
   CHECK_THAT(cast_bytes(w, l), WithinRel(6 * kInputs + 6 * kWeights / 4, 1e-12));
-  w.fp8_recipe = Fp8Recipe::mxfp8;  // block scales inside the cast: as delayed
-  CHECK_THAT(cast_bytes(w, l), WithinRel(4 * kInputs + 4 * kWeights / 4, 1e-12));
+  // MXFP8: the block scales come out of the cast itself (no amax pass), but each copy carries one
+  // E8M0 scale byte per 32 elements (OCP Microscaling Formats v1.0: block size 32, 8-bit scale).
+  w.fp8_recipe = Fp8Recipe::mxfp8;
+  const double mx = 2 + 2 * (1 + 1.0 / 32);
+  CHECK_THAT(cast_bytes(w, l), WithinRel(mx * kInputs + mx * kWeights / 4, 1e-12));
+  // Blockwise FP8 (DeepSeek-V3 §3.3.1; TE Float8BlockScaling): one fp32 scale per 128 elements.
+  w.fp8_recipe = Fp8Recipe::blockwise;
+  const double blockwise = 2 + 2 * (1 + 4.0 / 128);
+  CHECK_THAT(cast_bytes(w, l), WithinRel(blockwise * kInputs + blockwise * kWeights / 4, 1e-12));
   // FSDP2 (torchtitan, torchao's float8): tensorwise by default, every forward casts its weights.
   w.fp8_recipe = Fp8Recipe::automatic;
   w.zero_stage = 3;

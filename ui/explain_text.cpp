@@ -44,6 +44,13 @@ QString explain_html(const Evaluation& e) {
     const StepEstimate& s = *e.estimate;
     const StepBreakdown& b = s.breakdown;
     out += QObject::tr("<h4>Step time %1 s</h4>").arg(s.step_time_s, 0, 'f', 3);
+    if (!s.known_gaps.empty()) {
+      // Measured runs like this one differ from the model by more than 20 % (core/estimate/known_gaps.hpp).
+      out += QObject::tr("<p style='color:#b45309'><b>Known gap in the validation:</b></p><ul>");
+      for (const KnownGap& gap : s.known_gaps)
+        out += QStringLiteral("<li style='color:#b45309'>%1</li>").arg(html(gap.text));
+      out += QStringLiteral("</ul>");
+    }
     out += QObject::tr(
                "<p>The busiest stage's work is run through the %1 schedule's event simulation "
                "(docs/schedules.md); exposed data-parallel communication and the optimizer step follow "

@@ -94,6 +94,11 @@ void SummaryStrip::showEvaluation(const Evaluation& e) {
                   .arg(100 * s.mfu, 0, 'f', 1)
                   .arg(100 * s.bubble_fraction, 0, 'f', 1);
     if (e.cluster) summary += tr(" · on %1").arg(html(e.cluster->name));
+    // A validation gap (core/estimate/known_gaps.hpp): measured runs like this one differ by more
+    // than 20 %; the Explain panel says how and where.
+    if (!s.known_gaps.empty())
+      summary += tr("<br><span style=\"color:#b45309\">known gap in the validation (%1): see Explain</span>")
+                     .arg(html(s.known_gaps.front().id));
   } else if (e.serving) {
     const ServingEstimate& s = *e.serving;
     summary = tr("TTFT <b>%1</b> · ITL <b>%2</b> · %3 output tokens/s per GPU · max batch %4 · bound by %5")

@@ -518,6 +518,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                  : std::string()));
   }
   if (fp8_linears(w)) est.assumptions.push_back(fp8_assumption(w));
+  est.known_gaps = known_gaps(m, w, l, gpu);
   return est;
 }
 

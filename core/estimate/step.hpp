@@ -7,6 +7,7 @@
 
 #include "core/comm/comm_plan.hpp"
 #include "core/estimate/compute.hpp"
+#include "core/estimate/known_gaps.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/topology/placement.hpp"
 
@@ -52,6 +53,9 @@ struct StepEstimate {
   double peak_reserved_bytes = 0;
   bool fits_in_memory = true;
   std::vector<std::string> assumptions;
+  // Validation gaps this configuration falls into (core/estimate/known_gaps.hpp): measured runs
+  // like it differ from the model by more than 20 % for a reason not yet identified.
+  std::vector<KnownGap> known_gaps;
   // Per micro-batch on one rank: the operations of one layer of the busiest stage, then the
   // embedding, the LM head with the loss, and (per step) the optimizer.
   std::vector<OperationCost> operations;

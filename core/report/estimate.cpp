@@ -37,6 +37,9 @@ json estimate_report(const StepEstimate& e) {
               {"peak_reserved_bytes", e.peak_reserved_bytes},
               {"fits_in_memory", e.fits_in_memory},
               {"assumptions", e.assumptions}};
+  json gaps = json::array();
+  for (const auto& gap : e.known_gaps) gaps.push_back({{"id", gap.id}, {"text", gap.text}});
+  doc["known_gaps"] = gaps;
   json operations = json::array();
   for (const auto& op : e.operations)
     operations.push_back({{"name", op.name},
@@ -70,6 +73,7 @@ std::string estimate_text(const std::string& model_name, const std::string& clus
   printf_to(out, "  peak memory %s (%s)\n", gib_text(e.peak_memory_bytes).c_str(),
             e.fits_in_memory ? "fits" : "DOES NOT FIT");
   for (const auto& a : e.assumptions) printf_to(out, "  - %s\n", a.c_str());
+  for (const auto& gap : e.known_gaps) printf_to(out, "  ! known gap: %s\n", gap.text.c_str());
   return out.str();
 }
 

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -370,6 +371,10 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   REQUIRE(rows.size() == 126);
   std::vector<double> step_errors, memory_errors;
   std::map<std::string, std::vector<double>> errors_by_source;  // the id's prefix: tt, mb2511, megascale, ...
+  // Per known gap (core/estimate/known_gaps.hpp): published step / predicted step of its rows; and
+  // the rows beyond the 20 % target that carry no known gap.
+  std::map<std::string, std::vector<double>> ratios_by_gap;
+  std::vector<std::string> beyond_target_without_gap;
   int skipped = 0;
   for (const auto& row : rows) {
     const std::string& id = row.at("id");
@@ -407,6 +412,8 @@ TEST_CASE("validation set: every published training row predicted, with its erro
     const double error = e->step_time_s / published_step - 1;
     step_errors.push_back(std::abs(error));
     errors_by_source[id.substr(0, id.find('_'))].push_back(error);
+    for (const KnownGap& gap : e->known_gaps) ratios_by_gap[gap.id].push_back(published_step / e->step_time_s);
+    if (std::abs(error) > 0.20 && e->known_gaps.empty()) beyond_target_without_gap.push_back(id);
     std::string memory;
     // torch.compile fuses the loss (no fp32 logits materialised) and reorders what selective AC
     // saves: not modelled for memory (docs/estimate.md §6), so those rows' memory is not compared.
@@ -447,6 +454,33 @@ TEST_CASE("validation set: every published training row predicted, with its erro
                 source.c_str(), errors.size(), 100 * median(errors),
                 100 * *std::min_element(errors.begin(), errors.end()),
                 100 * *std::max_element(errors.begin(), errors.end()));
+  for (const auto& [gap, ratios] : ratios_by_gap)
+    std::printf("[fidelity] validation known gap %-24s %2zu rows: published / predicted step %.2f .. %.2f\n",
+                gap.c_str(), ratios.size(), *std::min_element(ratios.begin(), ratios.end()),
+                *std::max_element(ratios.begin(), ratios.end()));
+  // What each known gap's text says stays true of its rows: the largest ratio it quotes, the range
+  // of the NVFP4 rows, and that the gap still exceeds the 20 % target (a step 1.25× the prediction).
+  const auto worst = [&](const std::string& gap) {
+    const auto& r = ratios_by_gap[gap];
+    return r.empty() ? 0.0 : *std::max_element(r.begin(), r.end());
+  };
+  CHECK(worst("moe_small_micro_batch") > 1.8);  // "about 2×"
+  CHECK(worst("moe_small_micro_batch") < 2.3);
+  CHECK(worst("pytorch_context_parallel") > 1.3);  // "up to 1.4×"
+  CHECK(worst("pytorch_context_parallel") < 1.45);
+  CHECK(worst("nvfp4") > 1.25);  // "1.1–1.3×"
+  CHECK(worst("nvfp4") < 1.35);
+  CHECK(*std::min_element(ratios_by_gap["nvfp4"].begin(), ratios_by_gap["nvfp4"].end()) > 1.05);
+  CHECK(worst("amd") > 1.7);  // "1.8×"
+  CHECK(worst("amd") < 1.9);
+  // Rows beyond the target that no gap names: MT-NLG's DeepSpeed pipeline of 2021 (no key tells a
+  // DeepSpeed run from a Megatron one) and the 25.09 GB200 Llama 3.1 405B MXFP8 row, whose layout
+  // (TP 4, PP 8 × 8, CP 2) on B200 in the same table is predicted within 5.1 %.
+  const std::set<std::string> accepted{"mtnlg_530b_280n", "mtnlg_530b_350n", "mb2509_gb200_llama31405b_fp8mx"};
+  for (const std::string& id : beyond_target_without_gap) {
+    INFO(id);
+    CHECK(accepted.count(id) == 1);
+  }
   if (!memory_errors.empty())
     std::printf("[fidelity] validation peak memory: %zu rows, median |error| %.1f %%, max %.1f %% (target 10 %%)\n",
                 memory_errors.size(), 100 * median(memory_errors),

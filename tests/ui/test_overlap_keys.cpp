@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QTextBrowser>
 
+#include "core/catalogue.hpp"
 #include "core/options.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
@@ -56,6 +57,34 @@ TEST_CASE("overlap keys: the training form edits every overlap key; Explain list
   CHECK(explain.contains(QStringLiteral("tp_comm_overlap: TP all-gathers and reduce-scatters in chunks")));
   CHECK(explain.contains(QStringLiteral("132 SMs per GPU")));
   CHECK(explain.contains(QStringLiteral("the first bucket is exposed")));
+}
+
+TEST_CASE("known gaps: Explain shows a validation gap under the step time where the configuration has one") {
+  Result<Project> project = default_project();
+  REQUIRE(project);
+  {
+    ui::MainWindow window(*project);
+    window.waitForEvaluation();
+    const QString explain = window.findChild<QTextBrowser*>(QStringLiteral("explain"))->toPlainText();
+    CHECK(explain.contains(QStringLiteral("Step time")));
+    CHECK_FALSE(explain.contains(QStringLiteral("Known gap")));  // Llama 3.1 70B on DGX H100: none
+    CHECK_FALSE(window.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("known gap")));
+  }
+  // The same job on MI300X nodes: the one measured AMD run took 1.8× the prediction.
+  auto mi300x = find_gpu("mi300x");
+  REQUIRE(mi300x);
+  project->gpu = *mi300x;
+  project->cluster = "mi300x:nodes=8";
+  ui::MainWindow window(*project);
+  window.waitForEvaluation();
+  const QString explain = window.findChild<QTextBrowser*>(QStringLiteral("explain"))->toPlainText();
+  CHECK(explain.contains(QStringLiteral("Known gap in the validation")));
+  CHECK(explain.contains(QStringLiteral("AMD Instinct: the one measured training run")));
+  CHECK(explain.indexOf(QStringLiteral("Known gap")) < explain.indexOf(QStringLiteral("Assumptions")));
+  // The summary strip above every view points to it.
+  const auto* summary = window.findChild<QLabel*>(QStringLiteral("summary"));
+  REQUIRE(summary != nullptr);
+  CHECK(summary->text().contains(QStringLiteral("known gap in the validation (amd)")));
 }
 
 TEST_CASE("key table: the training and serving forms take their choices and tooltips from the key table") {

@@ -88,6 +88,18 @@ QString binary_bytes_text(double bytes) {
   return QStringLiteral("%1 TiB").arg(bytes / (1024.0 * 1024 * 1024 * 1024), 0, 'f', 2);
 }
 
+QString gap_ids_text(const std::vector<std::string>& ids) {
+  QStringList parts;
+  for (const std::string& id : ids) parts << QString::fromStdString(id);
+  return parts.join(QStringLiteral(", "));
+}
+
+QString gap_ids_text(const std::vector<KnownGap>& gaps) {
+  std::vector<std::string> ids;
+  for (const KnownGap& gap : gaps) ids.push_back(gap.id);
+  return gap_ids_text(ids);
+}
+
 QString duration_text(double seconds) {
   const double magnitude = std::abs(seconds);
   if (magnitude == 0) return QStringLiteral("0");

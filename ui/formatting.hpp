@@ -6,8 +6,10 @@
 #include <string_view>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "core/estimate/known_gaps.hpp"
 #include "core/layout.hpp"
 #include "core/memory.hpp"
 
@@ -19,6 +21,9 @@ namespace meshscope::ui {
 [[nodiscard]] QString binary_bytes_text(double bytes);
 // Seconds with a unit chosen by size: "850 µs", "12.5 ms", "3.20 s", "63.3 s".
 [[nodiscard]] QString duration_text(double seconds);
+// Known validation gaps' ids joined: "amd", "pytorch_context_parallel, amd".
+[[nodiscard]] QString gap_ids_text(const std::vector<std::string>& ids);
+[[nodiscard]] QString gap_ids_text(const std::vector<KnownGap>& gaps);
 // "12,345,678,901 bytes".
 [[nodiscard]] QString exact_bytes_text(double bytes);
 // The core's names (std::string_view, UTF-8) as Qt text.

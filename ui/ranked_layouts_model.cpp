@@ -162,8 +162,13 @@ std::vector<SnapshotColumn<RankedLayout>> RankedLayoutsModel::rankedColumns() co
           QT_TR_NOOP("Layout"), {}, [](const RankedLayout& r, int) { return ranked_layout_text(r); },
           [](const RankedLayout& r, int) { return ranked_layout_text(r); }, false),
       column(
-          QT_TR_NOOP("Step"), tr("Predicted time of one optimizer step"),
-          [](const RankedLayout& r, int) { return duration_text(r.step_time_s); },
+          QT_TR_NOOP("Step"),
+          tr("Predicted time of one optimizer step; \u26a0 a known gap in the validation (published runs like it "
+             "differ by more than 20 %)"),
+          [](const RankedLayout& r, int) {
+            return r.known_gaps.empty() ? duration_text(r.step_time_s)
+                                        : QStringLiteral("\u26a0 ") + duration_text(r.step_time_s);
+          },
           [](const RankedLayout& r, int) { return r.step_time_s; }),
       column(
           QT_TR_NOOP("Tok/s/GPU"), tr("Training tokens per second per GPU"),
@@ -258,6 +263,10 @@ QString RankedLayoutsModel::rowToolTip(int row) const {
           binary_bytes_text(best.headroom_bytes));
   lines << (r.refined ? tr("Scored by the full event simulation")
                       : tr("Scored by the fast closed-form model (no link sharing between groups)"));
+  if (!r.known_gaps.empty())
+    lines << tr("<span style=\"color:#b45309\">\u26a0 known gap in the validation (%1): published runs like this "
+                "one differ from the model by more than 20 %; Explain names them</span>")
+                 .arg(gap_ids_text(r.known_gaps));
   return lines.join(QStringLiteral("<br>"));
 }
 

@@ -98,7 +98,7 @@ void SummaryStrip::showEvaluation(const Evaluation& e) {
     // than 20 %; the Explain panel says how and where.
     if (!s.known_gaps.empty())
       summary += tr("<br><span style=\"color:#b45309\">known gap in the validation (%1): see Explain</span>")
-                     .arg(html(s.known_gaps.front().id));
+                     .arg(gap_ids_text(s.known_gaps));
   } else if (e.serving) {
     const ServingEstimate& s = *e.serving;
     summary = tr("TTFT <b>%1</b> · ITL <b>%2</b> · %3 output tokens/s per GPU · max batch %4 · bound by %5")

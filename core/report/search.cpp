@@ -1,5 +1,6 @@
 #include "core/report/search.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -21,7 +22,8 @@ json ranked_layout_json(const RankedLayout& r) {
           {"headroom_bytes", r.headroom_bytes},
           {"bubble_fraction", r.bubble_fraction},
           {"cost_per_million_tokens", r.cost_per_million_tokens},
-          {"refined", r.refined}};
+          {"refined", r.refined},
+          {"known_gaps", r.known_gaps}};
 }
 
 std::string_view work_kind_name(WorkKind kind) {
@@ -98,9 +100,16 @@ std::string ranked_layouts_text(const SearchResult& result) {
                   r.zero_stage, std::string(enum_name(r.schedule)).c_str(),
                   r.order == AxisOrder::megatron ? "" : (" " + std::string(axis_order_name(r.order))).c_str(),
                   r.tp_comm_overlap ? " tp-overlap" : "");
-    printf_to(out, "%4d %-52s %10.3f %10.1f %6.1f%% %10s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
-              percent(r.mfu), gib_text(r.peak_memory_bytes).c_str());
+    std::string gaps;
+    for (const std::string& gap : r.known_gaps) gaps += (gaps.empty() ? "  ! " : ", ") + gap;
+    printf_to(out, "%4d %-52s %10.3f %10.1f %6.1f%% %10s%s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
+              percent(r.mfu), gib_text(r.peak_memory_bytes).c_str(), gaps.c_str());
   }
+  if (std::any_of(result.layouts.begin(), result.layouts.end(),
+                  [](const RankedLayout& r) { return !r.known_gaps.empty(); }))
+    printf_to(out,
+              "! known gap: published runs like the marked layouts differ from the model by more than 20 %% "
+              "(estimate names the runs; docs/estimate.md#known-gaps)\n");
   return out.str();
 }
 

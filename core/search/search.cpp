@@ -11,6 +11,7 @@
 
 #include "core/activations.hpp"
 #include "core/catalogue.hpp"
+#include "core/estimate/known_gaps.hpp"
 #include "core/estimate/overlap.hpp"
 #include "core/flops.hpp"
 #include "core/memory.hpp"
@@ -504,8 +505,13 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   const auto flops = flops_per_token(m, base.seq_len, base.causal, RecomputeMode::none).model_training();
   const double peak = compute_peak_flops(ev.gpu(), base.compute_dtype);
   for (size_t i = 0; i < ranked.size() && static_cast<int64_t>(i) < options.top; ++i) {
-    ranked[i].first.mfu = flops * ranked[i].first.tokens_per_s_per_gpu / peak;
-    result.layouts.push_back(ranked[i].first);
+    RankedLayout& r = ranked[i].first;
+    r.mfu = flops * r.tokens_per_s_per_gpu / peak;
+    TrainingWorkload w = base;
+    w.recompute = r.recompute;
+    w.zero_stage = r.zero_stage;
+    for (const KnownGap& gap : known_gaps(m, w, r.layout, ev.gpu())) r.known_gaps.push_back(gap.id);
+    result.layouts.push_back(r);
   }
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -77,6 +77,9 @@ struct RankedLayout {
   double bubble_fraction = 0;
   double cost_per_million_tokens = 0;
   bool refined = false;  // scored by the full event simulation
+  // Ids of the validation gaps this layout falls into (core/estimate/known_gaps.hpp): its number
+  // is less certain than the others'.
+  std::vector<std::string> known_gaps;
 };
 
 // How far the enumeration had gone when a candidate was rejected: structural checks turn away a

@@ -28,6 +28,7 @@ TEST_CASE("params: totals match the published figures within 0.5 %") {
       {"deepseek-v3", 671e9, "DeepSeek-V3 technical report arXiv:2412.19437 abstract: 671B"},
       {"gpt2", 124.4e6, "HF hub openai-community/gpt2: 124.4M (124,439,808)"},
       {"qwen3-30b-a3b", 30.5e9, "Qwen3-30B-A3B model card: 30.5B total"},
+      {"qwen3-235b-a22b", 235e9, "Qwen3-235B-A22B model card: 235B in total"},
   }));
   INFO(row.preset << " — " << row.source);
   CHECK_THAT(count_params(preset(row.preset)).total_params(), WithinRel(row.total, 0.005));
@@ -42,6 +43,8 @@ TEST_CASE("params: active counts published to two significant digits agree to th
   // Qwen3-30B-A3B model card: "3.3B activated" — with embedding and head, as Qwen and Mistral count.
   // The figure is given to two significant digits (a ±1.5 % rounding step), hence 2 %.
   CHECK_THAT(count_params(preset("qwen3-30b-a3b")).active_params(), WithinRel(3.3e9, 0.02));
+  // Qwen3-235B-A22B model card: "22B activated" (a ±2.3 % rounding step at two digits).
+  CHECK_THAT(count_params(preset("qwen3-235b-a22b")).active_params(), WithinRel(22e9, 0.025));
   // DeepSeek-V3 report: "37B activated for each token", main model without MTP. DeepSeek's count
   // leaves out the input embedding lookup (36.6 B rounds to 37); with it the count is 37.6 B.
   const ParamCounts dsv3 = count_params(preset("deepseek-v3"));

@@ -110,7 +110,6 @@ std::optional<Skip> unsupported(const test::CsvRow& row) {
     return Skip{"the paper gives neither the TP degree nor how its TFLOP/s are counted"};
   const std::string& model = row.at("model");
   if (model == "gpt-oss-120b") return Skip{"no preset: sliding-window attention and attention sinks are not modeled"};
-  if (model == "qwen3-235b-a22b") return Skip{"no preset for Qwen3-235B-A22B and the source gives no dimensions"};
   const std::string& gpu = row.at("gpu");
   if (gpu.empty()) return Skip{"the GPU model is not in the log"};
   if (model == "deepseek-v3") {
@@ -318,6 +317,18 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     if (row.at("model") == "qwen3-30b-a3b" &&
         (row.at("gpu") == "GB200" || row.at("gpu") == "GB300" || row.at("gpu") == "B300"))
       w.moe_dispatcher = MoeDispatcher::flex;
+    // Qwen3-235B-A22B (the same file's *_V2 presets: 256 GPUs, GBS 8192, the 26.02 tables' layouts):
+    // GB200 and GB300 run the flex dispatcher over HybridEP with Transformer Engine's CUDA graphs of
+    // the attention, the router and the dispatch preprocessing (cuda_graph_scope; cuda_graphs=1
+    // replays the attention part, the router stays eager here); B200 and B300 the all-to-all one
+    // without cross-micro-batch overlap; H100 the all-to-all one with moe_a2a_overlap=True.
+    if (row.at("model") == "qwen3-235b-a22b") {
+      if (row.at("gpu") == "GB200" || row.at("gpu") == "GB300") {
+        w.moe_dispatcher = MoeDispatcher::flex;
+        w.cuda_graphs = true;
+      }
+      w.ep_comm_overlap = starts_with(row.at("gpu"), "H100");
+    }
     if (row.at("model") == "deepseek-v3") {
       w.moe_dispatcher = MoeDispatcher::flex;
       // deepseek_v3.py: the precision-aware optimizer with BF16 main gradients and BF16 Adam moments
@@ -464,8 +475,12 @@ TEST_CASE("validation set: every published training row predicted, with its erro
     const auto& r = ratios_by_gap[gap];
     return r.empty() ? 0.0 : *std::max_element(r.begin(), r.end());
   };
-  CHECK(worst("moe_small_micro_batch") > 1.8);  // "about 2×"
+  CHECK(worst("moe_small_micro_batch") > 1.8);  // "from 0.76× to 2.1×"
   CHECK(worst("moe_small_micro_batch") < 2.3);
+  const auto& moe = ratios_by_gap["moe_small_micro_batch"];
+  REQUIRE_FALSE(moe.empty());
+  CHECK(*std::min_element(moe.begin(), moe.end()) > 0.7);
+  CHECK(*std::min_element(moe.begin(), moe.end()) < 0.8);
   CHECK(worst("pytorch_context_parallel") > 1.3);  // "up to 1.4×"
   CHECK(worst("pytorch_context_parallel") < 1.45);
   CHECK(worst("nvfp4") > 1.25);  // "1.1–1.3×"
@@ -494,8 +509,9 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   // 126 layers on 128 chunks) and NVL72 jobs in 16-tray segments: 82 rows, median 9.3 %, max 51.7 %.
   // On 2026-12-05 with the B300 (dgx-b300): 84 rows, median 9.8 %, max 51.7 %; with Grand Teton's
   // 500 W H100 (torchtitan's 18 H100 rows) and FlashAttention-2 for every torchtitan row: 102 rows,
-  // median 8.6 %, max 51.7 %.
-  CHECK(step_errors.size() >= 102);  // no row may fall out silently
+  // median 8.6 %, max 51.7 %. On 2026-12-05 with Qwen3-235B-A22B (Megatron-Bridge's provider, its
+  // recipes' dispatchers): 111 rows, median 8.9 %, max 51.7 %.
+  CHECK(step_errors.size() >= 111);  // no row may fall out silently
   CHECK(step_median <= 0.15);
   CHECK(step_max <= 0.60);
   // The two logs and torchtitan's two eager FSDP rows on H100 (compiled rows are not compared).

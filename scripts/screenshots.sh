@@ -13,6 +13,8 @@ done
 # The default project's best layout has no pipeline; the schedule is shown on an interleaved one.
 "$app" examples/pipeline-llama3.1-70b-dgx-h100.json --view pipeline --screenshot "$out/pipeline.png"
 "$app" examples/mesh-llama3.1-70b-mi300x.json --view topology --screenshot "$out/topology-mesh.png"
+# A configuration in a known validation gap (AMD): the strip, Explain and the ranked list mark it.
+"$app" examples/mesh-llama3.1-70b-mi300x.json --view explain --screenshot "$out/explain-known-gap.png"
 "$app" --pin 1,3 --view compare --screenshot "$out/compare.png"
 "$app" examples/serving-llama3.1-70b-h200.json --view serving --screenshot "$out/serving.png"
 "$app" examples/serving-deepseek-v3-h200.json --view serving --screenshot "$out/serving-moe.png"

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -452,6 +453,15 @@ TEST_CASE("validation set: every published training row predicted, with its erro
         std::string(recompute_name(s.workload.recompute)).c_str(), predicted_value, published_value,
         row.at("metric").c_str(), e->step_time_s, published_step, 100 * error, memory.c_str(),
         e->fits_in_memory ? "" : " (predicted not to fit)");
+    // MESHSCOPE_VALIDATION_DETAIL=1: where each row's predicted step goes (the busiest stage's parts).
+    if (std::getenv("MESHSCOPE_VALIDATION_DETAIL") != nullptr) {
+      const StepBreakdown& b = e->breakdown;
+      std::printf(
+          "[fidelity] validation %-34s   forward %.3f, backward %.3f, recompute %.3f, TP %.3f, CP %.3f, EP %.3f, "
+          "PP %.3f, bubble %.3f, DP %.3f, optimizer %.3f s\n",
+          id.c_str(), b.forward_s, b.backward_s, b.recompute_s, b.tp_exposed_s, b.cp_exposed_s, b.ep_exposed_s,
+          b.pp_p2p_s, b.bubble_s, b.dp_exposed_s, b.optimizer_s);
+    }
   }
   REQUIRE_FALSE(step_errors.empty());
   const double step_median = median(step_errors);

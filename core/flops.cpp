@@ -60,8 +60,9 @@ double attention_score_flops(const ModelSpec& m, double context) {
 FlopsPerToken flops_per_token(const ModelSpec& m, int64_t seq_len, bool causal, RecomputeMode recompute,
                               double recompute_fraction, SelectiveRecomputeFlops selective) {
   FlopsPerToken f;
-  const double context = causal ? static_cast<double>(seq_len) / 2.0 : static_cast<double>(seq_len);
   for (int64_t layer = 0; layer < m.num_layers; ++layer) {
+    // The keys a query attends to: seq/2 causal, a sliding layer's window at most (ModelSpec).
+    const double context = m.mean_attended_keys(layer, static_cast<double>(seq_len), causal);
     f.forward_gemm += attention_projection_flops(m);
     if (m.is_moe_layer(layer)) {
       f.forward_gemm += static_cast<double>(m.moe.top_k) * mlp_flops(m, m.moe.expert_ffn_hidden_size);

@@ -548,12 +548,16 @@ MemoryBudget serving_memory(const ModelSpec& m, const ServingWorkload& w, const 
         m.mla.enabled() ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * dtype_bytes(w.kv_dtype)
                         : 2.0 * std::ceil(static_cast<double>(m.num_kv_heads) / tp) * static_cast<double>(m.head_dim) *
                               dtype_bytes(w.kv_dtype);
-    const double kv_per_sequence =
-        per_layer_token * static_cast<double>(sp.layers) * static_cast<double>(w.context_len());
+    // A sliding-window layer keeps the last `sliding_window` tokens only (vLLM's hybrid KV cache
+    // manager, SGLang's SWA pool): the tokens a layer holds, averaged over the model's layers.
+    const double resident = m.kv_resident_tokens(static_cast<double>(w.context_len()));
+    const double kv_per_sequence = per_layer_token * static_cast<double>(sp.layers) * resident;
     rank.items.push_back(
         {MemoryCategory::kv_cache, kv_per_sequence * static_cast<double>(w.concurrency),
-         fmt("%.3g sequences × %.3g tokens × %.3g B/token/layer × %.0f layers", static_cast<double>(w.concurrency),
-             static_cast<double>(w.context_len()), per_layer_token, static_cast<double>(sp.layers))});
+         fmt(m.sliding_window > 0 ? "%.3g sequences × %.3g tokens held per layer (sliding layers: the window) × %.3g "
+                                    "B/token/layer × %.0f layers"
+                                  : "%.3g sequences × %.3g tokens × %.3g B/token/layer × %.0f layers",
+             static_cast<double>(w.concurrency), resident, per_layer_token, static_cast<double>(sp.layers))});
 
     // Workspace: the engine profiles one forward pass of max_batched_tokens (vLLM's profile run);
     // we size its largest live intermediates, and the fp32 logits of one decode batch.

@@ -1,5 +1,6 @@
 #include "core/model.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace meshscope {
@@ -14,6 +15,31 @@ int64_t ModelSpec::num_moe_layers() const {
   int64_t count = 0;
   for (int64_t layer = 0; layer < num_layers; ++layer) count += is_moe_layer(layer) ? 1 : 0;
   return count;
+}
+
+bool ModelSpec::is_sliding_layer(int64_t layer) const {
+  if (sliding_window <= 0) return false;
+  return full_attention_every <= 0 || (layer + 1) % full_attention_every != 0;
+}
+
+int64_t ModelSpec::num_sliding_layers() const {
+  int64_t count = 0;
+  for (int64_t layer = 0; layer < num_layers; ++layer) count += is_sliding_layer(layer) ? 1 : 0;
+  return count;
+}
+
+double ModelSpec::mean_attended_keys(int64_t layer, double seq, bool causal) const {
+  if (!is_sliding_layer(layer)) return causal ? seq / 2.0 : seq;
+  const auto w = static_cast<double>(sliding_window);
+  // A bidirectional window (an encoder's) reaches w positions to each side at most.
+  if (!causal) return std::min(seq, 2.0 * w);
+  return seq <= w ? seq / 2.0 : w - w * w / (2.0 * seq);
+}
+
+double ModelSpec::kv_resident_tokens(double context) const {
+  if (sliding_window <= 0 || num_layers <= 0) return context;
+  const auto sliding = static_cast<double>(num_sliding_layers()), layers = static_cast<double>(num_layers);
+  return ((layers - sliding) * context + sliding * std::min(context, static_cast<double>(sliding_window))) / layers;
 }
 
 int64_t ModelSpec::q_width() const {
@@ -58,6 +84,7 @@ double attention_params(const ModelSpec& m) {
   double params = linear(h, m.q_width(), m.qkv_bias) + 2 * linear(h, m.kv_width(), m.qkv_bias);
   params += linear(m.q_width(), h, m.attn_out_bias);
   if (m.qk_norm) params += 2 * norm_params(m, m.head_dim);
+  if (m.attention_sinks) params += static_cast<double>(m.num_heads);  // GptOssAttention.sinks
   return params;
 }
 

@@ -55,10 +55,28 @@ struct ModelSpec {
   bool mlp_bias = false;       // GPT-2: biases in the MLP
   bool qk_norm = false;        // Qwen3: RMSNorm over each head of q and k
   bool dropout = false;        // dropout layers present in training (GPT-style)
+  // Sliding-window attention (Mistral 7B v0.1; Gemma 2 and 3; GPT-OSS, OpenAI model card 2025 §2.1):
+  // a query of a sliding layer attends to the sliding_window most recent positions, itself
+  // included (Hugging Face's sliding_window); 0: every layer attends to the whole context.
+  int64_t sliding_window = 0;
+  // With a window, every full_attention_every-th layer — the last of each group of that many, as
+  // Hugging Face's layer_types lay them out (GPT-OSS and Gemma 2: 2, layer 0 slides; Gemma 3: 6) —
+  // attends to the whole context and the others slide; 0: every layer slides (Mistral 7B v0.1).
+  int64_t full_attention_every = 0;
+  bool attention_sinks = false;  // GPT-OSS: one learned logit per head in each softmax's denominator
   MoeSpec moe;
   MlaSpec mla;
 
   [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
+  [[nodiscard]] bool is_sliding_layer(int64_t layer) const;
+  [[nodiscard]] int64_t num_sliding_layers() const;
+  // The keys one query attends to in `layer`, averaged over the `seq` queries of a sequence: seq/2
+  // causal, seq full; a sliding layer's causal queries attend to min(position + 1, window), on
+  // average w − w²/2s for s > w (and s/2 up to the window, where the two meet).
+  [[nodiscard]] double mean_attended_keys(int64_t layer, double seq, bool causal) const;
+  // KV entries a sequence of `context` tokens keeps, averaged over the layers: `context` in a full
+  // layer, min(context, window) in a sliding one (what a serving engine holds per sequence).
+  [[nodiscard]] double kv_resident_tokens(double context) const;
   [[nodiscard]] bool is_moe_layer(int64_t layer) const;
   [[nodiscard]] int64_t num_moe_layers() const;
   [[nodiscard]] int64_t q_width() const;   // output width of the query projection

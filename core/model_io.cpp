@@ -121,7 +121,9 @@ Result<ModelSpec> check_model(ModelSpec m, const std::string& origin) {
                           {"kv_lora_rank", m.mla.kv_lora_rank, int64_t{1} << 20},
                           {"qk_rope_head_dim", m.mla.qk_rope_head_dim, int64_t{1} << 16},
                           {"qk_nope_head_dim", m.mla.qk_nope_head_dim, int64_t{1} << 16},
-                          {"v_head_dim", m.mla.v_head_dim, int64_t{1} << 16}};
+                          {"v_head_dim", m.mla.v_head_dim, int64_t{1} << 16},
+                          {"sliding_window", m.sliding_window, int64_t{1} << 34},
+                          {"full_attention_every", m.full_attention_every, 100'000}};
   for (const Bound& b : bounds)
     if (b.value > b.limit)
       return bad(b.field, std::string(b.field) + " must be at most " + std::to_string(b.limit) + ", got " +
@@ -130,6 +132,11 @@ Result<ModelSpec> check_model(ModelSpec m, const std::string& origin) {
   if (m.num_layers <= 0) return bad("num_layers", "the model needs at least one layer");
   if (m.num_heads <= 0) return bad("num_heads", "the number of attention heads must be positive");
   if (m.vocab_size <= 0) return bad("vocab_size", "vocabulary size must be positive");
+  if (m.sliding_window < 0) return bad("sliding_window", "the attention window must be 0 (none) or positive");
+  if (m.full_attention_every < 0)
+    return bad("full_attention_every", "full_attention_every must be 0 (every layer slides) or positive");
+  if (m.full_attention_every > 0 && m.sliding_window == 0)
+    return bad("full_attention_every", "full_attention_every needs a sliding_window");
   if (!m.mla.enabled()) {
     if (m.num_kv_heads <= 0 || m.num_heads % m.num_kv_heads != 0)
       return bad("num_kv_heads", "KV heads must be positive and divide the attention heads (" +
@@ -384,6 +391,12 @@ Result<ModelSpec> model_from_json(const json& doc, const std::string& origin) {
   MS_TRY(mlp_bias, f.boolean_or("mlp_bias", false));
   MS_TRY(qk_norm, f.boolean_or("qk_norm", false));
   MS_TRY(dropout, f.boolean_or("dropout", false));
+  MS_TRY(window, f.integer_or("sliding_window", 0));
+  MS_TRY(full_every, f.integer_or("full_attention_every", 0));
+  MS_TRY(sinks, f.boolean_or("attention_sinks", false));
+  m.sliding_window = window;
+  m.full_attention_every = full_every;
+  m.attention_sinks = sinks;
   m.tied_embeddings = tied;
   m.qkv_bias = qkv_bias;
   m.attn_out_bias = out_bias;
@@ -441,6 +454,9 @@ json model_to_json(const ModelSpec& m) {
               {"mlp_bias", m.mlp_bias},
               {"qk_norm", m.qk_norm},
               {"dropout", m.dropout}};
+  doc["sliding_window"] = m.sliding_window;
+  doc["full_attention_every"] = m.full_attention_every;
+  doc["attention_sinks"] = m.attention_sinks;
   if (m.is_moe())
     doc["moe"] = {{"num_experts", m.moe.num_experts},
                   {"top_k", m.moe.top_k},
@@ -458,6 +474,56 @@ json model_to_json(const ModelSpec& m) {
                   {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
                   {"v_head_dim", m.mla.v_head_dim}};
   return doc;
+}
+
+struct SlidingWindow {
+  int64_t window = 0;
+  int64_t full_attention_every = 0;
+};
+
+// The attention window of a config.json: `sliding_window` with `layer_types` (transformers ≥ 4.55:
+// "sliding_attention" / "full_attention" per layer; GPT-OSS, Gemma) — a repeating group of sliding
+// layers closed by one full-attention layer, or every layer sliding —; without layer_types every
+// layer slides (Mistral 7B v0.1's sliding_window 4096). Qwen2/Qwen3 slide only with
+// use_sliding_window, then on the layers from max_window_layers on: no repeating group, refused.
+Result<SlidingWindow> sliding_window_of(const json& config, const Fields& f, const std::string& type) {
+  MS_TRY(window, f.integer_or("sliding_window", 0));
+  if (window == 0) return SlidingWindow{};
+  if (type == "qwen2" || type == "qwen3" || type == "qwen3_moe") {
+    MS_TRY(use, f.boolean_or("use_sliding_window", false));
+    if (!use) return SlidingWindow{};
+    return make_error(ErrorCode::unsupported,
+                      "use_sliding_window with max_window_layers (a window on the last layers only) is not supported",
+                      f.where("use_sliding_window"));
+  }
+  if (!f.has("layer_types")) return SlidingWindow{window, 0};
+  const json& types = config.at("layer_types");
+  if (!types.is_array() || types.empty())
+    return make_error(ErrorCode::wrong_type, "\"layer_types\" must be a non-empty array", f.where("layer_types"));
+  std::vector<bool> full;
+  for (size_t i = 0; i < types.size(); ++i) {
+    const json& t = types[i];
+    if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+      return make_error(
+          ErrorCode::invalid_argument,
+          "layer_types[" + std::to_string(i) + "] must be \"sliding_attention\" or \"full_attention\", got " + t.dump(),
+          f.where("layer_types"));
+    full.push_back(t == "full_attention");
+  }
+  const auto first_full = std::find(full.begin(), full.end(), true);
+  if (first_full == full.begin() && std::all_of(full.begin(), full.end(), [](bool b) { return b; }))
+    return SlidingWindow{};  // a window that no layer uses
+  const int64_t every = first_full == full.end() ? 0 : static_cast<int64_t>(first_full - full.begin()) + 1;
+  for (size_t i = 0; i < full.size(); ++i) {
+    const bool expected = every > 0 && (static_cast<int64_t>(i) + 1) % every == 0;
+    if (full[i] != expected)
+      return make_error(ErrorCode::unsupported,
+                        "layer_types is not a repeating group of sliding layers closed by one full-attention layer "
+                        "(layer " +
+                            std::to_string(i) + " breaks the pattern of the first " + std::to_string(every) + ")",
+                        f.where("layer_types"));
+  }
+  return SlidingWindow{window, every};
 }
 
 Result<ModelSpec> model_from_hf_config(const json& config, const std::string& origin) {
@@ -498,12 +564,13 @@ Result<ModelSpec> model_from_hf_config(const json& config, const std::string& or
     return check_model(std::move(m), origin);
   }
 
-  static const char* const kKnown[] = {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3"};
+  static const char* const kKnown[] = {"llama", "mistral",   "mixtral",     "qwen2",
+                                       "qwen3", "qwen3_moe", "deepseek_v3", "gpt_oss"};
   if (std::find(std::begin(kKnown), std::end(kKnown), type) == std::end(kKnown))
     return make_error(
         ErrorCode::unsupported,
         "model_type \"" + type +
-            "\" is not supported (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt2 are)",
+            "\" is not supported (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt_oss, gpt2 are)",
         f.where("model_type"));
 
   MS_TRY(vocab, f.integer("vocab_size"));
@@ -586,7 +653,27 @@ Result<ModelSpec> model_from_hf_config(const json& config, const std::string& or
     m.head_dim = nope + rope;
     m.qkv_bias = m.attn_out_bias = bias;
     // The multi-token-prediction module (num_nextn_predict_layers) is not part of the main model.
+  } else if (type == "gpt_oss") {
+    // GPT-OSS (modeling_gpt_oss.py): biased q/k/v/o projections and one learned sink logit per head
+    // (GptOssAttention), a router Linear with bias (GptOssTopKRouter), experts whose gate_up and
+    // down projections carry biases (GptOssExperts); every layer is MoE.
+    MS_TRY(ffn, f.integer("intermediate_size"));
+    MS_TRY(experts, f.integer("num_local_experts"));
+    MS_TRY(top_k, f.integer_or("num_experts_per_tok", 0));
+    MS_TRY(bias, f.boolean_or("attention_bias", true));
+    m.ffn_hidden_size = ffn;
+    m.moe = {experts, top_k, ffn, 0, 0, 0, 1, 0, true};
+    if (top_k == 0) {
+      MS_TRY(per_token, f.integer("experts_per_token"));
+      m.moe.top_k = per_token;
+    }
+    m.qkv_bias = m.attn_out_bias = bias;
+    m.mlp_bias = true;
+    m.attention_sinks = true;
   }
+  MS_TRY(window, sliding_window_of(config, f, type));
+  m.sliding_window = window.window;
+  m.full_attention_every = window.full_attention_every;
   return check_model(std::move(m), origin);
 }
 

@@ -259,7 +259,7 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, QWidget* parent) : QWidg
   model_row->addWidget(model_combo_, 1);
   auto* hf_button = new QPushButton(tr("config.json…"), model_box);
   hf_button->setToolTip(
-      tr("Load a Hugging Face config.json (llama, mistral, mixtral, qwen2/3, qwen3_moe, deepseek_v3, gpt2)"));
+      tr("Load a Hugging Face config.json (llama, mistral, mixtral, qwen2/3, qwen3_moe, deepseek_v3, gpt_oss, gpt2)"));
   connect(hf_button, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Hugging Face config.json"), QString(),
                                                       tr("JSON (*.json);;All files (*)"));
@@ -389,6 +389,11 @@ void WorkloadPanel::refresh() {
   const ParamCounts params = count_params(project.model);
   QString summary = tr("%1: %2 B parameters").arg(qs(project.model.name)).arg(params.total_params() / 1e9, 0, 'f', 2);
   if (project.model.is_moe()) summary += tr(", %1 B active per token").arg(params.active_params() / 1e9, 0, 'f', 2);
+  if (project.model.sliding_window > 0)
+    summary += tr("; a %1-token attention window on %2 of %3 layers")
+                   .arg(project.model.sliding_window)
+                   .arg(project.model.num_sliding_layers())
+                   .arg(project.model.num_layers);
   model_summary_->setText(summary);
   model_form_->setKeys(flatten(model_to_json(project.model)));
 

@@ -401,18 +401,22 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     set_host_time(ops.back(), {22, 0, 12, 0}, c.efficiency, false);
   }
 
-  // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx.
+  // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx, a
+  // sliding layer's window caps it (ModelSpec::mean_attended_keys).
   double qk = static_cast<double>(m.head_dim), v = static_cast<double>(m.head_dim);
   if (m.mla.enabled()) {
     qk = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
     v = static_cast<double>(m.mla.v_head_dim);
   }
-  const double ctx = w.causal ? static_cast<double>(w.seq_len) / 2.0 : static_cast<double>(w.seq_len);
+  const double ctx = m.mean_attended_keys(layer, static_cast<double>(w.seq_len), w.causal);
   const double attention_flops = tokens * 2.0 * ctx * static_cast<double>(m.num_heads) / tp * (qk + v);
   double attention_forward, attention_backward;
   double score_bytes = 0, score_backward_bytes = 0;  // traffic of stored scores (softmax, dropout)
   if (w.flash_attention) {
-    const AttentionCall call = attention_call(m, w, l);
+    AttentionCall call = attention_call(m, w, l);
+    // A sliding layer's query block meets at most two key blocks of a window's length: the kernel
+    // runs as on a causal call of twice the window (its masked diagonal blocks included).
+    if (m.is_sliding_layer(layer)) call.sequence = std::min(call.sequence, 2.0 * static_cast<double>(m.sliding_window));
     const AttentionCoreRates core =
         attention_core_rates(c.gpu, w, c.efficiency, call.sequence, call.head_dim, r.attention_peak);
     attention_forward = attention_flops / core.forward_flops_per_s;

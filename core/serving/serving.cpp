@@ -290,6 +290,15 @@ Result<ServingModel> ServingModel::create(const ModelSpec& model, const ServingW
   s.memory_ = serving_memory(model, shown, mesh, s.gpu_);
   s.memory_.max_concurrency = s.kv_max_batch_;
 
+  if (model.sliding_window > 0) {
+    const auto prompt = static_cast<double>(s.workload_.prompt_len);
+    const double mean_context = prompt + static_cast<double>(s.workload_.output_len) / 2;
+    double keys = 0;
+    for (int64_t layer = 0; layer < model.num_layers; ++layer) keys += model.mean_attended_keys(layer, prompt, true);
+    if (prompt > 0) s.prefill_window_share_ = keys / static_cast<double>(model.num_layers) / (prompt / 2);
+    if (mean_context > 0) s.decode_window_share_ = model.kv_resident_tokens(mean_context) / mean_context;
+  }
+
   // Stages: dense and MoE layer counts.
   const auto counts = layers_per_stage(model, mesh);
   const auto firsts = first_layer_of_stage(model, mesh);
@@ -435,14 +444,14 @@ void ServingModel::layer_cost(const StepBatch& b, bool moe, bool decode_only, Ac
     decode_width = qk + v;
   }
   if (b.prefill_pairs > 0) {
-    const double flops = b.prefill_pairs / dp * 2.0 * heads_local * (qk + v);
+    const double flops = b.prefill_pairs * prefill_window_share_ / dp * 2.0 * heads_local * (qk + v);
     Acc one;
     one.op(flops / (attention_peak_ * eff.attention_forward), 0);
     one.flops = flops;
     acc.add(one, 1);
   }
   if (b.decode_context > 0) {
-    const double context = b.decode_context / dp;
+    const double context = b.decode_context * decode_window_share_ / dp;  // KV entries read
     const double flops = context * 2.0 * heads_local * decode_width;
     const double bytes = context * kv_per_token;
     Acc one;

@@ -194,6 +194,11 @@ class ServingModel {
   GpuSpec gpu_;
   MemoryBudget memory_;
   std::vector<StageShape> stages_;
+  // Sliding-window layers (ModelSpec::sliding_window) over the model's layers: the prefill's
+  // (query, key) pairs and the decode's KV reads as a share of full attention's, at the workload's
+  // prompt and mean decode context; 1 without a window.
+  double prefill_window_share_ = 1;
+  double decode_window_share_ = 1;
   int64_t kv_max_batch_ = 0;
   double token_budget_ = 0;
   bool weights_fit_ = true;

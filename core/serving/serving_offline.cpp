@@ -145,7 +145,7 @@ Result<DisaggregatedEstimate> estimate_disaggregated(const ModelSpec& m, const S
 
   // KV transfer: every prefill rank sends its shard to its decode peer at once (NIXL, Mooncake
   // transfer engine), over the route between the two groups, not overlapped with the prefill.
-  est.kv_bytes_per_request = kv_cache_bytes_per_token(m, w.kv_dtype) * prompt;
+  est.kv_bytes_per_request = kv_cache_bytes_per_token(m, w.kv_dtype) * m.kv_resident_tokens(prompt);
   const Route route = router.route(cluster.gpus.front(), cluster.gpus[static_cast<size_t>(l.prefill.gpus())]);
   double bandwidth = 0;
   if (route.reachable && route.bottleneck.valid())

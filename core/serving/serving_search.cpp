@@ -149,7 +149,7 @@ Result<ServingRankResult> rank_serving_layouts(const ModelSpec& m, const Serving
   // Disaggregated: n_p prefill instances of one layout, n_d decode instances of another, the KV
   // transfer added to the prefill time; the pools balanced so that neither idles more than needed.
   if (options.disaggregated && output > 1) {
-    const double kv_bytes = kv_cache_bytes_per_token(m, w.kv_dtype) * prompt;
+    const double kv_bytes = kv_cache_bytes_per_token(m, w.kv_dtype) * m.kv_resident_tokens(prompt);
     std::map<int64_t, double> transfer_bandwidth;  // by the first decode GPU's index
     auto transfer_s = [&](int64_t first_decode, int64_t flows) {
       auto it = transfer_bandwidth.find(first_decode);

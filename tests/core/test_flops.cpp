@@ -1,4 +1,5 @@
 // FLOPs per token against the published formulas, each in its source's own convention.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 
@@ -121,4 +122,28 @@ TEST_CASE("flops: an MoE token runs top-k experts, not all of them") {
   // 2 FLOPs per active weight (embedding lookup and norms excluded).
   const double active_matmul = c.active_params() - c.active.embedding - c.active.norms;
   CHECK_THAT(f.forward_gemm + f.forward_head, WithinRel(2 * active_matmul, 1e-12));
+}
+
+TEST_CASE("flops: a sliding-window layer's queries attend to the window, counted as the definition sums them") {
+  // GPT-OSS-120B at sequence 4096: 18 full layers (a causal query i attends to i + 1 keys, on
+  // average s/2 in the convention above) and 18 sliding layers of window 128 (query i attends to
+  // min(i + 1, 128) keys; summed exactly here).
+  const ModelSpec m = *model_preset("gpt-oss-120b");
+  const int64_t s = 4096, window = 128;
+  double sliding_keys = 0;
+  for (int64_t i = 0; i < s; ++i) sliding_keys += static_cast<double>(std::min<int64_t>(i + 1, window));
+  sliding_keys /= static_cast<double>(s);       // 126.02
+  const double per_key = 2.0 * 64 * (64 + 64);  // 2 · heads · (d_qk + d_v)
+  const double expected = 18 * per_key * (static_cast<double>(s) / 2) + 18 * per_key * sliding_keys;
+  const FlopsPerToken f = flops_per_token(m, s, true, RecomputeMode::none);
+  CHECK_THAT(f.forward_attention, Catch::Matchers::WithinRel(expected, 1e-3));
+  // Up to the window a sliding layer attends as a full one; without the window every layer is full.
+  CHECK(m.mean_attended_keys(0, 128, true) == m.mean_attended_keys(1, 128, true));
+  ModelSpec full = m;
+  full.sliding_window = 0;
+  full.full_attention_every = 0;
+  CHECK(flops_per_token(full, s, true, RecomputeMode::none).forward_attention == 36 * per_key * (s / 2));
+  // The KV a serving engine keeps per layer, averaged: half the layers hold 128 tokens of 4096.
+  CHECK(m.kv_resident_tokens(4096) == (18 * 4096 + 18 * 128) / 36.0);
+  CHECK(m.kv_resident_tokens(100) == 100);
 }

@@ -173,3 +173,79 @@ TEST_CASE("hf config: a number beyond the range of a double is a parse error, no
   CHECK_THAT(doc.error().to_string(), Contains("overflow.json"));
   CHECK_FALSE(parse_json_text(R"({"hidden_size": 1e999})", "inline.json"));
 }
+
+namespace {
+// openai/gpt-oss-120b config.json fields (transformers' GptOssConfig, model_type gpt_oss): 36
+// layers whose layer_types alternate sliding_attention and full_attention from layer 0, window 128.
+json gpt_oss_120b() {
+  json layer_types = json::array();
+  for (int i = 0; i < 36; ++i) layer_types.push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+  return {{"model_type", "gpt_oss"},      {"vocab_size", 201088},
+          {"hidden_size", 2880},          {"intermediate_size", 2880},
+          {"num_hidden_layers", 36},      {"num_attention_heads", 64},
+          {"num_key_value_heads", 8},     {"head_dim", 64},
+          {"num_local_experts", 128},     {"num_experts_per_tok", 4},
+          {"experts_per_token", 4},       {"attention_bias", true},
+          {"sliding_window", 128},        {"layer_types", layer_types},
+          {"tie_word_embeddings", false}, {"max_position_embeddings", 131072}};
+}
+}  // namespace
+
+TEST_CASE("hf config: GPT-OSS-120B reads its window, sinks and biases and counts 116.8 B, 5.1 B active") {
+  auto model = model_from_hf_config(gpt_oss_120b(), "gpt-oss-120b/config.json");
+  REQUIRE(model);
+  CHECK(model->sliding_window == 128);
+  CHECK(model->full_attention_every == 2);
+  CHECK(model->is_sliding_layer(0));
+  CHECK_FALSE(model->is_sliding_layer(1));
+  CHECK(model->num_sliding_layers() == 18);
+  CHECK(model->attention_sinks);
+  CHECK(model->moe.top_k == 4);
+  // OpenAI's gpt-oss model card (arXiv:2508.10925): 116.8 B parameters in total, 5.1 B active per
+  // token, the input embedding not counted (as DeepSeek-V3's 37 B).
+  const ParamCounts counts = count_params(*model);
+  CHECK_THAT(counts.total_params(), WithinRel(116.8e9, 0.001));
+  CHECK_THAT(counts.active_excluding_embedding(), WithinRel(5.1e9, 0.01));
+  CHECK(count_params(*model_preset("gpt-oss-120b")).total_params() == counts.total_params());
+  CHECK(*model_preset("gpt-oss-120b") == [&] {
+    ModelSpec m = *model;
+    const ModelSpec preset = *model_preset("gpt-oss-120b");
+    m.name = preset.name;
+    m.source = preset.source;
+    return m;
+  }());
+}
+
+TEST_CASE("hf config: sliding windows of Mistral and of layer_types, and the patterns refused") {
+  const json mistral = {{"model_type", "mistral"},    {"vocab_size", 32000},     {"hidden_size", 4096},
+                        {"intermediate_size", 14336}, {"num_hidden_layers", 32}, {"num_attention_heads", 32},
+                        {"num_key_value_heads", 8},   {"sliding_window", 4096}};  // Mistral-7B-v0.1
+  auto m = model_from_hf_config(mistral, "Mistral-7B-v0.1/config.json");
+  REQUIRE(m);
+  CHECK(m->sliding_window == 4096);
+  CHECK(m->num_sliding_layers() == 32);  // no layer_types: every layer slides
+  json none = mistral;
+  none["sliding_window"] = nullptr;  // Mistral-7B-v0.2 and later
+  CHECK(model_from_hf_config(none, "mistral/config.json")->sliding_window == 0);
+  // Qwen3-30B-A3B's real file: sliding_window null, use_sliding_window false.
+  CHECK(load_model_file(kQwen3)->sliding_window == 0);
+
+  json broken = gpt_oss_120b();
+  broken["layer_types"][5] = "sliding_attention";  // layer 5 breaks the alternation
+  auto b = model_from_hf_config(broken, "gpt-oss-120b/config.json");
+  REQUIRE_FALSE(b);
+  CHECK(b.error().code == ErrorCode::unsupported);
+  CHECK_THAT(b.error().to_string(),
+             Contains("gpt-oss-120b/config.json") && Contains("layer_types") && Contains("layer 5"));
+  broken = gpt_oss_120b();
+  broken["layer_types"][0] = "chunked_attention";
+  b = model_from_hf_config(broken, "gpt-oss-120b/config.json");
+  REQUIRE_FALSE(b);
+  CHECK_THAT(b.error().to_string(), Contains("layer_types[0]") && Contains("chunked_attention"));
+  json qwen = load(kQwen3);
+  qwen["use_sliding_window"] = true;
+  qwen["sliding_window"] = 4096;
+  b = model_from_hf_config(qwen, kQwen3);
+  REQUIRE_FALSE(b);
+  CHECK_THAT(b.error().to_string(), Contains("use_sliding_window"));
+}

@@ -88,3 +88,22 @@ TEST_CASE("serving: TP beyond the KV heads replicates them (vLLM) rather than fa
   CHECK_THAT(b.ranks.front().bytes(MemoryCategory::kv_cache),
              WithinRel(2.0 * 80 * 1 * 128 * 2 * static_cast<double>(w.context_len()), 1e-12));
 }
+
+TEST_CASE("serving: a sliding-window layer keeps only its window of KV (GPT-OSS-120B)") {
+  // GPT-OSS-120B: 36 layers of 8 KV heads × 64 dims, 2 B each for K and V: 2048 B per token and
+  // layer; the 18 sliding layers keep the last 128 tokens, the 18 full ones the whole context.
+  ServingWorkload w;
+  w.prompt_len = 8000;
+  w.output_len = 192;
+  w.concurrency = 3;
+  Layout l;
+  const GpuSpec gpu = *find_gpu("h200-sxm");
+  const auto budget = serving_memory(*model_preset("gpt-oss-120b"), w, l, gpu);
+  const double per_sequence = 2048.0 * (18 * 8192 + 18 * 128);
+  CHECK_THAT(budget.ranks.front().bytes(MemoryCategory::kv_cache), WithinRel(3 * per_sequence, 1e-12));
+  // A context inside the window holds the whole context in every layer.
+  w.prompt_len = 100;
+  w.output_len = 28;
+  CHECK_THAT(serving_memory(*model_preset("gpt-oss-120b"), w, l, gpu).ranks.front().bytes(MemoryCategory::kv_cache),
+             WithinRel(3 * 2048.0 * 36 * 128, 1e-12));
+}

@@ -537,3 +537,33 @@ TEST_CASE("serve: trtllm-bench's engine heuristic (tuning.py) for Llama 3.1 8B F
   CHECK(f.max_batch == 96);
   CHECK(f.max_num_tokens == 20096);
 }
+
+TEST_CASE("serve: a sliding-window layer's decode reads only its window of KV (GPT-OSS-120B)") {
+  // 18 sliding layers of window 128 and 18 full ones: at the workload's mean decode context,
+  // prompt + output/2 = 8192, the KV read per step is (18·8192 + 18·128) / (36·8192) of full
+  // attention's; the prefill's pairs at prompt 8000 are (18·4000 + 18·(128 − 128²/16000)) / (36·4000).
+  const Setup setup("hgx-h200:nodes=1");
+  const ModelSpec windowed = *model_preset("gpt-oss-120b");
+  ModelSpec full = windowed;
+  full.sliding_window = 0;
+  full.full_attention_every = 0;
+  ServingLayout l;
+  l.tp = 2;
+  const ServingWorkload w = fp8_workload(8000, 384);
+  auto a = ServingModel::create(windowed, w, l, setup.cluster, setup.router, ServingOptions{});
+  auto b = ServingModel::create(full, w, l, setup.cluster, setup.router, ServingOptions{});
+  REQUIRE((a && b));
+  const double share = (18 * 8192.0 + 18 * 128.0) / (36 * 8192.0);
+  CHECK_THAT(a->decode_step(64, 8192).kv_bytes, WithinRel(share * b->decode_step(64, 8192).kv_bytes, 1e-9));
+  StepBatch prefill;
+  prefill.prefill_tokens = 8000;
+  prefill.prefill_prompts = 1;
+  prefill.prefill_pairs = 8000.0 * 8000.0 / 2;
+  prefill.sampled_tokens = 1;
+  const double pairs_share = (18 * 4000.0 + 18 * (128 - 128.0 * 128 / 16000)) / (36 * 4000.0);
+  const double attention_flops_full = 8000.0 * 8000 / 2 * 2 * 64 / 2 * 128 * 36;  // per GPU at TP 2
+  CHECK_THAT(b->step(prefill).flops - a->step(prefill).flops,
+             WithinRel((1 - pairs_share) * attention_flops_full, 1e-6));
+  // The KV capacity holds more sequences for the same memory.
+  CHECK(a->kv_max_batch() > b->kv_max_batch());
+}

@@ -110,7 +110,6 @@ std::optional<Skip> unsupported(const test::CsvRow& row) {
   if (family_of(row) == Family::opt)
     return Skip{"the paper gives neither the TP degree nor how its TFLOP/s are counted"};
   const std::string& model = row.at("model");
-  if (model == "gpt-oss-120b") return Skip{"no preset: sliding-window attention and attention sinks are not modeled"};
   const std::string& gpu = row.at("gpu");
   if (gpu.empty()) return Skip{"the GPU model is not in the log"};
   if (model == "deepseek-v3") {
@@ -330,6 +329,16 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
       }
       w.ep_comm_overlap = starts_with(row.at("gpu"), "H100");
     }
+    // GPT-OSS-120B (scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py and
+    // gpt_oss_llm_pretrain.py, a later version than the tables'): the provider's all-to-all
+    // dispatcher; GB300 and B300 with Transformer Engine's CUDA graphs of the attention, the router
+    // and the dispatch preprocessing; the GB200 preset of the 26.02 layout (V2) overlaps the EP
+    // all-to-alls across micro-batches (moe_a2a_overlap). GB200, B200 and H100 recompute the
+    // layernorms and the expert activation (recompute_modules): element-wise work, left out here.
+    if (row.at("model") == "gpt-oss-120b") {
+      w.cuda_graphs = row.at("gpu") == "GB300" || row.at("gpu") == "B300";
+      w.ep_comm_overlap = row.at("gpu") == "GB200" && starts_with(row.at("id"), "mb2602_");
+    }
     if (row.at("model") == "deepseek-v3") {
       w.moe_dispatcher = MoeDispatcher::flex;
       // deepseek_v3.py: the precision-aware optimizer with BF16 main gradients and BF16 Adam moments
@@ -520,8 +529,10 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   // On 2026-12-05 with the B300 (dgx-b300): 84 rows, median 9.8 %, max 51.7 %; with Grand Teton's
   // 500 W H100 (torchtitan's 18 H100 rows) and FlashAttention-2 for every torchtitan row: 102 rows,
   // median 8.6 %, max 51.7 %. On 2026-12-05 with Qwen3-235B-A22B (Megatron-Bridge's provider, its
-  // recipes' dispatchers): 111 rows, median 8.9 %, max 51.7 %.
-  CHECK(step_errors.size() >= 111);  // no row may fall out silently
+  // recipes' dispatchers): 111 rows, median 8.9 %, max 51.7 %. With sliding-window attention and
+  // GPT-OSS-120B's 9 rows (all predicted faster than they ran, −9 … −48 %): 120 rows, median
+  // 10.1 %, max 51.7 %.
+  CHECK(step_errors.size() >= 120);  // no row may fall out silently
   CHECK(step_median <= 0.15);
   CHECK(step_max <= 0.60);
   // The two logs and torchtitan's two eager FSDP rows on H100 (compiled rows are not compared).

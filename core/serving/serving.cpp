@@ -314,7 +314,11 @@ Result<ServingModel> ServingModel::create(const ModelSpec& model, const ServingW
   // GEMMs (W4A4) on a GPU with FP4 tensor cores and elsewhere dequantised 16-bit GEMMs (vLLM's
   // Marlin NVFP4 kernels on Hopper/Ampere); int8/int4 are weight-only (AWQ/GPTQ kernels).
   const DType gemm_dtype = low_precision_gemm_dtype(workload, s.gpu_);
-  s.gemm_peak_ = compute_peak_flops(s.gpu_, gemm_dtype);
+  // GEMMs at the GPU's measured sustained rate of their dtype, as in training (core/estimate/
+  // gemm_rate.hpp: mamf.csv and the power-saturated MSMF); the LM head stays 16-bit.
+  s.gemm_rate_ = gemm_share_of_peak(s.gpu_, gemm_dtype, options.efficiency) * compute_peak_flops(s.gpu_, gemm_dtype);
+  s.head_gemm_rate_ = gemm_share_of_peak(s.gpu_, workload.activation_dtype, options.efficiency) *
+                      compute_peak_flops(s.gpu_, workload.activation_dtype);
   s.attention_peak_ = compute_peak_flops(s.gpu_, workload.activation_dtype);
   s.bandwidth_ = s.gpu_.memory_bandwidth_bytes_per_s * options.efficiency.memory;
 
@@ -374,6 +378,13 @@ struct ServingModel::Acc {
   }
 };
 
+double ServingModel::gemm_s(double rows, double n, double k, double rate) const {
+  // The size roll-off stays the half-FLOPs one: XLA's measured tables (training's roll-off) start at
+  // M = 256 rows, and a decode GEMM has as many rows as running sequences, down to one.
+  const double flops = 2 * rows * n * k;
+  return flops > 0 ? flops / (rate * flops / (flops + efficiency_.gemm_half_flops)) : 0.0;
+}
+
 void ServingModel::layer_cost(const StepBatch& b, bool moe, bool decode_only, Acc& acc) const {
   const ModelSpec& m = model_;
   const auto tp = static_cast<double>(layout_.tp);
@@ -391,12 +402,9 @@ void ServingModel::layer_cost(const StepBatch& b, bool moe, bool decode_only, Ac
   auto gemm = [&](double rows, double n, double k, double per_weight, double count = 1.0) {
     const double flops = 2 * rows * n * k;
     if (flops <= 0 || count <= 0) return;
-    // Serving keeps the single share (kUnmeasuredGemmShare unless set) and its half-FLOPs roll-off.
-    const double efficiency = eff.gemm.value_or(kUnmeasuredGemmShare) * flops / (flops + eff.gemm_half_flops);
-    const double compute = flops / (gemm_peak_ * efficiency);
     const double memory = (n * k * per_weight + rows * k * input_bytes + rows * n * e) / bandwidth_;
     Acc one;
-    one.op(compute, memory);
+    one.op(gemm_s(rows, n, k, gemm_rate_), memory);
     one.flops = flops;
     one.weight_bytes = n * k * per_weight;
     acc.add(one, count);
@@ -570,10 +578,8 @@ StepCost ServingModel::step(const StepBatch& batch) const {
       const double rows = micro.sampled_tokens / dp;
       const double vocab = static_cast<double>(m.vocab_size);
       const double flops = 2 * rows * vocab / tp * h;
-      const double efficiency =
-          efficiency_.gemm.value_or(kUnmeasuredGemmShare) * flops / (flops + efficiency_.gemm_half_flops);
       Acc head;
-      head.op(flops / (attention_peak_ * efficiency),
+      head.op(gemm_s(rows, vocab / tp, h, head_gemm_rate_),
               (vocab / tp * h * e + rows * h * e + rows * vocab / tp * e) / bandwidth_);
       head.flops = flops;
       head.weight_bytes = vocab / tp * h * e;
@@ -780,8 +786,9 @@ Result<ServingEstimate> estimate_serving(const ModelSpec& m, const ServingWorklo
       std::string("KV capacity reserves ") + (engine.reserve_full_context
                                                   ? "prompt + output per sequence (TensorRT-LLM GUARANTEED_NO_EVICT)"
                                                   : "the mean context, prompt + output/2"),
-      "GEMMs: roofline of FLOPs at the size-dependent GEMM efficiency and weight/activation bytes at the memory "
-      "efficiency; " +
+      format("GEMMs: roofline of FLOPs at %.0f TFLOP/s for large shapes (the GPU's measured sustained GEMM rate "
+             "of the dtype; half of it at %.3g GFLOP) and weight/activation bytes at the memory efficiency; ",
+             s.gemm_rate() / 1e12, options.efficiency.gemm_half_flops / 1e9) +
           std::string(low_precision_gemm_dtype(w, s.gpu()) == DType::fp8   ? "FP8 weights run FP8 GEMMs"
                       : low_precision_gemm_dtype(w, s.gpu()) == DType::fp4 ? "NVFP4 weights run FP4 GEMMs (W4A4)"
                       : w.weight_dtype == DType::fp4

@@ -173,6 +173,9 @@ class ServingModel {
   [[nodiscard]] const ServingWorkload& workload() const { return workload_; }
   [[nodiscard]] const ServingEngine& engine() const { return engine_; }
   [[nodiscard]] const GpuSpec& gpu() const { return gpu_; }
+  // The rate large weight GEMMs of the checkpoint's GEMM dtype run at (FLOP/s): the GPU's measured
+  // sustained rate (core/estimate/gemm_rate.hpp), or the --efficiency gemm share of its peak.
+  [[nodiscard]] double gemm_rate() const { return gemm_rate_; }
   [[nodiscard]] bool weights_fit() const { return weights_fit_; }
 
  private:
@@ -184,6 +187,8 @@ class ServingModel {
   };
   struct Acc;
   void layer_cost(const StepBatch& micro, bool moe, bool decode_only, Acc& acc) const;
+  // The compute time of one rows×n×k GEMM at `rate` (FLOP/s for large shapes).
+  [[nodiscard]] double gemm_s(double rows, double n, double k, double rate) const;
 
   ModelSpec model_;
   ServingWorkload workload_;
@@ -202,7 +207,7 @@ class ServingModel {
   int64_t kv_max_batch_ = 0;
   double token_budget_ = 0;
   bool weights_fit_ = true;
-  double gemm_peak_ = 1, attention_peak_ = 1, bandwidth_ = 1;
+  double gemm_rate_ = 1, head_gemm_rate_ = 1, attention_peak_ = 1, bandwidth_ = 1;
   std::optional<CollectiveModel> tp_all_reduce_, tp_all_gather_, ep_all_to_all_, pp_send_;
   double low_latency_s_per_byte_ = 0;  // EP low-latency all-to-all: seconds per byte a rank sends
 };

@@ -179,11 +179,11 @@ TEST_CASE("serve: FasterTransformer 13B on A100 40GB, prefill and per-token late
         token_ms, published_token, 100 * token_error, total_ms, published_total);
     INFO(row.at("id"));
     CHECK(std::abs(token_error) <= 0.20);
-    // Known miss: FasterTransformer's TP2 prefill (45.45 ms) is only 1.39× faster than TP1; the
-    // model's halved GEMMs plus 80 NCCL all-reduces of 5.2 MB over NVLink give 36 ms (−20.4 %).
-    // The extra ~9 ms would need ~30 GB/s all-reduces, far below an NVLink pair: the row's
-    // interconnect is not recorded (docs/serving.md §7).
-    if (row.at("id") != "ft13b_tp2") CHECK(std::abs(prefill_error) <= 0.20);
+    // FasterTransformer's TP2 prefill (45.45 ms) is only 1.39× faster than TP1: the halved GEMMs
+    // plus 80 NCCL all-reduces of 5.2 MB over the NVLink pair (at NCCL's ring share and channel
+    // count, docs/estimate.md §2) land within the bound; the remainder is discussed in
+    // docs/serving.md §10.
+    CHECK(std::abs(prefill_error) <= 0.20);
   }
   CHECK(rows == 2);
 }

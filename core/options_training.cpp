@@ -307,6 +307,31 @@ std::vector<TrainingRow> make_training_rows() {
        "(2(p − 1) + (v − 1)p + 1 of the first rank's m·v interleaved, p under 1F1B, 1 without a pipeline). Under "
        "DualPipe every pass is paired anyway",
        "megatron/core/pipeline_parallel/combined_1f1b.py; schedules.py"}));
+  rows.push_back(training_bool<&TrainingWorkload::overlap_p2p_comm>(
+      {"overlap_p2p_comm",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "true (Megatron-Core `ModelParallelConfig.overlap_p2p_comm`; `--no-overlap-p2p-communication` clears it)",
+       "Interleaved schedule (`vpp` > 1) only: the steady state's pipeline sends and receives are asynchronous "
+       "(`isend`/`irecv`, each receive waited for where its tensor is used, each send before the next one), so a "
+       "rank computes while its activations and gradients travel; the transfer still delays the receiving rank. The "
+       "warm-up forwards and cool-down backwards send synchronously unless `overlap_p2p_comm_warmup_flush`. Off: "
+       "every send keeps its rank busy, as 1F1B's always do",
+       "megatron/core/model_parallel_config.py; megatron/core/pipeline_parallel/schedules.py "
+       "forward_backward_pipelining_with_interleaving"}));
+  rows.push_back(training_bool<&TrainingWorkload::overlap_p2p_comm_warmup_flush>(
+      {"overlap_p2p_comm_warmup_flush",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "false (Megatron-Core `overlap_p2p_comm_warmup_flush`; `--overlap-p2p-communication-warmup-flush` sets it)",
+       "With `overlap_p2p_comm`: the warm-up and cool-down sends are asynchronous too (their receives prefetched)",
+       "megatron/core/model_parallel_config.py; megatron/core/pipeline_parallel/schedules.py"}));
   rows.push_back(training_bool<&TrainingWorkload::fsdp_prefetch>(
       {"fsdp_prefetch",
        "",

@@ -115,6 +115,12 @@ struct TrainingWorkload {
   // --overlap-moe-expert-parallel-comm: Megatron-Core's combined 1F1B runs one micro-batch's
   // forward beside another's backward, each one's EP all-to-alls under the other's compute.
   bool ep_comm_overlap = false;
+  // Megatron-Core's overlap_p2p_comm (ModelParallelConfig default True; --no-overlap-p2p-communication
+  // clears it; Megatron-Bridge sets it whenever VP > 1): the interleaved schedule's steady-state
+  // sends and receives are asynchronous (isend/irecv, waited where the tensor is used). The warm-up
+  // and cool-down stay synchronous unless overlap_p2p_comm_warmup_flush. Other schedules: no effect.
+  bool overlap_p2p_comm = true;
+  bool overlap_p2p_comm_warmup_flush = false;
   ReshardAfterForward reshard_after_forward = ReshardAfterForward::torchtitan_default;
   // CUDA graphs (Megatron-LM --cuda-graph-impl / --external-cuda-graph, torch.compile's
   // reduce-overhead): the captured kernels replay without host dispatch (docs/estimate.md).

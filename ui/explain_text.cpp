@@ -100,6 +100,7 @@ QString explain_html(const Evaluation& e) {
           {QObject::tr("tp_comm_overlap (Megatron --tp-comm-overlap, TE userbuffers)"), on(w.tp_comm_overlap)},
           {QObject::tr("overlap_grad_reduce (Megatron --overlap-grad-reduce)"), on(w.overlap_grad_reduce)},
           {QObject::tr("overlap_param_gather (Megatron --overlap-param-gather)"), on(w.overlap_param_gather)},
+          {QObject::tr("overlap_p2p_comm (Megatron-Core, interleaved schedule)"), on(w.overlap_p2p_comm)},
           {QObject::tr("fsdp_prefetch (FSDP2, zero=3)"), on(w.fsdp_prefetch)},
           {QObject::tr("reshard_after_forward (torchtitan, zero=3)"),
            QString::fromStdString(std::string(reshard_after_forward_name(w.reshard_after_forward)))}};

@@ -174,6 +174,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   const WorkTime embedding = embedding_compute(context), head = head_compute(context);
   const double p2p_s = pp != nullptr && !pp->collectives.empty() ? pp->collectives.front().time_s : 0.0;
   const int64_t virtual_stages = l.pp * l.vpp;
+  const bool async_sends = schedule_kind == PipelineSchedule::interleaved && l.pp > 1 && w.overlap_p2p_comm;
   for (int64_t u = 0; u < virtual_stages; ++u) {
     const auto r = static_cast<size_t>(u % l.pp);
     StageWork& sw = work[r];
@@ -237,8 +238,10 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     // Megatron's send/recv is synchronous (stage_sends in core/schedule/schedule.hpp): each chunk
     // sends its activations onwards, except the model's last, and its input gradients back, except
     // the model's first. DualPipe sends asynchronously under the paired chunk's compute: no stage
-    // is kept busy, and the transfer still delays the receiver in the simulation.
-    if (!dualpipe) {
+    // is kept busy, and the transfer still delays the receiver in the simulation. The interleaved
+    // schedule with overlap_p2p_comm sends asynchronously in its steady state: the simulation
+    // charges the warm-up and cool-down sends itself (ScheduleInput::async_sends).
+    if (!dualpipe && !async_sends) {
       const double forward_send = u + 1 < virtual_stages ? p2p_s : 0.0, backward_send = u > 0 ? p2p_s : 0.0;
       c.forward_s += forward_send;
       c.backward_input_s += backward_send;
@@ -256,6 +259,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   input.virtual_stages = l.vpp;
   input.costs = std::move(with_sends);
   input.p2p_s = p2p_s;
+  input.async_sends = async_sends;
+  input.async_warmup_flush = w.overlap_p2p_comm_warmup_flush;
+  input.send_s = p2p_s;
   if (input.schedule == PipelineSchedule::interleaved && l.pp > 1) input.chunk_costs = std::move(chunk_costs);
   MS_TRY(schedule, simulate_schedule(input));
   est.schedule = schedule;
@@ -376,7 +382,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     b.tp_exposed_s = sw.tp_s * per_micro_batch;
     b.cp_exposed_s = sw.cp_s * per_micro_batch;
     b.ep_exposed_s = sw.ep_s * per_micro_batch;
-    b.pp_p2p_s = sw.p2p_s * per_micro_batch;
+    b.pp_p2p_s = async_sends ? schedule.send_busy_s[busiest_stage] : sw.p2p_s * per_micro_batch;
     const double busy =
         b.forward_s + b.backward_s + b.recompute_s + b.tp_exposed_s + b.cp_exposed_s + b.ep_exposed_s + b.pp_p2p_s;
     b.bubble_s = std::max(0.0, schedule.makespan_s - busy);
@@ -516,6 +522,17 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                        " MTP layer(s), each a block like the last layer with its communication, the 2h → h "
                        "projection and its own LM head and loss (DeepSeek-V3 §2.2)"
                  : std::string()));
+  }
+  if (l.pp > 1 && !dualpipe) {
+    est.assumptions.push_back(
+        async_sends
+            ? std::string("pipeline sends: the interleaved steady state's are asynchronous (overlap_p2p_comm, "
+                          "Megatron-Core's default): they delay the receiving rank, not the sender; ") +
+                  (w.overlap_p2p_comm_warmup_flush ? "the warm-up and cool-down's too (overlap_p2p_comm_warmup_flush)"
+                                                   : "the warm-up forwards and cool-down backwards send synchronously")
+        : schedule_kind == PipelineSchedule::interleaved
+            ? "pipeline sends synchronous (overlap_p2p_comm=false): each keeps its rank busy"
+            : "pipeline sends synchronous (Megatron's 1F1B: send_forward_recv_backward): each keeps its rank busy");
   }
   if (fp8_linears(w)) est.assumptions.push_back(fp8_assumption(w));
   est.known_gaps = known_gaps(m, w, l, gpu);

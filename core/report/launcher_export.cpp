@@ -243,6 +243,8 @@ LauncherExport export_megatron_args(const Project& project) {
   if (w.overlap_param_gather) training.emplace_back("--overlap-param-gather");
   if (w.ep_comm_overlap) training.emplace_back("--overlap-moe-expert-parallel-comm");
   if (w.tp_comm_overlap) training.emplace_back("--tp-comm-overlap");
+  if (!w.overlap_p2p_comm) training.emplace_back("--no-overlap-p2p-communication");
+  if (w.overlap_p2p_comm_warmup_flush) training.emplace_back("--overlap-p2p-communication-warmup-flush");
   switch (w.recompute) {
     case RecomputeMode::none:
       break;

@@ -88,6 +88,9 @@ std::optional<Error> validate(const ScheduleInput& in) {
   if (auto e = check(in.costs, "costs")) return e;
   if (auto e = check(in.chunk_costs, "chunk_costs")) return e;
   if (!valid_seconds(in.p2p_s)) return error("a duration must be finite and not negative", "p2p_s");
+  if (!valid_seconds(in.send_s)) return error("a duration must be finite and not negative", "send_s");
+  if (in.async_sends && in.schedule != PipelineSchedule::interleaved)
+    return error("asynchronous sends are modelled for the interleaved schedule only", "async_sends");
   return std::nullopt;
 }
 
@@ -155,6 +158,7 @@ class Simulator {
     }
     forward_hop_data_ = forward_hop_s_.data();
     backward_hop_data_ = backward_hop_s_.data();
+    if (in.async_sends && !in.async_warmup_flush) send_s_ = in.send_s;
   }
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -163,6 +167,7 @@ class Simulator {
   bool run(schedule_detail::PlannedOrder& order) {
     const auto p = static_cast<size_t>(p_);
     ScheduleEvent* const events = order.events.data();
+    const std::vector<double> sync_send = synchronous_sends(order);
     const char* const waits = order.waits_for_next.empty() ? nullptr : order.waits_for_next.data();
     const size_t* const begin = order.rank_begin.data();
     std::vector<size_t> next(begin, begin + p);
@@ -197,7 +202,8 @@ class Simulator {
         if (ready < 0) break;
         const size_t at = slot(event);
         event.start_s = free > ready ? free : ready;
-        event.end_s = event.start_s + duration[4 * at + static_cast<size_t>(event.kind)];
+        event.end_s = event.start_s + duration[4 * at + static_cast<size_t>(event.kind)] +
+                      (sync_send.empty() ? 0.0 : sync_send[e]);
         free = event.end_s;
         // Record the completion and wake the rank that consumes it.
         const size_t done = static_cast<size_t>(event.virtual_stage * m_ + event.micro_batch);
@@ -220,10 +226,55 @@ class Simulator {
     for (size_t r = 0; r < p; ++r) {
       if (next_of[r] != begin[r + 1]) return false;
     }
+    if (!sync_send.empty()) {
+      send_busy_s_.assign(p, 0.0);
+      for (size_t r = 0; r < p; ++r)
+        for (size_t e = begin[r]; e < begin[r + 1]; ++e) send_busy_s_[r] += sync_send[e];
+    }
     return true;
   }
 
+  // Per stage, the time its synchronous sends kept it busy (empty unless sends are asynchronous).
+  [[nodiscard]] const std::vector<double>& send_busy_s() const { return send_busy_s_; }
+
  private:
+  // With asynchronous sends (send_s_ > 0): per planned event, the synchronous send it carries.
+  // Megatron-Core's interleaved schedule without overlap_p2p_comm_warmup_flush sends the warm-up
+  // forwards' activations (send_forward_recv_forward) and the cool-down backwards' gradients
+  // (send_backward_recv_backward) synchronously; the steady state's go out with isend
+  // (schedules.py forward_backward_pipelining_with_interleaving). The last virtual stage sends no
+  // activations and the first no gradients.
+  [[nodiscard]] std::vector<double> synchronous_sends(const schedule_detail::PlannedOrder& order) const {
+    std::vector<double> out;
+    if (send_s_ <= 0) return out;
+    out.assign(order.events.size(), 0.0);
+    for (size_t r = 0; r + 1 < order.rank_begin.size(); ++r) {
+      const size_t first = order.rank_begin[r], end = order.rank_begin[r + 1];
+      // The warm-up: the forwards before the rank's first backward but the one that opens the
+      // steady state (each steady step runs a forward, then a backward); the cool-down: as many
+      // backwards at the end. With every forward ahead of every backward, all are warm-up.
+      size_t warmup = 0;
+      while (first + warmup < end && order.events[first + warmup].kind == WorkKind::forward) ++warmup;
+      bool steady = false;
+      for (size_t e = first + warmup; e < end && !steady; ++e) steady = order.events[e].kind == WorkKind::forward;
+      if (steady) --warmup;
+      size_t cooldown_begin = end;
+      for (size_t seen = 0; cooldown_begin > first && seen < warmup;) {
+        --cooldown_begin;
+        if (order.events[cooldown_begin].kind != WorkKind::forward) ++seen;
+      }
+      for (size_t e = first; e < end; ++e) {
+        const ScheduleEvent& event = order.events[e];
+        const bool sends = event.kind == WorkKind::forward
+                               ? event.virtual_stage + 1 < path_length_
+                               : event.kind != WorkKind::backward_weight && event.virtual_stage > 0;
+        const bool synchronous = event.kind == WorkKind::forward ? e < first + warmup : e >= cooldown_begin;
+        if (sends && synchronous) out[e] = send_s_;
+      }
+    }
+    return out;
+  }
+
   // Index of the event's (direction, virtual stage) in the tables; a DualPipe event's chunk is
   // its direction.
   [[nodiscard]] size_t slot(const ScheduleEvent& event) const {
@@ -263,6 +314,8 @@ class Simulator {
   const double* backward_end_data_ = backward_end_.data();
   const double* forward_hop_data_ = nullptr;
   const double* backward_hop_data_ = nullptr;
+  double send_s_ = 0;                // synchronous send of a warm-up or cool-down item (async_sends)
+  std::vector<double> send_busy_s_;  // per stage, filled by run()
 };
 
 // Busy time, makespan, bubbles and the activations each rank holds, read off the timeline.
@@ -308,7 +361,8 @@ void summarise(const ScheduleInput& in, const std::vector<size_t>& rank_begin, S
 Result<ScheduleResult> simulate_schedule(const ScheduleInput& input) {
   if (auto error = validate(input)) return tl::unexpected(std::move(*error));
   schedule_detail::PlannedOrder order = plan(input);
-  if (!Simulator(input).run(order)) {
+  Simulator simulator(input);
+  if (!simulator.run(order)) {
     return make_error(
         ErrorCode::unsupported,
         "the " + std::string(enum_name(input.schedule)) + " order deadlocked (a bug in its builder, please report it)",
@@ -317,6 +371,9 @@ Result<ScheduleResult> simulate_schedule(const ScheduleInput& input) {
   ScheduleResult result;
   result.events = std::move(order.events);
   summarise(input, order.rank_begin, result);
+  result.send_busy_s = simulator.send_busy_s();
+  if (input.async_sends && result.send_busy_s.empty())
+    result.send_busy_s.assign(static_cast<size_t>(input.stages), 0.0);
   return result;
 }
 

@@ -43,6 +43,13 @@ struct ScheduleInput {
   // the last); when given it replaces costs[r] / v. costs stays the per-rank total.
   std::vector<StageCosts> chunk_costs;
   double p2p_s = 0;  // activation (forward) or gradient (backward) transfer between two ranks
+  // Interleaved only: asynchronous sends (Megatron-Core's overlap_p2p_comm). The costs above then
+  // hold no sends; each item that sends synchronously — a forward of the warm-up or a backward of
+  // the cool-down, unless async_warmup_flush — keeps its rank busy send_s longer. The steady
+  // state's sends cost the sender nothing; every transfer still delays its receiver by p2p_s.
+  bool async_sends = false;
+  bool async_warmup_flush = false;
+  double send_s = 0;
 };
 
 struct ScheduleEvent {
@@ -64,7 +71,8 @@ struct ScheduleResult {
   // bubble left when consecutive iterations overlap because the optimizer step does not
   // synchronise the stages (Qi et al. 2024 §4, optimizer post-validation). ZB-H2 brings it to 0.
   double unsynchronised_bubble_fraction = 0;
-  std::vector<double> busy_s;  // per stage
+  std::vector<double> busy_s;       // per stage
+  std::vector<double> send_busy_s;  // per stage: the part of busy_s spent in synchronous sends (async_sends only)
   // Per stage: the most micro-batches whose forward has run and whose backward (B and W) has not
   // finished, in units of one stage's activations for one micro-batch. An interleaved chunk
   // counts 1/v; a DualPipe chunk is a whole model stage and counts 1.

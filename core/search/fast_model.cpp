@@ -105,11 +105,24 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       wt += head.backward_weight_s;
     }
     if (s == 0) first_forward = f;
-    // Synchronous pipeline send/recv, as estimate_step (stage_sends); DualPipe's are asynchronous.
+    // Synchronous pipeline send/recv, as estimate_step (stage_sends); DualPipe's are asynchronous,
+    // and so are the interleaved steady state's under overlap_p2p_comm: only the rank's warm-up
+    // forwards (2(p − s − 1) + (v − 1)p of its m·v) and as many cool-down backwards send
+    // synchronously (Megatron-Core schedules.py).
     if (!dualpipe) {
       const StageSends sends = stage_sends(s, l.pp, l.vpp);
-      f += sends.forward * p2p;
-      b += sends.backward * p2p;
+      double sync_share = 1.0;
+      if (l.vpp > 1 && w.overlap_p2p_comm) {
+        const auto p_stages = static_cast<double>(l.pp);
+        const double items = mb * static_cast<double>(l.vpp);
+        // With m = p every forward is warm-up (Megatron's all_warmup_microbatches).
+        sync_share = w.overlap_p2p_comm_warmup_flush ? 0.0
+                     : mb <= p_stages
+                         ? 1.0
+                         : std::min(1.0, static_cast<double>(2 * (l.pp - s - 1) + (l.vpp - 1) * l.pp) / items);
+      }
+      f += sync_share * sends.forward * p2p;
+      b += sync_share * sends.backward * p2p;
     }
     const double t = f + b + wt;
     stage_time[static_cast<size_t>(s)] = t;

@@ -442,6 +442,19 @@ TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets th
   REQUIRE(exported);
   CHECK(exported->project.layout == r->project.layout);
   CHECK(exported->project.training.ep_comm_overlap);
+  CHECK(r->project.training.overlap_p2p_comm);  // Megatron-Core's default
+
+  // megatron/training/arguments.py: --no-overlap-p2p-communication (store_false into
+  // overlap_p2p_comm) and --overlap-p2p-communication-warmup-flush; both survive the round trip.
+  auto synchronous = import_megatron_args(
+      args + "--no-overlap-p2p-communication --overlap-p2p-communication-warmup-flush\n", "args.txt", options);
+  REQUIRE(synchronous);
+  CHECK_FALSE(synchronous->project.training.overlap_p2p_comm);
+  CHECK(synchronous->project.training.overlap_p2p_comm_warmup_flush);
+  auto again = import_megatron_args(export_megatron_args(synchronous->project).text, "exported.sh", options);
+  REQUIRE(again);
+  CHECK_FALSE(again->project.training.overlap_p2p_comm);
+  CHECK(again->project.training.overlap_p2p_comm_warmup_flush);
 
   auto broken = import_megatron_args(replaced(args, "(tt|)*29", "(tt|*29"), "args.txt", options);
   REQUIRE_FALSE(broken);

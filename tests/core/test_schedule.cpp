@@ -348,6 +348,58 @@ TEST_CASE("schedule: a transfer time lengthens GPipe's fill and drain and 1F1B's
              WithinRel(static_cast<double>(p) * f_plus_b + 2 * static_cast<double>(p - 1) * hop, 1e-9));
 }
 
+TEST_CASE("schedule: interleaved asynchronous sends charge only the warm-up and cool-down senders") {
+  // Megatron-Core's interleaved schedule with overlap_p2p_comm (schedules.py): the warm-up forwards
+  // (2(p − r − 1) + (v − 1)p on rank r) and the cool-down backwards send synchronously, the steady
+  // state's asynchronously. p = 2, v = 2, m = 4 (8 chunk items per rank), counted by hand:
+  // rank 0 warms up with 4 forwards, all on virtual stages 0 and 2, which send onwards; its last 4
+  // backwards run chunk 1 (virtual stage 2, sends back) twice and chunk 0 (stage 0, the model's
+  // first: nothing to send) twice — 6 sends. Rank 1 warms up with 2 forwards of chunk 0 (stage 1,
+  // sends) and cools down with 2 backwards of chunk 0 (stage 1, sends) — 4 sends.
+  const StageCosts c{2, 4, 0};  // per rank: each chunk item costs F/v = 1, B/v = 2
+  const double send = 0.25;
+  ScheduleInput in = uniform(PipelineSchedule::interleaved, 2, 4, c, 2, send);
+  in.async_sends = true;
+  in.send_s = send;
+  const ScheduleResult async = simulate(in);
+  REQUIRE(async.send_busy_s.size() == 2);
+  CHECK_THAT(async.send_busy_s[0], WithinAbs(6 * send, 1e-12));
+  CHECK_THAT(async.send_busy_s[1], WithinAbs(4 * send, 1e-12));
+  const double compute = 4 * (c.forward_s + c.backward_input_s);  // m·(F + B) per rank
+  CHECK_THAT(async.busy_s[0], WithinAbs(compute + 6 * send, 1e-12));
+  CHECK_THAT(async.busy_s[1], WithinAbs(compute + 4 * send, 1e-12));
+
+  // With overlap_p2p_comm_warmup_flush no send keeps a rank busy.
+  in.async_warmup_flush = true;
+  const ScheduleResult all_async = simulate(in);
+  CHECK_THAT(all_async.send_busy_s[0], WithinAbs(0.0, 1e-12));
+  CHECK_THAT(all_async.busy_s[0], WithinAbs(compute, 1e-12));
+  CHECK(all_async.makespan_s <= async.makespan_s + 1e-12);
+
+  // Synchronous sends (every chunk's send in its cost: v sends onwards and back per micro-batch,
+  // less the model's last and first) take longer than the asynchronous steady state.
+  ScheduleInput sync = uniform(PipelineSchedule::interleaved, 2, 4, c, 2, send);
+  sync.costs[0] = {c.forward_s + 2 * send, c.backward_input_s + send, 0};
+  sync.costs[1] = {c.forward_s + send, c.backward_input_s + 2 * send, 0};
+  CHECK(simulate(sync).makespan_s > async.makespan_s);
+
+  // m = p: every forward is warm-up and every backward cool-down (Megatron's
+  // all_warmup_microbatches). Rank 0 sends after its 4 forwards (stages 0 and 2) and after the
+  // 2 backwards of stage 2; rank 1 after its 2 forwards of stage 1 (stage 3 is the model's last)
+  // and all 4 backwards (stages 3 and 1).
+  ScheduleInput all_warmup = uniform(PipelineSchedule::interleaved, 2, 2, c, 2, send);
+  all_warmup.async_sends = true;
+  all_warmup.send_s = send;
+  const ScheduleResult flush = simulate(all_warmup);
+  CHECK_THAT(flush.send_busy_s[0], WithinAbs(6 * send, 1e-12));
+  CHECK_THAT(flush.send_busy_s[1], WithinAbs(6 * send, 1e-12));
+
+  // Only the interleaved schedule has them.
+  ScheduleInput one_f_one_b = uniform(PipelineSchedule::one_f_one_b, 2, 4, c);
+  one_f_one_b.async_sends = true;
+  CHECK_FALSE(simulate_schedule(one_f_one_b));
+}
+
 TEST_CASE("schedule: every event respects its dependencies and no stage runs two at once") {
   // Unequal stages (an embedding-heavy first stage, an LM-head-heavy last stage, one uneven
   // middle stage) and a transfer time between ranks.

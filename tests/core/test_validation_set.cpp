@@ -301,6 +301,11 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
   // Bridge's performance recipes turn them on (CommOverlapConfig: TP overlap when TP > 1, and the
   // distributed optimizer's bucketed reduce-scatter and all-gather), as at Megatron-Bridge 2a0d46e2
   // scripts/performance/configs/llama/llama3_llm_pretrain.py (a later version than 25.11's).
+  // Asynchronous interleaved pipeline sends: Megatron-LM of 2023 (MegaScale's baseline @ 285068c8)
+  // had them behind `--overlap-p2p-communication`, store_true and off by default, and MegaScale's
+  // Table 3 lists PP overlap among the optimisations it adds to that baseline; Megatron-Core's
+  // later default is on (`--no-overlap-p2p-communication`), and Megatron-Bridge sets it with VP > 1.
+  if (f == Family::megascale) w.overlap_p2p_comm = false;
   if (f == Family::megatron_bridge) {
     w.tp_comm_overlap = l.tp > 1;
     w.overlap_grad_reduce = true;
@@ -494,12 +499,12 @@ TEST_CASE("validation set: every published training row predicted, with its erro
     const auto& r = ratios_by_gap[gap];
     return r.empty() ? 0.0 : *std::max_element(r.begin(), r.end());
   };
-  CHECK(worst("moe_small_micro_batch") > 1.8);  // "from 0.76× to 2.1×"
+  CHECK(worst("moe_small_micro_batch") > 2.2);  // "from 0.84× to 2.3×"
   CHECK(worst("moe_small_micro_batch") < 2.3);
   const auto& moe = ratios_by_gap["moe_small_micro_batch"];
   REQUIRE_FALSE(moe.empty());
-  CHECK(*std::min_element(moe.begin(), moe.end()) > 0.7);
-  CHECK(*std::min_element(moe.begin(), moe.end()) < 0.8);
+  CHECK(*std::min_element(moe.begin(), moe.end()) > 0.8);
+  CHECK(*std::min_element(moe.begin(), moe.end()) < 0.85);
   CHECK(worst("pytorch_context_parallel") > 1.3);  // "up to 1.4×"
   CHECK(worst("pytorch_context_parallel") < 1.45);
   CHECK(worst("nvfp4") > 1.25);  // "1.1–1.3×"
@@ -531,7 +536,8 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   // median 8.6 %, max 51.7 %. On 2026-12-05 with Qwen3-235B-A22B (Megatron-Bridge's provider, its
   // recipes' dispatchers): 111 rows, median 8.9 %, max 51.7 %. With sliding-window attention and
   // GPT-OSS-120B's 9 rows (all predicted faster than they ran, −9 … −48 %): 120 rows, median
-  // 10.1 %, max 51.7 %.
+  // 10.1 %, max 51.7 %. With the interleaved schedule's asynchronous steady-state sends
+  // (overlap_p2p_comm; MegaScale's 2023 baseline without them): 120 rows, median 10.1 %, max 55.8 %.
   CHECK(step_errors.size() >= 120);  // no row may fall out silently
   CHECK(step_median <= 0.15);
   CHECK(step_max <= 0.60);

@@ -75,4 +75,14 @@ struct GpuSpec {
   bool operator==(const GpuSpec&) const = default;
 };
 
+// Whether cuBLASLt runs FP8 GEMMs in every operand layout on this GPU, so that Transformer Engine
+// keeps no transposed copy of a per-tensor-scaled FP8 tensor and uses the one copy both ways
+// (transformer_engine nvte_is_non_tn_fp8_gemm_supported: compute capability 10.x, datacenter
+// Blackwell; pytorch/csrc/quantizer.cpp: create_transpose = columnwise_usage && !that). Hopper and
+// Ada take FP8 operands in the TN layout only. Every Blackwell entry of the catalogue is a
+// datacenter part (sm_100, sm_103); a consumer one (sm_120, TN only) would need its own flag.
+[[nodiscard]] inline bool fp8_gemm_any_layout(const GpuSpec& gpu) {
+  return gpu.vendor == "NVIDIA" && gpu.architecture.rfind("Blackwell", 0) == 0;
+}
+
 }  // namespace meshscope

@@ -365,10 +365,16 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
         // GEMM weight (module/base.py get_weight_workspace, cache_name "weight" whenever
         // is_first_microbatch is given, as Megatron-Core's TELinear does unless
         // disable_parameter_transpose_cache). Norms, router, embedding and head stay 16-bit.
+        // On datacenter Blackwell a per-tensor-scaled copy serves both usages (fp8_gemm_any_layout):
+        // 1 B; MXFP8 and blockwise keep a columnwise copy with its own scales there too.
+        const Fp8Recipe recipe = w.fp8_recipe == Fp8Recipe::automatic ? Fp8Recipe::delayed : w.fp8_recipe;
+        const bool one_copy =
+            fp8_gemm_any_layout(gpu) && (recipe == Fp8Recipe::delayed || recipe == Fp8Recipe::current);
         const double gemm_weights = rank_gemm_weights(m, l, sp.first_layer, sp.layers) +
                                     rank_gemm_weights(m, l, mirror.first_layer, mirror.layers);
-        parameters += 2.0 * gemm_weights;
-        formula += fmt(" + %.3g GEMM weights × 2 B FP8 workspaces (data and transpose)", gemm_weights);
+        parameters += (one_copy ? 1.0 : 2.0) * gemm_weights;
+        formula += one_copy ? fmt(" + %.3g GEMM weights × 1 B FP8 workspace (used both ways)", gemm_weights)
+                            : fmt(" + %.3g GEMM weights × 2 B FP8 workspaces (data and transpose)", gemm_weights);
       }
       rank.items.push_back({MemoryCategory::parameters, parameters, formula});
     }

@@ -345,6 +345,15 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // so does NVFP4, whose second-level scale is the tensor's amax. Delayed scaling and the block
   // recipes compute their scales inside the cast.
   const bool amax_pass = w.compute_dtype == DType::fp4 || fp8_recipe_of(w) == Fp8Recipe::current;
+  // The copies each cast writes: the rowwise one, and for the weight and data gradients a
+  // columnwise one — a transpose on Hopper; under Transformer Engine on datacenter Blackwell a
+  // per-tensor-scaled tensor serves both ways (fp8_gemm_any_layout), while the block-scaled
+  // recipes (MXFP8, blockwise, NVFP4) quantise a columnwise copy of their own, their scales running
+  // along the other dimension. torchao's float8 (torch._scaled_mm, row-major by column-major
+  // operands) keeps its transposes on every GPU.
+  const bool per_tensor = w.compute_dtype == DType::fp8 &&
+                          (fp8_recipe_of(w) == Fp8Recipe::delayed || fp8_recipe_of(w) == Fp8Recipe::current);
+  const double copies = te && per_tensor && fp8_gemm_any_layout(c.gpu) ? 1.0 : 2.0;
   for (const Gemm& g : gemms) {
     // Y = X·W (M×N, inner K); input gradient dX = dY·Wᵀ (M×K, inner N); weight gradient
     // dW = Xᵀ·dY (K×N, inner M): the same FLOPs, different shapes (a small M slows the W-GEMM).
@@ -360,15 +369,16 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     set_host_time(ops.back(), {1, g.count - 1 + (low ? g.count : 0), 1, 2 * g.count - 1 + (low ? g.count : 0)},
                   c.efficiency, graphs && !(moe_layer && (expert || g.name == "moe: router")));
     if (low) {
-      // Transformer Engine's FP8 GEMMs take FP8 operands in the TN layout (Hopper's FP8 tensor
-      // cores), so each one costs memory-bound cast kernels around it: forward, the input is cast
-      // and transposed for the weight gradient (read 2 bytes, write 1 + 1: cast_transpose in
+      // Transformer Engine's FP8 GEMMs take FP8 operands in the TN layout on Hopper, so each one
+      // costs memory-bound cast kernels around it: forward, the input is cast and transposed for
+      // the weight gradient (read 2 bytes, write 1 + 1: cast_transpose in
       // transformer_engine/common/transpose/cast_transpose.cu), the weight likewise; backward, the
-      // output gradient (read 2, write 1 + 1). The amax of each cast is computed inside the same
-      // kernel (delayed scaling), so it adds no traffic. NVFP4 writes half a byte and its block
-      // scales per element into each copy (the weight gradient's operands through a 16-point
-      // Hadamard transform fused into the cast: memory-bound all the same).
-      const double cast = 2 + 2 * r.low_operand_bytes + (amax_pass ? e : 0.0);
+      // output gradient (read 2, write 1 + 1); `copies` above says where one copy does. The amax
+      // of each cast is computed inside the same kernel (delayed scaling), so it adds no traffic.
+      // NVFP4 writes half a byte and its block scales per element into each copy (the weight
+      // gradient's operands through a 16-point Hadamard transform fused into the cast:
+      // memory-bound all the same).
+      const double cast = 2 + copies * r.low_operand_bytes + (amax_pass ? e : 0.0);
       fp8_cast_bytes += g.count * cast * (g.m * g.k + g.k * g.n * weight_casts_per_micro_batch);
       fp8_cast_backward_bytes += g.count * cast * g.m * g.n;
     }

@@ -9,6 +9,7 @@
 
 #include "core/catalogue.hpp"
 #include "core/estimate/compute.hpp"
+#include "core/memory.hpp"
 #include "core/options.hpp"
 
 using namespace meshscope;
@@ -16,9 +17,9 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-double cast_bytes(const TrainingWorkload& w, const Layout& l) {
+double cast_bytes(const TrainingWorkload& w, const Layout& l, const char* gpu_id = "h100-sxm") {
   const ModelSpec m = *model_preset("llama3-8b");
-  const GpuSpec gpu = *find_gpu("h100-sxm");
+  const GpuSpec gpu = *find_gpu(gpu_id);
   const ComputeEfficiency e;
   const ComputeContext c{m, w, l, gpu, e};
   for (const auto& op : layer_operations(c, 0))
@@ -34,6 +35,60 @@ constexpr double kInputs = kTokens * (4096 + 4096 + 4096 + 14336);              
 constexpr double kWeights = 4096.0 * 6144 + 4096.0 * 4096 + 4096.0 * 28672 + 14336.0 * 4096;  // Σ K·N
 
 }  // namespace
+
+TEST_CASE("fp8 recipes: on datacenter Blackwell a per-tensor cast writes one copy, a block-scaled one two", "[fp8]") {
+  // transformer_engine nvte_is_non_tn_fp8_gemm_supported (compute capability 10.x) and
+  // pytorch/csrc/quantizer.cpp (create_transpose = columnwise_usage && !that): no transpose on
+  // B200/GB200/B300/GB300 for delayed and current scaling; MXFP8's columnwise copy has its own scales.
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 4;
+  w.compute_dtype = DType::fp8;
+  w.zero_stage = 1;  // Megatron-LM: Transformer Engine
+  Layout l;
+  for (const char* gpu : {"b200", "gb200", "b300", "gb300"}) {
+    INFO(gpu);
+    w.fp8_recipe = Fp8Recipe::delayed;  // read 2, write 1
+    CHECK_THAT(cast_bytes(w, l, gpu), WithinRel(3 * kInputs + 3 * kWeights / 4, 1e-12));
+    w.fp8_recipe = Fp8Recipe::current;  // + the amax pass's read of 2
+    CHECK_THAT(cast_bytes(w, l, gpu), WithinRel(5 * kInputs + 5 * kWeights / 4, 1e-12));
+    w.fp8_recipe = Fp8Recipe::mxfp8;  // read 2, write two copies of 1 + 1/32
+    const double mx = 2 + 2 * (1 + 1.0 / 32);
+    CHECK_THAT(cast_bytes(w, l, gpu), WithinRel(mx * kInputs + mx * kWeights / 4, 1e-12));
+  }
+  // torchao's float8 under FSDP2 (torch._scaled_mm) transposes on Blackwell as on Hopper: read 2,
+  // amax read 2, write 1 + 1, and every forward casts its weights.
+  w.zero_stage = 3;
+  w.fp8_recipe = Fp8Recipe::current;
+  CHECK_THAT(cast_bytes(w, l, "b200"), WithinRel(6 * kInputs + 6 * kWeights, 1e-12));
+}
+
+TEST_CASE("fp8 recipes: Transformer Engine's weight workspace is 2 B per GEMM weight on Hopper, 1 B on Blackwell",
+          "[fp8]") {
+  // module/base.py get_weight_workspace caches each GEMM weight's FP8 copy for the step: rowwise
+  // and transposed on Hopper (2 B), one copy used both ways for per-tensor scaling on datacenter
+  // Blackwell (1 B), two for MXFP8 there. Llama 3 8B, TP 1: 32 layers of kWeights GEMM weights.
+  const ModelSpec m = *model_preset("llama3-8b");
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  w.global_batch = 1;
+  w.zero_stage = 1;
+  Layout l;
+  const auto parameters = [&](const char* gpu, DType dtype, Fp8Recipe recipe) {
+    w.compute_dtype = dtype;
+    w.fp8_recipe = recipe;
+    return training_memory(m, w, l, *find_gpu(gpu)).ranks.front().bytes(MemoryCategory::parameters);
+  };
+  const double weights = 32 * kWeights;
+  for (const char* gpu : {"h100-sxm", "b200"}) {
+    INFO(gpu);
+    const double bf16 = parameters(gpu, DType::bf16, Fp8Recipe::automatic);
+    const double copies = std::string(gpu) == "b200" ? 1.0 : 2.0;
+    CHECK_THAT(parameters(gpu, DType::fp8, Fp8Recipe::delayed) - bf16, WithinRel(copies * weights, 1e-9));
+    CHECK_THAT(parameters(gpu, DType::fp8, Fp8Recipe::current) - bf16, WithinRel(copies * weights, 1e-9));
+    CHECK_THAT(parameters(gpu, DType::fp8, Fp8Recipe::mxfp8) - bf16, WithinRel(2 * weights, 1e-9));
+  }
+}
 
 TEST_CASE("fp8 recipes: delayed casts in one pass, current reads each tensor once more for its amax", "[fp8]") {
   TrainingWorkload w;

@@ -137,39 +137,46 @@ AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorklo
                            std::string(enum_name(kernel)), false};
   const auto found = gpu.attention.find(rates.kernel);
   if (e.attention_shares_given) return rates;
-  if (found == gpu.attention.end()) {
-    // No measurement of the kernel on this GPU: the generic shares are a long call's (Dao 2023 §4.1
-    // quotes FlashAttention-2's 50–73 % of peak at long sequences); a shorter call runs slower by
-    // what the same kernel measures on the reference GPU, rate(length) / rate(its longest
-    // measurement) (Shah et al. 2024, Figs. 5–7, on H100: FlashAttention-2 forward 191 TFLOP/s at
-    // 512 tokens against 335 at 16k): per-tile softmax rescaling, the causal diagonal and the
-    // epilogue weigh more in a short call on any GPU. Held at the shortest measured length.
-    static const Result<GpuSpec> reference = find_gpu(kAttentionReferenceGpu);
-    if (!reference) return rates;
-    const auto curve = reference->attention.find(rates.kernel);
-    if (curve == reference->attention.end()) return rates;
-    const AttentionKernelRate& c = curve->second;
-    rates.forward_flops_per_s *=
-        log_interpolate(c.sequence, c.forward_flops_per_s, sequence) / c.forward_flops_per_s.back();
-    rates.backward_flops_per_s *=
-        log_interpolate(c.sequence, c.backward_flops_per_s, sequence) / c.backward_flops_per_s.back();
-    rates.length_scaled = sequence < c.sequence.back();
-    return rates;
-  }
-  const AttentionKernelRate& m = found->second;
   // Head dim: the measured rate at 128, the measured share at 64, linear between.
   const double t = std::clamp((head_dim - 64.0) / 64.0, 0.0, 1.0);
-  const double forward_share = m.head_dim_64_forward + t * (1.0 - m.head_dim_64_forward);
-  const double backward_share = m.head_dim_64_backward + t * (1.0 - m.head_dim_64_backward);
+  const auto head_share = [t](double share_at_64) { return share_at_64 + t * (1.0 - share_at_64); };
   // The sustained clock: what the GPU's measured sustained GEMM rate is of its burst rate (1 where
-  // neither the sustained rate nor the ratio was measured).
+  // neither the sustained rate nor the ratio was measured). Kernel benchmarks, and the datasheet
+  // peak a generic share multiplies, are burst-clock figures; a training step is power-saturated.
   double clock = 1.0;
   const auto burst = gpu.gemm.achievable_flops_per_s.find("bf16");
   if (burst != gpu.gemm.achievable_flops_per_s.end() &&
       (gpu.gemm.sustained_flops_per_s.count("bf16") != 0 || gpu.gemm.sustained_share_of_burst > 0))
     clock = sustained_gemm_flops_per_s(gpu, DType::bf16) / burst->second;
-  rates.forward_flops_per_s = log_interpolate(m.sequence, m.forward_flops_per_s, sequence) * forward_share * clock;
-  rates.backward_flops_per_s = log_interpolate(m.sequence, m.backward_flops_per_s, sequence) * backward_share * clock;
+  if (found == gpu.attention.end()) {
+    // No measurement of the kernel on this GPU: the generic shares are a long call's at head dim
+    // 128 (Dao 2023 §4.1 quotes FlashAttention-2's 50–73 % of peak at long sequences), at the
+    // GPU's sustained clock. A shorter call and a smaller head dim run slower by what the same
+    // kernel measures on the reference GPU: rate(length) / rate(its longest measurement) (Shah et
+    // al. 2024, Figs. 5–7, on H100: FlashAttention-2 forward 191 TFLOP/s at 512 tokens against 335
+    // at 16k), held at the shortest measured length — per-tile softmax rescaling, the causal
+    // diagonal and the epilogue weigh more in a short call on any GPU — and its measured share at
+    // head dim 64 (the same figures: cuDNN forward 0.687, backward 0.849), a tile of half the
+    // inner dimension doing half the MMA work per softmax element.
+    rates.forward_flops_per_s *= clock;
+    rates.backward_flops_per_s *= clock;
+    static const Result<GpuSpec> reference = find_gpu(kAttentionReferenceGpu);
+    if (!reference) return rates;
+    const auto curve = reference->attention.find(rates.kernel);
+    if (curve == reference->attention.end()) return rates;
+    const AttentionKernelRate& c = curve->second;
+    rates.forward_flops_per_s *= log_interpolate(c.sequence, c.forward_flops_per_s, sequence) /
+                                 c.forward_flops_per_s.back() * head_share(c.head_dim_64_forward);
+    rates.backward_flops_per_s *= log_interpolate(c.sequence, c.backward_flops_per_s, sequence) /
+                                  c.backward_flops_per_s.back() * head_share(c.head_dim_64_backward);
+    rates.length_scaled = sequence < c.sequence.back();
+    return rates;
+  }
+  const AttentionKernelRate& m = found->second;
+  rates.forward_flops_per_s =
+      log_interpolate(m.sequence, m.forward_flops_per_s, sequence) * head_share(m.head_dim_64_forward) * clock;
+  rates.backward_flops_per_s =
+      log_interpolate(m.sequence, m.backward_flops_per_s, sequence) * head_share(m.head_dim_64_backward) * clock;
   rates.measured = true;
   return rates;
 }

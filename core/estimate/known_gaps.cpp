@@ -19,9 +19,9 @@ std::vector<KnownGap> known_gaps(const ModelSpec& m, const TrainingWorkload& w, 
   if (m.is_moe() && tokens <= 16384)
     gaps.push_back({"moe_small_micro_batch",
                     "MoE at 16,384 or fewer tokens per micro-batch: published runs in this regime (Megatron-Bridge) "
-                    "took from 0.84× to 2.3× the step time predicted here — Qwen3-30B-A3B dropless at micro-batch "
+                    "took from 0.83× to 2.3× the step time predicted here — Qwen3-30B-A3B dropless at micro-batch "
                     "1–2 on B200 and H100 2.0–2.3×, GPT-OSS-120B 1.1–1.9×, Qwen3-235B-A22B and DeepSeek-V3 on B200 "
-                    "and B300 1.2–1.9×, Qwen3-235B-A22B on GB200 and GB300 0.84–0.87×; the costs behind the spread "
+                    "and B300 1.2–1.9×, Qwen3-235B-A22B on GB200 and GB300 0.83–0.86×; the costs behind the spread "
                     "are not identified (docs/estimate.md §5)"});
   // torchtitan's context-parallel rows (PyTorch's ring attention, 32k tokens per rank): the error
   // grows with the CP degree; Megatron's CP 2 rows are within 11 % but one.
@@ -30,13 +30,13 @@ std::vector<KnownGap> known_gaps(const ModelSpec& m, const TrainingWorkload& w, 
                     "PyTorch context parallelism (torchtitan's ring attention): published runs at CP 2–8 with 32k "
                     "tokens per rank took up to 1.4× the step time predicted here, more with a larger CP degree; "
                     "the cost is not identified (docs/estimate.md §5)"});
-  // Megatron-Bridge's four NVFP4 rows on GB200 and GB300: 1.1–1.3× the predicted step.
+  // Megatron-Bridge's four NVFP4 rows on GB200 and GB300: 1.2–1.3× the predicted step.
   if (w.compute_dtype == DType::fp4)
     gaps.push_back({"nvfp4",
-                    "NVFP4: published runs (Megatron-Bridge, GB200 and GB300) took 1.1–1.3× the step time predicted "
+                    "NVFP4: published runs (Megatron-Bridge, GB200 and GB300) took 1.2–1.3× the step time predicted "
                     "here; no NVFP4 GEMM rate was measured on any GPU in the catalogue, so NVFP4 GEMMs run at the "
                     "BF16 share of the FP4 peak (docs/estimate.md §5)"});
-  // The shared Megatron-LM log on 8×MI300X (ROCm container v25.9): 1.77× the predicted step.
+  // The shared Megatron-LM log on 8×MI300X (ROCm container v25.9): 1.75× the predicted step.
   if (gpu.vendor == "AMD")
     gaps.push_back({"amd",
                     "AMD Instinct: the one measured training run we have (Megatron-LM on 8×MI300X, the shared "

@@ -507,9 +507,9 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   CHECK(*std::min_element(moe.begin(), moe.end()) < 0.85);
   CHECK(worst("pytorch_context_parallel") > 1.3);  // "up to 1.4×"
   CHECK(worst("pytorch_context_parallel") < 1.45);
-  CHECK(worst("nvfp4") > 1.25);  // "1.1–1.3×"
+  CHECK(worst("nvfp4") > 1.25);  // "1.2–1.3×"
   CHECK(worst("nvfp4") < 1.35);
-  CHECK(*std::min_element(ratios_by_gap["nvfp4"].begin(), ratios_by_gap["nvfp4"].end()) > 1.05);
+  CHECK(*std::min_element(ratios_by_gap["nvfp4"].begin(), ratios_by_gap["nvfp4"].end()) > 1.15);
   CHECK(worst("amd") > 1.7);  // "1.8×"
   CHECK(worst("amd") < 1.9);
   // Rows beyond the target that no gap names: MT-NLG's DeepSpeed pipeline of 2021 (no key tells a
@@ -538,6 +538,8 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   // GPT-OSS-120B's 9 rows (all predicted faster than they ran, −9 … −48 %): 120 rows, median
   // 10.1 %, max 51.7 %. With the interleaved schedule's asynchronous steady-state sends
   // (overlap_p2p_comm; MegaScale's 2023 baseline without them): 120 rows, median 10.1 %, max 55.8 %.
+  // With the sustained clock and the reference head-dim share for GPUs without a measured attention
+  // kernel (Blackwell), and one FP8 copy on Blackwell: 120 rows, median 8.9 %, max 55.8 %.
   CHECK(step_errors.size() >= 120);  // no row may fall out silently
   CHECK(step_median <= 0.15);
   CHECK(step_max <= 0.60);

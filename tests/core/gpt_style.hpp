@@ -31,6 +31,9 @@ inline TrainingWorkload korthikanti_workload(int64_t seq, int64_t global_batch, 
   w.recompute = recompute;
   w.output_layer_activations = true;
   w.fp32_logits = true;
+  // Megatron-LM of 2021-22 (SC21, Korthikanti et al.) sent pipeline tensors synchronously: the
+  // asynchronous interleaved sends came in 2023 behind --overlap-p2p-communication, off by default.
+  w.overlap_p2p_comm = false;
   return w;
 }
 

@@ -17,6 +17,8 @@
 // reducing gradients", and parameters are not resharded after the forward — in meshscope's keys
 // overlap_grad_reduce=1 and overlap_param_gather=1 (gathered once per step, under the forward).
 // The paper does not say TP communication was overlapped with the GEMMs: tp_comm_overlap stays off.
+// "Further, we adopt asynchronous point-to-point communication in PP" (§3.3.2): overlap_p2p_comm,
+// the default, stays on.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>

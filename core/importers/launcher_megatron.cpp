@@ -521,6 +521,8 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   if (args.has("overlap-grad-reduce")) keys.push_back({"overlap_grad_reduce", "true"});
   if (args.has("overlap-param-gather")) keys.push_back({"overlap_param_gather", "true"});
   if (args.has("overlap-moe-expert-parallel-comm")) keys.push_back({"ep_comm_overlap", "true"});
+  // Megatron-LM of 2023 had the opposite flag, --overlap-p2p-communication, off unless given.
+  if (args.has("overlap-p2p-communication")) keys.push_back({"overlap_p2p_comm", "true"});
   if (args.has("no-overlap-p2p-communication")) keys.push_back({"overlap_p2p_comm", "false"});
   if (args.has("overlap-p2p-communication-warmup-flush")) keys.push_back({"overlap_p2p_comm_warmup_flush", "true"});
   MS_TRY(cp_comm, args.text("cp-comm-type"));

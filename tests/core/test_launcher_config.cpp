@@ -455,6 +455,11 @@ TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets th
   REQUIRE(again);
   CHECK_FALSE(again->project.training.overlap_p2p_comm);
   CHECK(again->project.training.overlap_p2p_comm_warmup_flush);
+  // The 2023 flag (store_true, off unless given) is read, not ignored.
+  auto old_flag = import_megatron_args(args + "--overlap-p2p-communication\n", "args.txt", options);
+  REQUIRE(old_flag);
+  CHECK(old_flag->project.training.overlap_p2p_comm);
+  for (const std::string& flag : old_flag->ignored) CHECK(flag.find("overlap-p2p") == std::string::npos);
 
   auto broken = import_megatron_args(replaced(args, "(tt|)*29", "(tt|*29"), "args.txt", options);
   REQUIRE_FALSE(broken);

@@ -170,6 +170,10 @@ bool te_fp8_memory(const FrameworkMemory& framework, const TrainingWorkload& w) 
   return resolved_framework(framework, w) == MemoryFramework::megatron && w.compute_dtype == DType::fp8;
 }
 
+bool te_fp8_single_copy(const GpuSpec& gpu, Fp8Recipe recipe) {
+  return fp8_gemm_any_layout(gpu) && (recipe == Fp8Recipe::delayed || recipe == Fp8Recipe::current);
+}
+
 double rank_gemm_weights(const ModelSpec& m, const Layout& l, int64_t first, int64_t count) {
   double gemm_weights = 0;
   for (int64_t i = 0; i < count; ++i) {
@@ -367,9 +371,8 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
         // disable_parameter_transpose_cache). Norms, router, embedding and head stay 16-bit.
         // On datacenter Blackwell a per-tensor-scaled copy serves both usages (fp8_gemm_any_layout):
         // 1 B; MXFP8 and blockwise keep a columnwise copy with its own scales there too.
-        const Fp8Recipe recipe = w.fp8_recipe == Fp8Recipe::automatic ? Fp8Recipe::delayed : w.fp8_recipe;
         const bool one_copy =
-            fp8_gemm_any_layout(gpu) && (recipe == Fp8Recipe::delayed || recipe == Fp8Recipe::current);
+            te_fp8_single_copy(gpu, w.fp8_recipe == Fp8Recipe::automatic ? Fp8Recipe::delayed : w.fp8_recipe);
         const double gemm_weights = rank_gemm_weights(m, l, sp.first_layer, sp.layers) +
                                     rank_gemm_weights(m, l, mirror.first_layer, mirror.layers);
         parameters += (one_copy ? 1.0 : 2.0) * gemm_weights;

@@ -127,6 +127,10 @@ struct FrameworkMemory {
 // Megatron-LM with Transformer Engine FP8 (the framework form's FP8 weight caches and FP8-saved
 // GEMM inputs, training_memory); the layout search's fast model asks the same.
 [[nodiscard]] bool te_fp8_memory(const FrameworkMemory& framework, const TrainingWorkload& workload);
+// Whether Transformer Engine keeps one FP8 copy of a tensor for both usages on `gpu` under
+// `recipe`: a per-tensor-scaled one (delayed, current) where cuBLASLt runs FP8 GEMMs in every layout
+// (fp8_gemm_any_layout); the block-scaled recipes quantise a columnwise copy of their own.
+[[nodiscard]] bool te_fp8_single_copy(const GpuSpec& gpu, Fp8Recipe recipe);
 // The bytes of the GEMM weights of layers [first, first + count) on one rank (TP/EP/ETP split):
 // what Transformer Engine caches 2 B of per weight under FP8.
 [[nodiscard]] double rank_gemm_weights(const ModelSpec& model, const Layout& layout, int64_t first, int64_t count);

@@ -90,6 +90,14 @@ double gemm_share_of_peak(const GpuSpec& gpu, DType type, const ComputeEfficienc
   return sustained_gemm_flops_per_s(gpu, type) / compute_peak_flops(gpu, type);
 }
 
+double gemm_rate_flops_per_s(const GpuSpec& gpu, DType type, const ComputeEfficiency& efficiency) {
+  return gemm_share_of_peak(gpu, type, efficiency) * compute_peak_flops(gpu, type);
+}
+
+double half_flops_gemm_s(double flops, double rate, double half_flops) {
+  return flops > 0 ? flops / (rate * flops / (flops + half_flops)) : 0.0;
+}
+
 namespace {
 
 // `values` at `x` on the ascending `grid`: linear in log2(x) between grid points, held beyond them.
@@ -211,8 +219,7 @@ struct Rates {
     if (model.compute_units <= 0) {
       // No measured roll-off for this GPU: the former assumption, half of the rate at
       // gemm_half_flops FLOPs.
-      const double flops = 2 * m * n * k;
-      return flops > 0 ? flops / (rate * flops / (flops + e.gemm_half_flops)) : 0.0;
+      return half_flops_gemm_s(2 * m * n * k, rate, e.gemm_half_flops);
     }
     return gemm_time_s(model, rate, hbm_bytes_per_s, {1, m, n, k, low_precision ? low_operand_bytes : 2.0});
   }
@@ -224,8 +231,8 @@ Rates rates(const ComputeContext& c) {
   const DType high = fp8_linears(c.workload) ? DType::bf16 : dtype;
   return {compute_peak_flops(c.gpu, dtype),
           compute_peak_flops(c.gpu, high),
-          gemm_share_of_peak(c.gpu, dtype, c.efficiency) * compute_peak_flops(c.gpu, dtype),
-          gemm_share_of_peak(c.gpu, high, c.efficiency) * compute_peak_flops(c.gpu, high),
+          gemm_rate_flops_per_s(c.gpu, dtype, c.efficiency),
+          gemm_rate_flops_per_s(c.gpu, high, c.efficiency),
           c.gpu.memory_bandwidth_bytes_per_s,
           c.gpu.memory_bandwidth_bytes_per_s * c.efficiency.memory,
           low_precision_operand_bytes(dtype, fp8_recipe_of(c.workload)),
@@ -358,9 +365,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // recipes (MXFP8, blockwise, NVFP4) quantise a columnwise copy of their own, their scales running
   // along the other dimension. torchao's float8 (torch._scaled_mm, row-major by column-major
   // operands) keeps its transposes on every GPU.
-  const bool per_tensor = w.compute_dtype == DType::fp8 &&
-                          (fp8_recipe_of(w) == Fp8Recipe::delayed || fp8_recipe_of(w) == Fp8Recipe::current);
-  const double copies = te && per_tensor && fp8_gemm_any_layout(c.gpu) ? 1.0 : 2.0;
+  const double copies = te && w.compute_dtype == DType::fp8 && te_fp8_single_copy(c.gpu, fp8_recipe_of(w)) ? 1.0 : 2.0;
   for (const Gemm& g : gemms) {
     // Y = X·W (M×N, inner K); input gradient dX = dY·Wᵀ (M×K, inner N); weight gradient
     // dW = Xᵀ·dY (K×N, inner M): the same FLOPs, different shapes (a small M slows the W-GEMM).

@@ -67,6 +67,11 @@ struct ComputeEfficiency {
 
 // The share of the dense peak of `type` that large GEMMs reach on `gpu` under `efficiency`.
 [[nodiscard]] double gemm_share_of_peak(const GpuSpec& gpu, DType type, const ComputeEfficiency& efficiency);
+// The rate (FLOP/s) large GEMMs of `type` reach on `gpu`: gemm_share_of_peak × the dense peak.
+[[nodiscard]] double gemm_rate_flops_per_s(const GpuSpec& gpu, DType type, const ComputeEfficiency& efficiency);
+// Seconds of a GEMM of `flops` at `rate` for large shapes with the former size roll-off, half of the
+// rate at `half_flops` FLOPs (GPUs without a measured roll-off; serving's decode GEMMs).
+[[nodiscard]] double half_flops_gemm_s(double flops, double rate, double half_flops);
 
 [[nodiscard]] Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys,
                                                                      ComputeEfficiency base = {});

@@ -261,7 +261,6 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   input.p2p_s = p2p_s;
   input.async_sends = async_sends;
   input.async_warmup_flush = w.overlap_p2p_comm_warmup_flush;
-  input.send_s = p2p_s;
   if (input.schedule == PipelineSchedule::interleaved && l.pp > 1) input.chunk_costs = std::move(chunk_costs);
   MS_TRY(schedule, simulate_schedule(input));
   est.schedule = schedule;

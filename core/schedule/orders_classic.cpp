@@ -52,7 +52,7 @@ PlannedOrder interleaved_order(int64_t p, int64_t m, int64_t v) {
       const int64_t chunk = kind == WorkKind::forward ? in_group : v - 1 - in_group;
       out.add(kind, micro_batch, chunk, chunk * p + rank);
     };
-    const int64_t warmup = m == p ? total : std::min(2 * (p - rank - 1) + (v - 1) * p, total);
+    const int64_t warmup = interleaved_warmup_items(rank, p, m, v);
     for (int64_t k = 0; k < warmup; ++k) add(WorkKind::forward, k);
     for (int64_t k = 0; k < total - warmup; ++k) {
       add(WorkKind::forward, warmup + k);

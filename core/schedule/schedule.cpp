@@ -88,7 +88,6 @@ std::optional<Error> validate(const ScheduleInput& in) {
   if (auto e = check(in.costs, "costs")) return e;
   if (auto e = check(in.chunk_costs, "chunk_costs")) return e;
   if (!valid_seconds(in.p2p_s)) return error("a duration must be finite and not negative", "p2p_s");
-  if (!valid_seconds(in.send_s)) return error("a duration must be finite and not negative", "send_s");
   if (in.async_sends && in.schedule != PipelineSchedule::interleaved)
     return error("asynchronous sends are modelled for the interleaved schedule only", "async_sends");
   return std::nullopt;
@@ -158,7 +157,8 @@ class Simulator {
     }
     forward_hop_data_ = forward_hop_s_.data();
     backward_hop_data_ = backward_hop_s_.data();
-    if (in.async_sends && !in.async_warmup_flush) send_s_ = in.send_s;
+    async_sends_ = in.async_sends;
+    if (in.async_sends && !in.async_warmup_flush) send_s_ = in.p2p_s;
   }
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -238,7 +238,8 @@ class Simulator {
   [[nodiscard]] const std::vector<double>& send_busy_s() const { return send_busy_s_; }
 
  private:
-  // With asynchronous sends (send_s_ > 0): per planned event, the synchronous send it carries.
+  // With asynchronous sends: per planned event, the synchronous send it carries (none under
+  // async_warmup_flush); empty otherwise, the sends being in the costs.
   // Megatron-Core's interleaved schedule without overlap_p2p_comm_warmup_flush sends the warm-up
   // forwards' activations (send_forward_recv_forward) and the cool-down backwards' gradients
   // (send_backward_recv_backward) synchronously; the steady state's go out with isend
@@ -246,8 +247,9 @@ class Simulator {
   // activations and the first no gradients.
   [[nodiscard]] std::vector<double> synchronous_sends(const schedule_detail::PlannedOrder& order) const {
     std::vector<double> out;
-    if (send_s_ <= 0) return out;
+    if (!async_sends_) return out;
     out.assign(order.events.size(), 0.0);
+    if (send_s_ <= 0) return out;
     for (size_t r = 0; r + 1 < order.rank_begin.size(); ++r) {
       const size_t first = order.rank_begin[r], end = order.rank_begin[r + 1];
       // The warm-up: the forwards before the rank's first backward but the one that opens the
@@ -314,6 +316,7 @@ class Simulator {
   const double* backward_end_data_ = backward_end_.data();
   const double* forward_hop_data_ = nullptr;
   const double* backward_hop_data_ = nullptr;
+  bool async_sends_ = false;
   double send_s_ = 0;                // synchronous send of a warm-up or cool-down item (async_sends)
   std::vector<double> send_busy_s_;  // per stage, filled by run()
 };
@@ -372,8 +375,6 @@ Result<ScheduleResult> simulate_schedule(const ScheduleInput& input) {
   result.events = std::move(order.events);
   summarise(input, order.rank_begin, result);
   result.send_busy_s = simulator.send_busy_s();
-  if (input.async_sends && result.send_busy_s.empty())
-    result.send_busy_s.assign(static_cast<size_t>(input.stages), 0.0);
   return result;
 }
 

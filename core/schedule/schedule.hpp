@@ -4,6 +4,7 @@
 // when the rank is free and the items it depends on have finished (plus the point-to-point
 // transfer time when they ran on another rank). Nothing about the bubble is assumed: it is read
 // off the simulated timeline. docs/schedules.md explains each schedule and its sources.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -45,11 +46,10 @@ struct ScheduleInput {
   double p2p_s = 0;  // activation (forward) or gradient (backward) transfer between two ranks
   // Interleaved only: asynchronous sends (Megatron-Core's overlap_p2p_comm). The costs above then
   // hold no sends; each item that sends synchronously — a forward of the warm-up or a backward of
-  // the cool-down, unless async_warmup_flush — keeps its rank busy send_s longer. The steady
+  // the cool-down, unless async_warmup_flush — keeps its rank busy p2p_s longer. The steady
   // state's sends cost the sender nothing; every transfer still delays its receiver by p2p_s.
   bool async_sends = false;
   bool async_warmup_flush = false;
-  double send_s = 0;
 };
 
 struct ScheduleEvent {
@@ -100,6 +100,15 @@ struct StageSends {
   if (stages <= 1) return {};
   const auto v = static_cast<double>(chunks);
   return {stage + 1 < stages ? v : v - 1, stage > 0 ? v : v - 1};
+}
+
+// Megatron-Core's interleaved 1F1B: the forwards rank `rank` of `stages` runs before its first
+// backward, of its micro_batches · chunks items — 2(p − r − 1) + (v − 1)p with the micro-batch group
+// of p (schedules.py get_pp_rank_microbatches), and all of them when m = p (all_warmup_microbatches).
+[[nodiscard]] inline int64_t interleaved_warmup_items(int64_t rank, int64_t stages, int64_t micro_batches,
+                                                      int64_t chunks) {
+  const int64_t total = micro_batches * chunks;
+  return micro_batches == stages ? total : std::min(2 * (stages - rank - 1) + (chunks - 1) * stages, total);
 }
 
 }  // namespace meshscope

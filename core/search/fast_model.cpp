@@ -113,13 +113,11 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       const StageSends sends = stage_sends(s, l.pp, l.vpp);
       double sync_share = 1.0;
       if (l.vpp > 1 && w.overlap_p2p_comm) {
-        const auto p_stages = static_cast<double>(l.pp);
-        const double items = mb * static_cast<double>(l.vpp);
-        // With m = p every forward is warm-up (Megatron's all_warmup_microbatches).
-        sync_share = w.overlap_p2p_comm_warmup_flush ? 0.0
-                     : mb <= p_stages
-                         ? 1.0
-                         : std::min(1.0, static_cast<double>(2 * (l.pp - s - 1) + (l.vpp - 1) * l.pp) / items);
+        const int64_t micro_batches = num_micro_batches(w, l);
+        sync_share = w.overlap_p2p_comm_warmup_flush
+                         ? 0.0
+                         : static_cast<double>(interleaved_warmup_items(s, l.pp, micro_batches, l.vpp)) /
+                               static_cast<double>(std::max<int64_t>(micro_batches * l.vpp, 1));
       }
       f += sync_share * sends.forward * p2p;
       b += sync_share * sends.backward * p2p;

@@ -316,9 +316,8 @@ Result<ServingModel> ServingModel::create(const ModelSpec& model, const ServingW
   const DType gemm_dtype = low_precision_gemm_dtype(workload, s.gpu_);
   // GEMMs at the GPU's measured sustained rate of their dtype, as in training (core/estimate/
   // gemm_rate.hpp: mamf.csv and the power-saturated MSMF); the LM head stays 16-bit.
-  s.gemm_rate_ = gemm_share_of_peak(s.gpu_, gemm_dtype, options.efficiency) * compute_peak_flops(s.gpu_, gemm_dtype);
-  s.head_gemm_rate_ = gemm_share_of_peak(s.gpu_, workload.activation_dtype, options.efficiency) *
-                      compute_peak_flops(s.gpu_, workload.activation_dtype);
+  s.gemm_rate_ = gemm_rate_flops_per_s(s.gpu_, gemm_dtype, options.efficiency);
+  s.head_gemm_rate_ = gemm_rate_flops_per_s(s.gpu_, workload.activation_dtype, options.efficiency);
   s.attention_peak_ = compute_peak_flops(s.gpu_, workload.activation_dtype);
   s.bandwidth_ = s.gpu_.memory_bandwidth_bytes_per_s * options.efficiency.memory;
 
@@ -381,8 +380,7 @@ struct ServingModel::Acc {
 double ServingModel::gemm_s(double rows, double n, double k, double rate) const {
   // The size roll-off stays the half-FLOPs one: XLA's measured tables (training's roll-off) start at
   // M = 256 rows, and a decode GEMM has as many rows as running sequences, down to one.
-  const double flops = 2 * rows * n * k;
-  return flops > 0 ? flops / (rate * flops / (flops + efficiency_.gemm_half_flops)) : 0.0;
+  return half_flops_gemm_s(2 * rows * n * k, rate, efficiency_.gemm_half_flops);
 }
 
 void ServingModel::layer_cost(const StepBatch& b, bool moe, bool decode_only, Acc& acc) const {

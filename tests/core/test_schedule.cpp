@@ -360,7 +360,6 @@ TEST_CASE("schedule: interleaved asynchronous sends charge only the warm-up and 
   const double send = 0.25;
   ScheduleInput in = uniform(PipelineSchedule::interleaved, 2, 4, c, 2, send);
   in.async_sends = true;
-  in.send_s = send;
   const ScheduleResult async = simulate(in);
   REQUIRE(async.send_busy_s.size() == 2);
   CHECK_THAT(async.send_busy_s[0], WithinAbs(6 * send, 1e-12));
@@ -389,7 +388,6 @@ TEST_CASE("schedule: interleaved asynchronous sends charge only the warm-up and 
   // and all 4 backwards (stages 3 and 1).
   ScheduleInput all_warmup = uniform(PipelineSchedule::interleaved, 2, 2, c, 2, send);
   all_warmup.async_sends = true;
-  all_warmup.send_s = send;
   const ScheduleResult flush = simulate(all_warmup);
   CHECK_THAT(flush.send_busy_s[0], WithinAbs(6 * send, 1e-12));
   CHECK_THAT(flush.send_busy_s[1], WithinAbs(6 * send, 1e-12));

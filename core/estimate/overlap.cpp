@@ -97,6 +97,10 @@ double nccl_sm_slowdown_s(double hidden_s, int64_t channels, double sms) {
   return hidden_s * std::min(1.0, static_cast<double>(channels) / sms);
 }
 
+int64_t ep_kernel_sms(const TrainingWorkload& workload) {
+  return workload.moe_dispatcher == MoeDispatcher::flex ? 20 : workload.runtime.nccl_channels;
+}
+
 double bucketed_exposed_s(double total_s, double edge_bucket_s, double window_s) {
   return std::min(total_s, std::max(edge_bucket_s, total_s - window_s));
 }

@@ -118,4 +118,9 @@ struct FsdpBlock {
 // hidden × min(channels, SMs) / SMs; 0 where the SM count is unknown.
 [[nodiscard]] double nccl_sm_slowdown_s(double hidden_s, int64_t channels, double sms);
 
+// The SMs the EP all-to-all kernels hold while they run: the flex dispatcher's DeepEP kernels
+// Megatron-Core's moe_deepep_num_sms = 20 (TransformerConfig), NCCL's all-to-all one thread block per
+// channel (the runtime's nccl_channels).
+[[nodiscard]] int64_t ep_kernel_sms(const TrainingWorkload& workload);
+
 }  // namespace meshscope

@@ -150,6 +150,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   const auto chunk_mtp = mtp_layers_per_virtual_stage(l);
   // The share of passes whose EP all-to-alls Megatron's combined 1F1B pairs with another's compute.
   const double ep_paired = w.ep_comm_overlap ? ep_overlap_paired_share(l.pp, l.vpp, micro_batches) : 0.0;
+  const int64_t ep_sms = ep_kernel_sms(w);
   struct StageWork {
     WorkTime compute;
     double tp_s = 0, cp_s = 0, ep_s = 0, p2p_s = 0;
@@ -201,10 +202,13 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       // combined 1F1B (ep_comm_overlap) does the same for the passes its steady state pairs.
       const double ep_forward_paired = std::max(0.0, ep_each - t.backward_input_s - t.backward_weight_s);
       const double ep_backward_paired = std::max(0.0, ep_each - t.forward_s);
-      const double ep_forward =
-          dualpipe ? ep_forward_paired : ep_paired * ep_forward_paired + (1 - ep_paired) * ep_each;
-      const double ep_backward =
+      double ep_forward = dualpipe ? ep_forward_paired : ep_paired * ep_forward_paired + (1 - ep_paired) * ep_each;
+      double ep_backward =
           dualpipe ? ep_backward_paired : ep_paired * ep_backward_paired + (1 - ep_paired) * ep_each;
+      // What hides still runs: its kernels hold SMs for their whole length, and the compute it
+      // hides under runs on the rest (nccl_sm_slowdown_s, as for the hidden DP collectives).
+      ep_forward += nccl_sm_slowdown_s(ep_each - ep_forward, ep_sms, sms);
+      ep_backward += nccl_sm_slowdown_s(ep_each - ep_backward, ep_sms, sms);
       const double ep_recompute = recomputed ? ep_forward : 0.0;
       t.forward_s += tp_cost.forward_s + cp_forward + ep_forward;
       t.backward_input_s += tp_cost.backward_s + cp_backward + ep_backward;
@@ -467,13 +471,17 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
           " (event simulation with per-stage forward, input-gradient and weight-gradient times)",
       tp_assumption,
       "CP ring exchange overlaps half of the attention work it feeds; the rest is exposed",
-      (dualpipe ? "EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's compute "
-                  "(DualPipe); what exceeds it is exposed"
+      (dualpipe ? format("EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's "
+                         "compute (DualPipe); what exceeds it is exposed, and the hidden all-to-alls' kernels "
+                         "take %.0f SMs from the compute they overlap",
+                         static_cast<double>(ep_sms))
        : w.ep_comm_overlap
            ? format("EP dispatch/combine all-to-alls of the %.0f %% of passes Megatron's combined 1F1B pairs "
                     "(ep_comm_overlap) under the other micro-batch's compute, what exceeds it exposed; the "
                     "warm-up and cool-down passes' exposed",
-                    100 * ep_paired)
+                    100 * ep_paired) +
+                 format("; the hidden all-to-alls' kernels take %.0f SMs from the compute they overlap",
+                        static_cast<double>(ep_sms))
            : std::string("EP dispatch/combine all-to-alls exposed (no DualPipe-style overlap)")) +
           (m.is_moe() && l.ep > 1
                ? "; moe_dispatcher=" + std::string(enum_name(w.moe_dispatcher)) +

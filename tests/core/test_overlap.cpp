@@ -317,6 +317,20 @@ TEST_CASE("overlap: ep_comm_overlap pairs the steady state's passes and hides th
   CHECK(on->breakdown.ep_exposed_s < off->breakdown.ep_exposed_s);
   CHECK(on->breakdown.ep_exposed_s >= 0);
   CHECK(on->breakdown.ep_exposed_s >= off->breakdown.ep_exposed_s / 16 * 0.999);  // the unpaired pass
+  // Every paired all-to-all hides whole (one layer's is shorter than the partner's compute), and its
+  // NCCL kernels hold one SM per channel (16) of the H100's 132 while it does: the unpaired pass's
+  // share, plus 16/132 of the hidden 15/16.
+  const double sms = 132;  // H100 SXM5: 132 SMs (NVIDIA H100 whitepaper, Table 3)
+  CHECK(on->breakdown.ep_exposed_s == Approx(off->breakdown.ep_exposed_s * (1.0 / 16 + 15.0 / 16 * 16 / sms)));
+  // The flex dispatcher's DeepEP kernels take Megatron-Core's moe_deepep_num_sms, 20.
+  w.moe_dispatcher = MoeDispatcher::flex;
+  const auto flex_on = estimate_step(m, w, l, *cluster, router);
+  w.ep_comm_overlap = false;
+  const auto flex_off = estimate_step(m, w, l, *cluster, router);
+  REQUIRE(flex_on);
+  REQUIRE(flex_off);
+  CHECK(flex_on->breakdown.ep_exposed_s ==
+        Approx(flex_off->breakdown.ep_exposed_s * (1.0 / 16 + 15.0 / 16 * 20 / sms)));
   CHECK(on->step_time_s < off->step_time_s);
   CHECK(std::any_of(on->assumptions.begin(), on->assumptions.end(),
                     [](const std::string& a) { return a.find("combined 1F1B pairs") != std::string::npos; }));

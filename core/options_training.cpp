@@ -383,6 +383,21 @@ std::vector<TrainingRow> make_training_rows() {
        "dropless MoE layer the attention part only. Off: every pass over a layer takes the longer of its GPU time "
        "and its host dispatch ([host dispatch](estimate.md#fixed-costs-that-dominate-small-models))",
        "CUDA programming guide, CUDA graphs; megatron/core/token_dispatcher.py (the host sync)"}));
+  rows.push_back(training_bool<&TrainingWorkload::cuda_graph_moe_router>(
+      {"cuda_graph_moe_router",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "false",
+       "with `cuda_graphs`, the MoE layers' router (its GEMM, softmax, top-k and load-balancing loss) and the "
+       "token dispatcher's preprocessing (the per-expert token counts, their all-gather and the splits) replay "
+       "from graphs too, as Megatron-Core's `--cuda-graph-scope attn moe_router moe_preprocess` (Megatron-Bridge's "
+       "MoE recipes on Blackwell); the permutations, all-to-alls and experts stay eager. No effect without "
+       "`cuda_graphs` or on a dense model",
+       "megatron/core/transformer/cuda_graphs.py (CudaGraphScope); megatron/core/transformer/moe/token_dispatcher.py "
+       "(preprocess)"}));
   rows.push_back(
       {{"kernels",
         "",

@@ -125,6 +125,9 @@ struct TrainingWorkload {
   // CUDA graphs (Megatron-LM --cuda-graph-impl / --external-cuda-graph, torch.compile's
   // reduce-overhead): the captured kernels replay without host dispatch (docs/estimate.md).
   bool cuda_graphs = false;
+  // With cuda_graphs, also the MoE router and the token dispatcher's preprocessing (the token
+  // counts and splits) are captured: Megatron-Core's --cuda-graph-scope moe_router moe_preprocess.
+  bool cuda_graph_moe_router = false;
   // Element-wise kernels: fused (Megatron-LM/Transformer Engine's fused norms, RoPE and
   // activations, or torch.compile) or eager PyTorch composites (torchtitan without compile).
   bool eager_kernels = false;

@@ -346,6 +346,9 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // layer the attention part only (the routed token counts are known at run time;
   // megatron/core/transformer/cuda_graphs.py, --cuda-graph-scope).
   const bool graphs = w.cuda_graphs;
+  // --cuda-graph-scope moe_router moe_preprocess (cuda_graph_moe_router): the router's GEMM and
+  // routing, and the dispatcher's preprocess, replay from graphs too.
+  const bool graph_router = graphs && w.cuda_graph_moe_router;
   double fp8_cast_bytes = 0, fp8_cast_backward_bytes = 0;
   // Transformer Engine keeps a weight's FP8 copy across the micro-batches of a step (its modules'
   // get_weight_workspace casts only when is_first_microbatch, which Megatron-Core sets for the
@@ -379,7 +382,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // FP8 a cast of its input (forward) and of the output gradient (backward) per GEMM.
     const bool expert = g.name.rfind("moe: experts", 0) == 0;
     set_host_time(ops.back(), {1, g.count - 1 + (low ? g.count : 0), 1, 2 * g.count - 1 + (low ? g.count : 0)},
-                  c.efficiency, graphs && !(moe_layer && (expert || g.name == "moe: router")));
+                  c.efficiency, graphs && !(moe_layer && (expert || (g.name == "moe: router" && !graph_router))));
     if (low) {
       // Transformer Engine's FP8 GEMMs take FP8 operands in the TN layout on Hopper, so each one
       // costs memory-bound cast kernels around it: forward, the input is cast and transposed for
@@ -405,7 +408,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     ops.push_back({"moe: routing (softmax, top-k, load-balancing loss)", 0.0, routing_bytes, r.memory_s(routing_bytes),
                    r.memory_s(routing_bytes), 0.0, false});
     ops.back().op_sac_share = 1;  // element-wise: not saved by the op-level SAC
-    set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, false);
+    set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, graph_router);
     // Token dispatch and combine (MoEAlltoAllTokenDispatcher, token_dispatcher.py; permute,
     // sort_chunks_by_idxs and unpermute in moe_utils.py): permutation 1 gathers each token's k
     // copies (read and write the routed rows), permutation 2 sorts the received rows by local
@@ -414,13 +417,16 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // The backward moves the gradients through the same gathers and scatters. Dispatch:
     // preprocess (token counts, their all-gather and the device-to-host copy of the splits, a
     // synchronisation), the permutations, the all-to-alls of tokens and probabilities, the
-    // combine: about 22 ops forward, 12 backward.
+    // combine: about 22 ops forward, 12 backward. Of the forward's, the preprocess launches 8
+    // (MoEAlltoAllTokenDispatcher.preprocess: the per-expert counts and their dtype, the input
+    // splits, the all-gather of the counts, the local experts' slice, and three sums), which a
+    // moe_preprocess graph replays.
     const bool sort = local_experts > 1 && l.ep > 1;
     const double rows = routed * h * e;
     const double permute_bytes = (sort ? 7 : 3) * rows + tokens / sp_div * h * e;
     ops.push_back({"moe: token permutation and unpermutation", 0.0, permute_bytes, r.memory_s(permute_bytes),
                    r.memory_s(permute_bytes), 0.0, false});
-    set_host_time(ops.back(), {22, 0, 12, 0}, c.efficiency, false);
+    set_host_time(ops.back(), {graph_router ? 14.0 : 22.0, 0, 12, 0}, c.efficiency, false);
   }
 
   // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx, a

@@ -19,9 +19,9 @@ std::vector<KnownGap> known_gaps(const ModelSpec& m, const TrainingWorkload& w, 
   if (m.is_moe() && tokens <= 16384)
     gaps.push_back({"moe_small_micro_batch",
                     "MoE at 16,384 or fewer tokens per micro-batch: published runs in this regime (Megatron-Bridge) "
-                    "took from 0.83× to 2.3× the step time predicted here — Qwen3-30B-A3B dropless at micro-batch "
+                    "took from 0.84× to 2.3× the step time predicted here — Qwen3-30B-A3B dropless at micro-batch "
                     "1–2 on B200 and H100 2.0–2.3×, GPT-OSS-120B 1.1–1.9×, Qwen3-235B-A22B and DeepSeek-V3 on B200 "
-                    "and B300 1.2–1.9×, Qwen3-235B-A22B on GB200 and GB300 0.83–0.86×; the costs behind the spread "
+                    "and B300 1.2–1.9×, Qwen3-235B-A22B on GB200 and GB300 0.84–0.90×; the costs behind the spread "
                     "are not identified (docs/estimate.md §5)"});
   // torchtitan's context-parallel rows (PyTorch's ring attention, 32k tokens per rank): the error
   // grows with the CP degree; Megatron's CP 2 rows are within 11 % but one.

@@ -500,9 +500,13 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                         "and products, RoPE in fp32 complex numbers)"
                       : "element-wise kernels fused (kernels=fused: Transformer Engine's or torch.compile's)",
       (w.cuda_graphs
-           ? format("host dispatch: CUDA graphs replay the dense layers and the MoE layers' attention; routing, "
-                    "token dispatch and experts issued eagerly (%.0f µs per framework op",
-                    efficiency.host_op_us) +
+           ? std::string(w.cuda_graph_moe_router
+                             ? "host dispatch: CUDA graphs replay the dense layers and the MoE layers' attention, "
+                               "router and dispatch preprocessing; the permutations, all-to-alls and experts issued "
+                               "eagerly"
+                             : "host dispatch: CUDA graphs replay the dense layers and the MoE layers' attention; "
+                               "routing, token dispatch and experts issued eagerly") +
+                 format(" (%.0f µs per framework op", efficiency.host_op_us) +
                  format(", %.0f µs per further kernel); a pass over a layer takes the longer of its GPU and host time",
                         efficiency.host_kernel_us)
            : format("host dispatch (eager PyTorch): %.0f µs per framework op", efficiency.host_op_us) +

@@ -536,6 +536,11 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   if (args.has("enable-cuda-graph") || args.has("external-cuda-graph") ||
       (cuda_graph_impl && *cuda_graph_impl != "none"))
     keys.push_back({"cuda_graphs", "true"});
+  // --cuda-graph-scope takes several scopes (nargs='+'); the router's and the dispatcher's
+  // preprocessing are the ones the model counts beyond the layers' attention.
+  if (const auto* scope = args.find("cuda-graph-scope");
+      scope != nullptr && std::find(scope->values.begin(), scope->values.end(), "moe_router") != scope->values.end())
+    keys.push_back({"cuda_graph_moe_router", "true"});
   // The MoE token dispatcher (--moe-token-dispatcher-type: allgather, the default, alltoall, flex).
   MS_TRY(dispatcher, args.text("moe-token-dispatcher-type"));
   if (dispatcher && (*dispatcher == "alltoall" || *dispatcher == "flex")) {

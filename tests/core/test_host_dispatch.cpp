@@ -257,6 +257,46 @@ TEST_CASE("host dispatch: CUDA graphs replay dense layers and a dropless MoE lay
   CHECK_FALSE(TrainingWorkload{}.cuda_graphs);
 }
 
+// Megatron-Core's --cuda-graph-scope moe_router moe_preprocess (cuda_graph_moe_router): the router
+// module and the dispatcher's preprocess replay from graphs; what stays eager is counted op by op.
+TEST_CASE("host dispatch: cuda_graph_moe_router also replays the router and the dispatch preprocessing", "[host]") {
+  Setup s = qwen3_moe();
+  s.workload.cuda_graphs = true;
+  const int64_t layer = first_moe_layer(s.model);
+  const auto eager = layer_operations(s.context(), layer);
+  s.workload.cuda_graph_moe_router = true;
+  const auto graphed = layer_operations(s.context(), layer);
+  const ComputeEfficiency& e = s.efficiency;
+  CHECK(operation(graphed, "moe: router").host_forward_s == 0);
+  CHECK(operation(graphed, "moe: router").host_backward_s == 0);
+  CHECK(operation(graphed, "moe: routing (softmax, top-k, load-balancing loss)").host_forward_s == 0);
+  CHECK(operation(eager, "moe: routing (softmax, top-k, load-balancing loss)").host_forward_s > 0);
+  // MoEAlltoAllTokenDispatcher.preprocess with EP > 1 launches 8 ops: routing_map.sum, .long(), the
+  // input splits' sum, the counts' all-gather, the local experts' contiguous slice and three sums.
+  const std::string dispatch = "moe: token permutation and unpermutation";
+  CHECK_THAT(operation(eager, dispatch).host_forward_s - operation(graphed, dispatch).host_forward_s,
+             WithinRel(8 * e.host_op_us * 1e-6, 1e-9));
+  CHECK(operation(graphed, dispatch).host_backward_s == operation(eager, dispatch).host_backward_s);
+  // The experts stay eager (their token counts are known only at run time).
+  CHECK(operation(graphed, "moe: experts down projection").host_forward_s ==
+        operation(eager, "moe: experts down projection").host_forward_s);
+  // Without cuda_graphs the key changes nothing.
+  s.workload.cuda_graphs = false;
+  const auto none = layer_operations(s.context(), layer);
+  CHECK(operation(none, "moe: router").host_forward_s > 0);
+  CHECK(operation(none, dispatch).host_forward_s == operation(eager, dispatch).host_forward_s);
+  // The key round-trips through the project's key list.
+  auto keys = split_key_values("cuda_graphs=1,cuda_graph_moe_router=1", "--train");
+  REQUIRE(keys);
+  auto w = training_from_keys(*keys);
+  REQUIRE(w);
+  CHECK(w->cuda_graph_moe_router);
+  auto again = training_from_keys(training_to_keys(*w));
+  REQUIRE(again);
+  CHECK(again->cuda_graph_moe_router);
+  CHECK_FALSE(TrainingWorkload{}.cuda_graph_moe_router);
+}
+
 TEST_CASE("moe: the experts' FLOPs do not depend on EP, their GEMMs shrink with more local experts") {
   Setup s = qwen3_moe();
   const int64_t layer = first_moe_layer(s.model);

@@ -443,6 +443,24 @@ TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets th
   CHECK(exported->project.layout == r->project.layout);
   CHECK(exported->project.training.ep_comm_overlap);
   CHECK(r->project.training.overlap_p2p_comm);  // Megatron-Core's default
+  CHECK_FALSE(r->project.training.cuda_graphs);
+
+  // --cuda-graph-scope (nargs='+', CudaGraphScope): the router's and preprocessing's scopes become
+  // cuda_graph_moe_router; an attention-only scope does not.
+  auto graphed = import_megatron_args(
+      args + "--cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router moe_preprocess\n", "args.txt",
+      options);
+  REQUIRE(graphed);
+  CHECK(graphed->project.training.cuda_graphs);
+  CHECK(graphed->project.training.cuda_graph_moe_router);
+  auto graphed_again = import_megatron_args(export_megatron_args(graphed->project).text, "exported.sh", options);
+  REQUIRE(graphed_again);
+  CHECK(graphed_again->project.training.cuda_graph_moe_router);
+  auto attention_only =
+      import_megatron_args(args + "--cuda-graph-impl transformer_engine --cuda-graph-scope attn\n", "args.txt", options);
+  REQUIRE(attention_only);
+  CHECK(attention_only->project.training.cuda_graphs);
+  CHECK_FALSE(attention_only->project.training.cuda_graph_moe_router);
 
   // megatron/training/arguments.py: --no-overlap-p2p-communication (store_false into
   // overlap_p2p_comm) and --overlap-p2p-communication-warmup-flush; both survive the round trip.

@@ -324,13 +324,14 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
       w.moe_dispatcher = MoeDispatcher::flex;
     // Qwen3-235B-A22B (the same file's *_V2 presets: 256 GPUs, GBS 8192, the 26.02 tables' layouts):
     // GB200 and GB300 run the flex dispatcher over HybridEP with Transformer Engine's CUDA graphs of
-    // the attention, the router and the dispatch preprocessing (cuda_graph_scope; cuda_graphs=1
-    // replays the attention part, the router stays eager here); B200 and B300 the all-to-all one
+    // the attention, the router and the dispatch preprocessing (cuda_graph_scope: cuda_graphs=1 with
+    // cuda_graph_moe_router=1); B200 and B300 the all-to-all one
     // without cross-micro-batch overlap; H100 the all-to-all one with moe_a2a_overlap=True.
     if (row.at("model") == "qwen3-235b-a22b") {
       if (row.at("gpu") == "GB200" || row.at("gpu") == "GB300") {
         w.moe_dispatcher = MoeDispatcher::flex;
         w.cuda_graphs = true;
+        w.cuda_graph_moe_router = true;
       }
       w.ep_comm_overlap = starts_with(row.at("gpu"), "H100");
     }
@@ -342,6 +343,7 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     // layernorms and the expert activation (recompute_modules): element-wise work, left out here.
     if (row.at("model") == "gpt-oss-120b") {
       w.cuda_graphs = row.at("gpu") == "GB300" || row.at("gpu") == "B300";
+      w.cuda_graph_moe_router = w.cuda_graphs;
       w.ep_comm_overlap = row.at("gpu") == "GB200" && starts_with(row.at("id"), "mb2602_");
     }
     if (row.at("model") == "deepseek-v3") {

@@ -426,7 +426,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     const double permute_bytes = (sort ? 7 : 3) * rows + tokens / sp_div * h * e;
     ops.push_back({"moe: token permutation and unpermutation", 0.0, permute_bytes, r.memory_s(permute_bytes),
                    r.memory_s(permute_bytes), 0.0, false});
-    set_host_time(ops.back(), {graph_router ? 14.0 : 22.0, 0, 12, 0}, c.efficiency, false);
+    set_host_time(ops.back(), {22.0 - (graph_router ? 8.0 : 0.0), 0, 12, 0}, c.efficiency, false);
   }
 
   // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx, a

@@ -101,6 +101,14 @@ int64_t ep_kernel_sms(const TrainingWorkload& workload) {
   return workload.moe_dispatcher == MoeDispatcher::flex ? 20 : workload.runtime.nccl_channels;
 }
 
+EpExposed ep_exposed(double each_s, double forward_compute_s, double backward_compute_s, double paired_share,
+                     int64_t kernel_sms, double sms) {
+  const double forward = paired_share * std::max(0.0, each_s - backward_compute_s) + (1 - paired_share) * each_s;
+  const double backward = paired_share * std::max(0.0, each_s - forward_compute_s) + (1 - paired_share) * each_s;
+  return {forward + nccl_sm_slowdown_s(each_s - forward, kernel_sms, sms),
+          backward + nccl_sm_slowdown_s(each_s - backward, kernel_sms, sms)};
+}
+
 double bucketed_exposed_s(double total_s, double edge_bucket_s, double window_s) {
   return std::min(total_s, std::max(edge_bucket_s, total_s - window_s));
 }

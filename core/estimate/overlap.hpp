@@ -123,4 +123,15 @@ struct FsdpBlock {
 // channel (the runtime's nccl_channels).
 [[nodiscard]] int64_t ep_kernel_sms(const TrainingWorkload& workload);
 
+// One MoE layer's exposed EP all-to-all time per pass, `each_s` being a pass's dispatch and combine.
+// The `paired_share` of passes (DualPipe: all; Megatron's combined 1F1B: ep_overlap_paired_share)
+// run theirs under the partner pass's compute — a forward's under a backward's, a backward's under
+// a forward's — and expose only what exceeds it; the others expose all of it. What hides still
+// holds `kernel_sms` of the GPU's `sms` from the compute it hides under (nccl_sm_slowdown_s).
+struct EpExposed {
+  double forward_s = 0, backward_s = 0;
+};
+[[nodiscard]] EpExposed ep_exposed(double each_s, double forward_compute_s, double backward_compute_s,
+                                   double paired_share, int64_t kernel_sms, double sms);
+
 }  // namespace meshscope

@@ -200,15 +200,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       // Under DualPipe a forward's all-to-alls hide behind the paired backward's compute and a
       // backward's behind the paired forward's; only what exceeds it is exposed. Megatron's
       // combined 1F1B (ep_comm_overlap) does the same for the passes its steady state pairs.
-      const double ep_forward_paired = std::max(0.0, ep_each - t.backward_input_s - t.backward_weight_s);
-      const double ep_backward_paired = std::max(0.0, ep_each - t.forward_s);
-      double ep_forward = dualpipe ? ep_forward_paired : ep_paired * ep_forward_paired + (1 - ep_paired) * ep_each;
-      double ep_backward =
-          dualpipe ? ep_backward_paired : ep_paired * ep_backward_paired + (1 - ep_paired) * ep_each;
-      // What hides still runs: its kernels hold SMs for their whole length, and the compute it
-      // hides under runs on the rest (nccl_sm_slowdown_s, as for the hidden DP collectives).
-      ep_forward += nccl_sm_slowdown_s(ep_each - ep_forward, ep_sms, sms);
-      ep_backward += nccl_sm_slowdown_s(ep_each - ep_backward, ep_sms, sms);
+      // What hides still holds SMs from the compute it hides under (ep_exposed).
+      const auto [ep_forward, ep_backward] = ep_exposed(ep_each, t.forward_s, t.backward_input_s + t.backward_weight_s,
+                                                        dualpipe ? 1.0 : ep_paired, ep_sms, sms);
       const double ep_recompute = recomputed ? ep_forward : 0.0;
       t.forward_s += tp_cost.forward_s + cp_forward + ep_forward;
       t.backward_input_s += tp_cost.backward_s + cp_backward + ep_backward;

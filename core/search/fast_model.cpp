@@ -70,15 +70,12 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const double paired = dualpipe            ? 1.0
                         : w.ep_comm_overlap ? ep_overlap_paired_share(l.pp, l.vpp, num_micro_batches(w, l))
                                             : 0.0;
-  double ep_forward =
-      moe != nullptr
-          ? paired * std::max(0.0, ep_layer - moe->backward_input_s - moe->backward_weight_s) + (1 - paired) * ep_layer
-          : ep_layer;
-  double ep_backward =
-      moe != nullptr ? paired * std::max(0.0, ep_layer - moe->forward_s) + (1 - paired) * ep_layer : ep_layer;
-  // The hidden part's kernels hold SMs from the compute it hides under (as estimate_step).
-  ep_forward += nccl_sm_slowdown_s(ep_layer - ep_forward, ep_kernel_sms(w), ev.sms());
-  ep_backward += nccl_sm_slowdown_s(ep_layer - ep_backward, ep_kernel_sms(w), ev.sms());
+  // As estimate_step: what hides still holds SMs from the compute it hides under.
+  const EpExposed ep = moe != nullptr ? ep_exposed(ep_layer, moe->forward_s,
+                                                   moe->backward_input_s + moe->backward_weight_s, paired,
+                                                   ep_kernel_sms(w), ev.sms())
+                                      : EpExposed{ep_layer, ep_layer};
+  const double ep_forward = ep.forward_s, ep_backward = ep.backward_s;
   std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
   double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_forward = 0;
   for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {

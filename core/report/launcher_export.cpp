@@ -267,7 +267,8 @@ LauncherExport export_megatron_args(const Project& project) {
       break;
   }
   if (w.cuda_graphs) training.emplace_back("--cuda-graph-impl local");
-  if (w.cuda_graphs && w.cuda_graph_moe_router) training.emplace_back("--cuda-graph-scope attn moe_router moe_preprocess");
+  if (w.cuda_graphs && w.cuda_graph_moe_router)
+    training.emplace_back("--cuda-graph-scope attn moe_router moe_preprocess");
   if (!w.flash_attention) training.emplace_back("--attention-backend unfused");
   if (w.eager_kernels) out.warnings.emplace_back("eager element-wise kernels are not a Megatron-LM option");
   array("TRAINING_ARGS", training);

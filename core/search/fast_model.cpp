@@ -71,10 +71,10 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                         : w.ep_comm_overlap ? ep_overlap_paired_share(l.pp, l.vpp, num_micro_batches(w, l))
                                             : 0.0;
   // As estimate_step: what hides still holds SMs from the compute it hides under.
-  const EpExposed ep = moe != nullptr ? ep_exposed(ep_layer, moe->forward_s,
-                                                   moe->backward_input_s + moe->backward_weight_s, paired,
-                                                   ep_kernel_sms(w), ev.sms())
-                                      : EpExposed{ep_layer, ep_layer};
+  const EpExposed ep = moe != nullptr
+                           ? ep_exposed(ep_layer, moe->forward_s, moe->backward_input_s + moe->backward_weight_s,
+                                        paired, ep_kernel_sms(w), ev.sms())
+                           : EpExposed{ep_layer, ep_layer};
   const double ep_forward = ep.forward_s, ep_backward = ep.backward_s;
   std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
   double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_forward = 0;

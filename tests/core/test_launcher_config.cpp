@@ -456,8 +456,8 @@ TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets th
   auto graphed_again = import_megatron_args(export_megatron_args(graphed->project).text, "exported.sh", options);
   REQUIRE(graphed_again);
   CHECK(graphed_again->project.training.cuda_graph_moe_router);
-  auto attention_only =
-      import_megatron_args(args + "--cuda-graph-impl transformer_engine --cuda-graph-scope attn\n", "args.txt", options);
+  auto attention_only = import_megatron_args(args + "--cuda-graph-impl transformer_engine --cuda-graph-scope attn\n",
+                                             "args.txt", options);
   REQUIRE(attention_only);
   CHECK(attention_only->project.training.cuda_graphs);
   CHECK_FALSE(attention_only->project.training.cuda_graph_moe_router);

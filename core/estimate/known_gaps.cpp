@@ -36,12 +36,12 @@ std::vector<KnownGap> known_gaps(const ModelSpec& m, const TrainingWorkload& w, 
                     "NVFP4: published runs (Megatron-Bridge, GB200 and GB300) took 1.2–1.3× the step time predicted "
                     "here; no NVFP4 GEMM rate was measured on any GPU in the catalogue, so NVFP4 GEMMs run at the "
                     "BF16 share of the FP4 peak (docs/estimate.md §5)"});
-  // The shared Megatron-LM log on 8×MI300X (ROCm container v25.9): 1.75× the predicted step.
+  // The shared Megatron-LM log on 8×MI300X (ROCm container v25.9): 1.63× the predicted step.
   if (gpu.vendor == "AMD")
     gaps.push_back({"amd",
                     "AMD Instinct: the one measured training run we have (Megatron-LM on 8×MI300X, the shared "
-                    "training log) took 1.8× the step time predicted here; the catalogue has no measured attention "
-                    "kernel rate or sustained GEMM clock for AMD GPUs (docs/estimate.md §5)"});
+                    "training log) took 1.6× the step time predicted here; the catalogue has no sustained GEMM clock "
+                    "for AMD GPUs and one measured attention rate (MI300X) (docs/estimate.md §5)"});
   return gaps;
 }
 

@@ -382,7 +382,9 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     b.pp_p2p_s = async_sends ? schedule.send_busy_s[busiest_stage] : sw.p2p_s * per_micro_batch;
     const double busy =
         b.forward_s + b.backward_s + b.recompute_s + b.tp_exposed_s + b.cp_exposed_s + b.ep_exposed_s + b.pp_p2p_s;
-    b.bubble_s = std::max(0.0, schedule.makespan_s - busy);
+    // The schedule's idle time; a rounding residue of the sum (1e-9 of the step) is none.
+    const double idle = schedule.makespan_s - busy;
+    b.bubble_s = idle > 1e-9 * schedule.makespan_s ? idle : 0.0;
     b.dp_exposed_s = dp_exposed;
     b.optimizer_s = optimizer;
   }

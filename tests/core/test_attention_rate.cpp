@@ -95,16 +95,15 @@ TEST_CASE("attention kernels: attention_kernel= picks the kernel; head dim 64 ta
 TEST_CASE("attention kernels: no measurement, or shares given, means the generic shares of the peak", "[attention]") {
   TrainingWorkload w;
   const ComputeEfficiency e;
-  // A100: FlashAttention-2 by default (before Hopper), not in the catalogue: 0.55 / 0.45 of 312 for
-  // a call as long as the reference's longest measurement (16k).
-  const GpuSpec a100 = *find_gpu("a100-80gb-sxm");
-  const auto r = attention_core_rates(a100, w, e, 16384, 128, 312e12);
+  // MI325X: FlashAttention-2 by default (not NVIDIA Hopper or Blackwell), no kernel measured, no
+  // sustained clock: 0.55 / 0.45 of the peak for a call as long as the reference's longest
+  // measurement (16k).
+  const GpuSpec mi325x = *find_gpu("mi325x");
+  const auto r = attention_core_rates(mi325x, w, e, 16384, 128, 1307.4e12);
   CHECK(r.kernel == "flash2");
   CHECK_FALSE(r.measured);
-  CHECK_THAT(r.forward_flops_per_s, WithinRel(312e12 * 0.55, 1e-12));
-  CHECK_THAT(r.backward_flops_per_s, WithinRel(312e12 * 0.45, 1e-12));
-  // MI325X: no kernel measured; the generic shares.
-  CHECK_FALSE(attention_core_rates(*find_gpu("mi325x"), w, e, 8192, 64, 1307.4e12).measured);
+  CHECK_THAT(r.forward_flops_per_s, WithinRel(1307.4e12 * 0.55, 1e-12));
+  CHECK_THAT(r.backward_flops_per_s, WithinRel(1307.4e12 * 0.45, 1e-12));
   // --efficiency attention_forward= replaces the measurement (a calibration from a trace).
   auto keys = split_key_values("attention_forward=0.6", "--efficiency");
   REQUIRE(keys);
@@ -121,20 +120,20 @@ TEST_CASE("attention kernels: without a measurement a short call slows as the ke
   // forward 518 at 4k and 539 at 16k; backward 499 and 516.
   TrainingWorkload w;
   const ComputeEfficiency e;
-  const GpuSpec a100 = *find_gpu("a100-80gb-sxm");
-  const auto r512 = attention_core_rates(a100, w, e, 512, 128, 312e12);
+  const GpuSpec mi325x = *find_gpu("mi325x");
+  const auto r512 = attention_core_rates(mi325x, w, e, 512, 128, 1307.4e12);
   CHECK_FALSE(r512.measured);
   CHECK(r512.length_scaled);
-  CHECK_THAT(r512.forward_flops_per_s, WithinRel(312e12 * 0.55 * 191 / 335, 1e-9));
-  CHECK_THAT(r512.backward_flops_per_s, WithinRel(312e12 * 0.45 * 214 / 322, 1e-9));
+  CHECK_THAT(r512.forward_flops_per_s, WithinRel(1307.4e12 * 0.55 * 191 / 335, 1e-9));
+  CHECK_THAT(r512.backward_flops_per_s, WithinRel(1307.4e12 * 0.45 * 214 / 322, 1e-9));
   // Below the shortest measurement the rate is held (a CP chunk of 256 tokens: 2048 over CP 8).
-  const auto r256 = attention_core_rates(a100, w, e, 256, 128, 312e12);
+  const auto r256 = attention_core_rates(mi325x, w, e, 256, 128, 1307.4e12);
   CHECK_THAT(r256.forward_flops_per_s, WithinRel(r512.forward_flops_per_s, 1e-12));
-  CHECK_THAT(attention_core_rates(a100, w, e, 8192, 128, 312e12).forward_flops_per_s,
-             WithinRel(312e12 * 0.55 * 333 / 335, 1e-9));
+  CHECK_THAT(attention_core_rates(mi325x, w, e, 8192, 128, 1307.4e12).forward_flops_per_s,
+             WithinRel(1307.4e12 * 0.55 * 333 / 335, 1e-9));
   // Blackwell runs cuDNN's kernel by default; its curve scales the generic shares, at the B200's
   // sustained clock: MSMF 1,455.7 of MAMF 1,745.0 TFLOP/s BF16 (stas00/ml-engineering,
-  // benchmarks/README.md "What we measured"; ../shared/fidelity/mamf.csv). The A100 has no
+  // benchmarks/README.md "What we measured"; ../shared/fidelity/mamf.csv). The MI325X has no
   // measured sustained rate: its clock stays 1 above.
   const GpuSpec b200 = *find_gpu("b200");
   const double clock = 1455.7 / 1745.0;
@@ -149,8 +148,8 @@ TEST_CASE("attention kernels: without a measurement a short call slows as the ke
   CHECK_THAT(hd64.forward_flops_per_s, WithinRel(cudnn.forward_flops_per_s * 0.687, 1e-9));
   CHECK_THAT(hd64.backward_flops_per_s, WithinRel(cudnn.backward_flops_per_s * 0.849, 1e-9));
 
-  // In a layer: GPT-3 175B on A100 under ring CP 8 at sequence 2048 attends 256-token chunks, so
-  // its attention core runs at the 512-token rate; without CP it runs at the 2048-token rate.
+  // In a layer: GPT-3 175B under ring CP 8 at sequence 2048 attends 256-token chunks, so its
+  // attention core runs at the 512-token rate; without CP it runs at the 2048-token rate.
   const ModelSpec gpt3 = *model_preset("gpt3-175b");
   TrainingWorkload seq2k;
   seq2k.seq_len = 2048;
@@ -158,8 +157,8 @@ TEST_CASE("attention kernels: without a measurement a short call slows as the ke
   cp8.cp = 8;
   const auto [chunk, head_dim] = attention_call(gpt3, seq2k, cp8);
   CHECK(chunk == 256);
-  const auto chunked = attention_core_rates(a100, seq2k, e, chunk, head_dim, 312e12);
-  CHECK_THAT(chunked.forward_flops_per_s, WithinRel(312e12 * 0.55 * 191 / 335, 1e-9));
+  const auto chunked = attention_core_rates(mi325x, seq2k, e, chunk, head_dim, 1307.4e12);
+  CHECK_THAT(chunked.forward_flops_per_s, WithinRel(1307.4e12 * 0.55 * 191 / 335, 1e-9));
 }
 
 TEST_CASE("attention kernels: the layer's attention core takes its time from the kernel's rate", "[attention]") {
@@ -217,7 +216,7 @@ TEST_CASE("attention kernels: the catalogue refuses an unknown kernel and rates 
   CHECK_FALSE(parse(R"({"cudnn": {"backward_tflops": 518}})"));
 }
 
-TEST_CASE("attention kernels: the MI300X runs FlashAttention-2 at Azure's measured rate", "[attention]") {
+TEST_CASE("attention kernels: the MI300X and the A100 run FlashAttention-2 at Azure's measured rates", "[attention]") {
   // Azure/AI-benchmarking-guide, Azure_Results/ND_MI300X_v5_results.md: FlashAttention-2 (ROCm),
   // head dim 64, batch 2, sequence 8192, 328.6 TFLOP/s forward + backward in flash-attention's
   // benchmark convention (forward F, backward 2.5 F: 3.5 F over the two times). The MI300X has no
@@ -233,4 +232,9 @@ TEST_CASE("attention kernels: the MI300X runs FlashAttention-2 at Azure's measur
   const auto r128 = attention_core_rates(*find_gpu("mi300x"), w, e, 8192, 128, 1307.4e12);
   CHECK(r128.forward_flops_per_s > r.forward_flops_per_s);
   CHECK(r128.backward_flops_per_s > r.backward_flops_per_s);
+  // Azure/AI-benchmarking-guide, Azure_Results/ND_A100_v4_results.md (A100-SXM4-80GB): 179.5 TFLOP/s
+  // at head dim 64, batch 2, sequence 8192, the same benchmark; the A100 has no sustained clock either.
+  const auto a100 = attention_core_rates(*find_gpu("a100-80gb-sxm"), w, e, 8192, 64, 312e12);
+  CHECK(a100.measured);
+  CHECK_THAT(3.5 / (1 / a100.forward_flops_per_s + 2.5 / a100.backward_flops_per_s), WithinRel(179.5e12, 0.005));
 }

@@ -4,10 +4,8 @@
 // each member of the root object is one unit of the cursor, read whole or read again after the next chunk arrives.
 // Only distributedInfo and deviceProperties (small by construction) are built as JSON values; traceEvents never is.
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +13,8 @@
 
 #include "core/importers/kineto.hpp"
 #include "core/importers/kineto_json_cursor.hpp"
+#include "core/importers/kineto_json_subtree.hpp"
+#include "core/importers/kineto_keys.hpp"
 
 namespace meshscope {
 namespace {
@@ -22,207 +22,15 @@ namespace {
 using json = nlohmann::json;
 using kineto_json::Number;
 using kineto_json::Scalar;
+using kineto_keys::arg_key;
+using kineto_keys::ArgKey;
+using kineto_keys::event_key;
+using kineto_keys::EventKey;
+using kineto_keys::is;
+using kineto_keys::top_key;
+using kineto_keys::TopKey;
 
 constexpr std::ptrdiff_t kMaxMetadataBytes = std::ptrdiff_t{16} << 20;
-
-// ---- Small JSON subtrees (distributedInfo, deviceProperties) -----------------------------------------------------
-
-// NOLINTNEXTLINE(bugprone-exception-escape): reported on the implicit members, which only run json's noexcept ones.
-class SubtreeBuilder {
- public:
-  void start(json container) {
-    if (stack_.empty()) {
-      root_ = std::move(container);
-      stack_.push_back(&root_);
-      return;
-    }
-    stack_.push_back(insert(std::move(container)));
-  }
-  void value(json v) { insert(std::move(v)); }
-  void key(std::string k) { key_ = std::move(k); }
-  void end() { stack_.pop_back(); }
-  json take() { return std::move(root_); }
-
- private:
-  json* insert(json v) {
-    if (stack_.empty()) {  // a scalar subtree: the callers never pass one, but keep it well-defined
-      root_ = std::move(v);
-      return &root_;
-    }
-    json& parent = *stack_.back();
-    if (parent.is_array()) {
-      parent.push_back(std::move(v));
-      return &parent.back();
-    }
-    json& slot = parent[key_];
-    slot = std::move(v);
-    return &slot;
-  }
-
-  json root_;
-  std::vector<json*> stack_;
-  std::string key_;
-};
-
-// nlohmann::json's SAX interface over the bytes of a subtree the cursor has already checked. Integers above INT64_MAX
-// become doubles, as the importer has always read them.
-// NOLINTNEXTLINE(bugprone-exception-escape): as SubtreeBuilder (its member).
-class SubtreeSax {
- public:
-  bool null() { return put(nullptr); }
-  bool boolean(bool v) { return put(v); }
-  bool number_integer(json::number_integer_t v) { return put(v); }
-  bool number_unsigned(json::number_unsigned_t v) {
-    if (v <= static_cast<json::number_unsigned_t>(INT64_MAX)) return put(static_cast<int64_t>(v));
-    return put(static_cast<double>(v));
-  }
-  bool number_float(json::number_float_t v, const std::string&) { return put(v); }
-  bool string(std::string& v) { return put(std::move(v)); }
-  bool binary(json::binary_t&) { return put(nullptr); }
-  bool start_object(std::size_t) {
-    builder_.start(json::object());
-    return true;
-  }
-  bool start_array(std::size_t) {
-    builder_.start(json::array());
-    return true;
-  }
-  bool end_object() {
-    builder_.end();
-    return true;
-  }
-  bool end_array() {
-    builder_.end();
-    return true;
-  }
-  bool key(std::string& k) {
-    builder_.key(std::move(k));
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
-  json take() { return builder_.take(); }
-
- private:
-  bool put(json v) {
-    builder_.value(std::move(v));
-    return true;
-  }
-  SubtreeBuilder builder_;
-};
-
-// ---- Keys ----------------------------------------------------------------------------------------------------------
-
-enum class TopKey {
-  other,
-  trace_events,
-  distributed_info,
-  device_properties,
-  display_time_unit,
-  schema_version,
-  base_time_ns
-};
-enum class EventKey { other, ph, cat, name, ts, dur, pid, tid, args };
-enum class ArgKey {
-  other,
-  stream,
-  correlation,
-  device,
-  collective_name,
-  in_nelems,
-  out_nelems,
-  dtype,
-  group_size,
-  pg_name,
-  pg_desc,
-  pg_ranks,
-  memory_device_type,
-  memory_device_id,
-  total_allocated
-};
-
-// k == literal, with the length known to the compiler: a load or two instead of a call to memcmp.
-template <size_t N>
-bool is(std::string_view k, const char (&literal)[N]) {
-  return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
-}
-
-TopKey top_key(std::string_view k) {
-  if (k == "traceEvents") return TopKey::trace_events;
-  if (k == "distributedInfo") return TopKey::distributed_info;
-  if (k == "deviceProperties") return TopKey::device_properties;
-  if (k == "displayTimeUnit") return TopKey::display_time_unit;
-  if (k == "schemaVersion") return TopKey::schema_version;
-  if (k == "baseTimeNanoseconds") return TopKey::base_time_ns;
-  return TopKey::other;
-}
-
-EventKey event_key(std::string_view k) {
-  switch (k.size()) {
-    case 2:
-      if (is(k, "ph")) return EventKey::ph;
-      if (is(k, "ts")) return EventKey::ts;
-      break;
-    case 3:
-      if (is(k, "cat")) return EventKey::cat;
-      if (is(k, "dur")) return EventKey::dur;
-      if (is(k, "pid")) return EventKey::pid;
-      if (is(k, "tid")) return EventKey::tid;
-      break;
-    case 4:
-      if (is(k, "name")) return EventKey::name;
-      if (is(k, "args")) return EventKey::args;
-      break;
-    default:
-      break;
-  }
-  return EventKey::other;
-}
-
-// Every event has args, most of them keys read by nobody ("External id", "Input Dims", ...): a switch on the length
-// rejects those with at most a few comparisons.
-ArgKey arg_key(std::string_view k) {
-  switch (k.size()) {
-    case 5:
-      if (is(k, "dtype")) return ArgKey::dtype;
-      break;
-    case 6:
-      if (is(k, "stream")) return ArgKey::stream;
-      if (is(k, "device")) return ArgKey::device;
-      break;
-    case 9:
-      if (is(k, "Device Id")) return ArgKey::memory_device_id;
-      break;
-    case 10:
-      if (is(k, "Group size")) return ArgKey::group_size;
-      break;
-    case 11:
-      if (is(k, "correlation")) return ArgKey::correlation;
-      if (is(k, "Device Type")) return ArgKey::memory_device_type;
-      break;
-    case 13:
-      if (is(k, "In msg nelems")) return ArgKey::in_nelems;
-      break;
-    case 14:
-      if (is(k, "Out msg nelems")) return ArgKey::out_nelems;
-      break;
-    case 15:
-      if (is(k, "Collective name")) return ArgKey::collective_name;
-      if (is(k, "Total Allocated")) return ArgKey::total_allocated;
-      break;
-    case 18:
-      if (is(k, "Process Group Name")) return ArgKey::pg_name;
-      break;
-    case 19:
-      if (is(k, "Process Group Ranks")) return ArgKey::pg_ranks;
-      break;
-    case 25:
-      if (is(k, "Process Group Description")) return ArgKey::pg_desc;
-      break;
-    default:
-      break;
-  }
-  return ArgKey::other;
-}
 
 // ---- One event, as read ----------------------------------------------------------------------------------------
 
@@ -538,13 +346,12 @@ bool TraceReader::subtree(TopKey key) {
                     " is larger than " + std::to_string(kMaxMetadataBytes >> 20) +
                     " MiB; a profiler writes a few kilobytes (ranks of each process group, one entry per GPU)",
                 opened);
-  SubtreeSax sax;
+  json value;
   try {
-    json::sax_parse(begin, p(), &sax, json::input_format_t::json, true, false);
+    value = kineto_json::build_subtree(begin, p());
   } catch (const json::exception& e) {  // not expected: the cursor has checked these bytes
     return fail(ErrorCode::parse_error, std::string("invalid JSON: ") + e.what(), opened);
   }
-  const json value = sax.take();
   const std::string where = trace_.origin + " (byte " + std::to_string(opened) +
                             "): " + (key == TopKey::distributed_info ? "distributedInfo" : "deviceProperties");
   if (key == TopKey::distributed_info) {

@@ -72,7 +72,8 @@ enum class Family { torchtitan, megatron_bridge, megascale, mtnlg, bloom, opt, l
 Family family_of(const test::CsvRow& row) {
   const std::string& id = row.at("id");
   if (starts_with(id, "tt_")) return Family::torchtitan;
-  if (starts_with(id, "mb2509_") || starts_with(id, "mb2511_") || starts_with(id, "mb2602_") || starts_with(id, "mbapi_"))
+  if (starts_with(id, "mb2509_") || starts_with(id, "mb2511_") || starts_with(id, "mb2602_") ||
+      starts_with(id, "mbapi_"))
     return Family::megatron_bridge;
   if (starts_with(id, "megascale_")) return Family::megascale;
   if (starts_with(id, "mtnlg_")) return Family::mtnlg;

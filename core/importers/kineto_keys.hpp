@@ -39,7 +39,7 @@ enum class ArgKey {
 
 // k == literal, with the length known to the compiler: a load or two instead of a call to memcmp.
 template <size_t N>
-inline bool is(std::string_view k, const char (&literal)[N]) {
+bool is(std::string_view k, const char (&literal)[N]) {
   return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
 }
 

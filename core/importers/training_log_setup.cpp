@@ -16,6 +16,16 @@ std::optional<std::string> str_arg(const std::map<std::string, std::string>& arg
   return it->second;
 }
 
+std::optional<int64_t> int_arg(const std::map<std::string, std::string>& args, const std::string& name) {
+  const auto it = args.find(name);
+  if (it == args.end()) return std::nullopt;
+  int64_t v = 0;
+  const std::string& s = it->second;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 // The argument dump's "name ....... value" (or "name  value" where the name is long).
@@ -29,16 +39,6 @@ std::optional<std::pair<std::string, std::string>> argument_line(std::string_vie
   std::string_view rest = s.substr(space);
   while (!rest.empty() && (rest.front() == ' ' || rest.front() == '.')) rest.remove_prefix(1);
   return std::pair{std::string(name), std::string(trim(rest))};
-}
-
-std::optional<int64_t> int_arg(const std::map<std::string, std::string>& args, const std::string& name) {
-  const auto it = args.find(name);
-  if (it == args.end()) return std::nullopt;
-  int64_t v = 0;
-  const std::string& s = it->second;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
 }
 
 std::optional<bool> bool_arg(const std::map<std::string, std::string>& args, const std::string& name) {

@@ -24,8 +24,7 @@ namespace meshscope::training_log_detail {
 // The argument dump's "name ....... value" (or "name  value" where the name is long).
 [[nodiscard]] std::optional<std::pair<std::string, std::string>> argument_line(std::string_view s);
 
-// An argument of the dump as a number or a flag; nullopt where it is absent or not one.
-[[nodiscard]] std::optional<int64_t> int_arg(const std::map<std::string, std::string>& args, const std::string& name);
+// An argument of the dump as a flag; nullopt where it is absent or not one.
 [[nodiscard]] std::optional<bool> bool_arg(const std::map<std::string, std::string>& args, const std::string& name);
 
 // Megatron's (and Megatron-DeepSpeed's, and DeepSpeedExamples' Megatron v1.1.5) arguments → model and layout.

@@ -166,6 +166,11 @@ MemoryFramework resolved_framework(const FrameworkMemory& f, const TrainingWorkl
   return w.zero_stage >= 3 ? MemoryFramework::fsdp2 : MemoryFramework::megatron;
 }
 
+CpComm resolved_cp_comm(const TrainingWorkload& w) {
+  if (w.cp_comm != CpComm::automatic) return w.cp_comm;
+  return resolved_framework({}, w) == MemoryFramework::fsdp2 ? CpComm::torch : CpComm::p2p;
+}
+
 bool te_fp8_memory(const FrameworkMemory& framework, const TrainingWorkload& w) {
   return resolved_framework(framework, w) == MemoryFramework::megatron && w.compute_dtype == DType::fp8;
 }

@@ -124,6 +124,9 @@ struct FrameworkMemory {
   double moe_capacity_factor = 0;
 };
 [[nodiscard]] MemoryFramework resolved_framework(const FrameworkMemory& framework, const TrainingWorkload& workload);
+// The workload's context-parallel implementation: cp_comm as given, else PyTorch's context_parallel
+// under FSDP2 (torchtitan's only CP) and Megatron's p2p ring otherwise.
+[[nodiscard]] CpComm resolved_cp_comm(const TrainingWorkload& workload);
 // Megatron-LM with Transformer Engine FP8 (the framework form's FP8 weight caches and FP8-saved
 // GEMM inputs, training_memory); the layout search's fast model asks the same.
 [[nodiscard]] bool te_fp8_memory(const FrameworkMemory& framework, const TrainingWorkload& workload);

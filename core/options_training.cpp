@@ -233,24 +233,24 @@ std::vector<TrainingRow> make_training_rows() {
          return ok();
        },
        [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.schedule)); }});
-  rows.push_back({{"cp_comm",
-                   "",
-                   KeyType::choice,
-                   {"p2p", "a2a"},
-                   "",
-                   "",
-                   "`p2p`",
-                   "context parallelism's exchange: `p2p` ring attention (K/V passed around the CP ring), `a2a` "
-                   "Ulysses (all-to-alls of the heads)",
-                   "Megatron-LM `--cp-comm-type p2p|a2a`; Jacobs et al. 2023 (DeepSpeed-Ulysses)"},
-                  0,
-                  0,
-                  "p2p (ring attention) or a2a (Ulysses)",
-                  [](TrainingWorkload& w, const Parsed& p) {
-                    w.cp_all_to_all = p.text == "a2a";
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get { return std::string(w.cp_all_to_all ? "a2a" : "p2p"); }});
+  rows.push_back(
+      {{"cp_comm", "", KeyType::choice, names_of<CpComm>(), "", "",
+        "`auto` (`torch` under FSDP2, `zero=3`; `p2p` otherwise)",
+        "context parallelism's implementation: `p2p` ring attention as Megatron-Core/Transformer Engine run "
+        "it (K/V chunks passed around the CP ring under the attention they feed), `a2a` Ulysses (all-to-alls "
+        "of the heads), `torch` PyTorch's context_parallel as torchtitan applies it (K/V, repeated to the "
+        "query heads, all-gathered once per pass; one SDPA call per ring step merged into fp32 outputs; fp32 "
+        "dK/dV passed around the ring)",
+        "Megatron-LM `--cp-comm-type p2p|a2a`; Jacobs et al. 2023 (DeepSpeed-Ulysses); PyTorch "
+        "torch/distributed/tensor/experimental/_attention.py"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.cp_comm = *parse_enum<CpComm>(p.text);
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.cp_comm)); }});
   rows.push_back(training_bool<&TrainingWorkload::tp_comm_overlap>(
       {"tp_comm_overlap",
        "",

@@ -59,6 +59,16 @@ enum class AttentionKernel { automatic, flash2, cudnn, flash3 };
 // is_token_in_rank, and combined back as one row per rank).
 enum class MoeDispatcher { alltoall, flex };
 
+// Context parallelism's implementation (docs/estimate.md §2, CP): `p2p` ring attention as
+// Megatron-Core/Transformer Engine run it (K/V chunks passed around the CP ring under the attention
+// they feed, Megatron `--cp-comm-type p2p`); `a2a` DeepSpeed-Ulysses (all-to-alls of Q, K, V and the
+// output over the heads, `--cp-comm-type a2a`); `torch` PyTorch's context_parallel
+// (torch/distributed/tensor/experimental/_attention.py, as torchtitan applies it): K/V all-gathered
+// once per pass, one SDPA call per ring step merged into fp32 outputs, fp32 dK/dV passed around the
+// ring in backward. `automatic`: `torch` under FSDP2 (torchtitan), `p2p` otherwise
+// (resolved_cp_comm in memory.hpp).
+enum class CpComm { automatic, p2p, all_to_all, torch };
+
 // How FP8 operands are scaled (docs/estimate.md, "FP8 training is not 2× BF16"): `delayed` takes
 // the scale from an amax history, so each cast computes its amax in the same pass (Transformer
 // Engine's DelayedScaling, Megatron-LM's --fp8-recipe default); `current` (tensorwise) computes the
@@ -102,9 +112,7 @@ struct TrainingWorkload {
   bool fp32_logits = true;               // logits kept in fp32 for the cross-entropy
   bool causal = true;                    // causal attention: half the score FLOPs (FlashAttention convention)
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;  // core/pipeline_schedule.hpp
-  // Context parallelism's communication: ring exchange of K/V (Megatron-Core "p2p", ring
-  // attention) or all-to-all of Q/K/V and the output over heads (DeepSpeed-Ulysses, "a2a").
-  bool cp_all_to_all = false;
+  CpComm cp_comm = CpComm::automatic;                         // cp_comm=: context parallelism's implementation
   // Framework overlaps (docs/cli.md and docs/estimate.md §2 give each one's rule). Megatron-LM's
   // flags are off unless given (megatron/core/distributed/distributed_data_parallel_config.py,
   // megatron/training/arguments.py); the FSDP ones (zero=3) have FSDP2/torchtitan's defaults.
@@ -201,6 +209,11 @@ struct EnumNames<AttentionKernel> {
        {AttentionKernel::flash2, "flash2"},
        {AttentionKernel::cudnn, "cudnn"},
        {AttentionKernel::flash3, "flash3"}}};
+};
+template <>
+struct EnumNames<CpComm> {
+  static constexpr std::array<std::pair<CpComm, std::string_view>, 4> table{
+      {{CpComm::automatic, "auto"}, {CpComm::p2p, "p2p"}, {CpComm::all_to_all, "a2a"}, {CpComm::torch, "torch"}}};
 };
 template <>
 struct EnumNames<MoeDispatcher> {

@@ -100,7 +100,8 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
   }
   if (const AxisGroups* g = placement.axis(MeshAxis::cp)) {
     AxisSpec spec{MeshAxis::cp, g->groups, {}};
-    if (w.cp_all_to_all) {
+    const CpComm cp_comm = resolved_cp_comm(w);
+    if (cp_comm == CpComm::all_to_all) {
       // DeepSpeed-Ulysses (Jacobs et al. 2023, §3): all-to-alls of Q, K, V before attention and of
       // the output after it, in forward and again in backward; each rank holds s/cp tokens of
       // its TP share of the heads.
@@ -108,6 +109,25 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
       spec.collectives.push_back(planned(CollectiveOp::all_to_all, "Ulysses all-to-all of Q, K, V and output",
                                          "Jacobs et al. 2023 DeepSpeed-Ulysses §3", 8 * layers * micro_batches,
                                          seq / cp * mbs * widths * e / tp));
+    } else if (cp_comm == CpComm::torch) {
+      // PyTorch's context_parallel (torch/distributed/tensor/experimental/_attention.py, default
+      // _RotateMethod.ALL_GATHER): per layer, K and V — repeated to the query heads, as torchtitan
+      // calls SDPA — all-gathered once in forward and again in backward (_AllGatherRotater); in
+      // backward the fp32 dK/dV accumulators passed to the next rank after every step, cp times
+      // (_AllToAllRotater, ft_c.permute_tensor), the last one waited for after the loop.
+      double qk = static_cast<double>(m.head_dim), v = qk;
+      if (m.mla.enabled()) {
+        qk = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+        v = static_cast<double>(m.mla.v_head_dim);
+      }
+      const double kv_per_token = static_cast<double>(m.num_heads) / tp * (qk + v);
+      const std::string source = "PyTorch torch/distributed/tensor/experimental/_attention.py (context_parallel)";
+      spec.collectives.push_back(planned(CollectiveOp::all_gather, "ring-attention K/V all-gather (forward)", source,
+                                         layers * micro_batches, seq * mbs * kv_per_token * e));
+      spec.collectives.push_back(planned(CollectiveOp::all_gather, "ring-attention K/V all-gather (backward)", source,
+                                         layers * micro_batches, seq * mbs * kv_per_token * e));
+      spec.collectives.push_back(planned(CollectiveOp::send_recv, "ring-attention fp32 dK/dV exchange (backward)",
+                                         source, cp * layers * micro_batches, seq / cp * mbs * kv_per_token * 4));
     } else {
       // Ring attention (Megatron-Core/Transformer Engine "p2p" context parallelism): per layer,
       // CP−1 exchanges of a K and V chunk in forward, and of K, V and their gradients in backward.

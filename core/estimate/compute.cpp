@@ -124,8 +124,9 @@ bool fp8_linears(const TrainingWorkload& w) {
 }
 
 AttentionCall attention_call(const ModelSpec& m, const TrainingWorkload& w, const Layout& l) {
-  return {static_cast<double>(w.seq_len) / (w.cp_all_to_all ? 1.0 : static_cast<double>(l.cp)),
-          static_cast<double>(m.mla.enabled() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim)};
+  return {
+      static_cast<double>(w.seq_len) / (resolved_cp_comm(w) == CpComm::all_to_all ? 1.0 : static_cast<double>(l.cp)),
+      static_cast<double>(m.mla.enabled() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim)};
 }
 
 Fp8Recipe fp8_recipe_of(const TrainingWorkload& w) {
@@ -509,6 +510,31 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // helpers (the dO·O row sums before, the dQ conversion after). Unfused: QKᵀ, softmax, dropout,
   // A·V forward, twice that backward.
   set_host_time(ops.back(), w.flash_attention ? Dispatch{1, 0, 1, 2} : Dispatch{4, 0, 8, 0}, c.efficiency, graphs);
+  if (l.cp > 1 && resolved_cp_comm(w) == CpComm::torch) {
+    // PyTorch's context_parallel (cp_comm=torch; torch/distributed/tensor/experimental/
+    // _attention.py, _templated_ring_attention, _SDPAMerger, _templated_ring_attention_backward):
+    // one SDPA call per ring step, each merged into the running output in fp32, and the backward's
+    // fp32 gradient accumulators passed around the ring. Memory-bound traffic in units of O, the
+    // rank's attention output in the activation dtype (K and V are as large: torchtitan repeats them
+    // to the query heads before SDPA), for the busiest rank — the last, whose every step after the
+    // first runs the whole local query block:
+    //   forward: the first block's output cast to fp32 (read O, write 2O); per later step the K/V
+    //   concatenation for the exchange (4O; none after the last), the block's cast (3O) and the
+    //   merge out − sigmoid(lse_b − lse)·(out − out_b) (three fp32 passes, 16O); the result cast
+    //   back (3O): (23(cp−1) + 6)·O.
+    //   backward: three fp32 zero accumulators (6O); per step the K/V concatenation (4O; none on
+    //   the last), dK and dV added into their fp32 accumulators (10O at the first step; 13O at the
+    //   later ones, each half-block update concatenated back), the fp32 dK/dV concatenation for
+    //   the exchange (8O) and dQ's accumulation (5O); the casts back (9O): (30(cp−1) + 38)·O.
+    const auto cp = static_cast<double>(l.cp);
+    const double o = tokens * static_cast<double>(m.num_heads) / tp * v * e;
+    const double merge_forward = (23 * (cp - 1) + 6) * o, merge_backward = (30 * (cp - 1) + 38) * o;
+    ops.push_back({"attention: ring-attention merges (PyTorch context parallel, fp32)", 0.0, merge_forward,
+                   r.memory_s(merge_forward), r.memory_s(merge_backward), 0.0, true});
+    // Per step about seven framework ops forward (the concatenation, the SDPA call, the cast, the
+    // merge's four) and eight backward; the recomputation of each is the attention core's.
+    set_host_time(ops.back(), {7 * (cp - 1) + 2, 0, 8 * cp + 6, 0}, c.efficiency, false);
+  }
   ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
                  elementwise_backward, 0.0, false});
   ops.back().op_sac_share = 1;  // not saved by the op-level SAC
@@ -535,6 +561,10 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
     t.forward_flops += op.flops;
     host_forward += op.host_forward_s;
     host_backward += op.host_backward_s;
+    if (op.name.rfind("attention: core", 0) == 0 || op.name.rfind("attention: scores", 0) == 0) {
+      t.attention_forward_s += op.forward_s;
+      t.attention_backward_s += op.backward_input_s;
+    }
     if (op.recomputed_by_selective) selective += op.forward_s;
     op_sac += op.op_sac_share * op.forward_s;  // torchtitan's op-level SAC (layer_operations)
   }

@@ -125,6 +125,10 @@ struct WorkTime {
   double recompute_s = 0;        // forward work repeated in the backward pass
   double forward_flops = 0;      // what the rank computes in forward (for checks and reports)
   double forward_bytes = 0;      // its forward HBM traffic (reports)
+  // Of forward_s and backward_input_s: the attention core's kernels (what context parallelism's
+  // exchanges can hide under).
+  double attention_forward_s = 0;
+  double attention_backward_s = 0;
   WorkTime& operator+=(const WorkTime& o) {
     forward_s += o.forward_s;
     backward_input_s += o.backward_input_s;
@@ -132,6 +136,8 @@ struct WorkTime {
     recompute_s += o.recompute_s;
     forward_flops += o.forward_flops;
     forward_bytes += o.forward_bytes;
+    attention_forward_s += o.attention_forward_s;
+    attention_backward_s += o.attention_backward_s;
     return *this;
   }
 };

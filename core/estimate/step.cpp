@@ -127,9 +127,16 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     if (first_moe < m.num_layers) tp_moe = overlapped(first_moe);
   }
   const auto stage_layers = layers_per_stage(m, l);
-  double cp_layer_forward = 0, cp_layer_backward = 0;
+  // Context parallelism per layer and micro-batch: the forward's and the backward's collectives;
+  // under PyTorch's context_parallel the backward's dK/dV exchange apart (one call's time).
+  double cp_layer_forward = 0, cp_layer_backward = 0, cp_exchange = 0;
+  const bool torch_cp = l.cp > 1 && resolved_cp_comm(w) == CpComm::torch;
   if (cp != nullptr) {
     for (const auto& c : cp->collectives) {
+      if (torch_cp && c.op == CollectiveOp::send_recv) {
+        cp_exchange = c.time_s;
+        continue;
+      }
       // The plan counts calls for the busiest stage's layers over all micro-batches.
       const double per_layer =
           c.count_per_step / std::max(1.0, static_cast<double>(micro_batches)) /
@@ -191,11 +198,21 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       sw.compute += t;
       // Exposed communication: CP's ring exchange overlaps the attention it feeds; EP's
       // all-to-alls are exposed (two in forward, two in backward); a recomputed layer repeats
-      // its forward TP and EP communication.
+      // its forward TP, CP and EP communication.
       const TpLayerCost& tp_cost = m.is_moe_layer(layer) ? tp_moe : tp_dense;
       const double tp_recompute = recomputed ? tp_cost.forward_s : 0.0;
-      const double cp_forward = std::max(0.0, cp_layer_forward - t.forward_s * 0.5);
-      const double cp_backward = std::max(0.0, cp_layer_backward - t.backward_input_s * 0.5);
+      double cp_forward = std::max(0.0, cp_layer_forward - t.forward_s * 0.5);
+      double cp_backward = std::max(0.0, cp_layer_backward - t.backward_input_s * 0.5);
+      if (torch_cp) {
+        // PyTorch's context_parallel waits for the K/V all-gather after the first ring step's SDPA
+        // call (the local block, 1/cp of the attention), and for each dK/dV exchange after the next
+        // step's SDPA backward; the last exchange is waited for after the loop, exposed.
+        const auto steps = static_cast<double>(l.cp);
+        const double step_forward = t.attention_forward_s / steps, step_backward = t.attention_backward_s / steps;
+        cp_forward = std::max(0.0, cp_layer_forward - step_forward);
+        cp_backward = std::max(0.0, cp_layer_backward - step_backward) +
+                      (steps - 1) * std::max(0.0, cp_exchange - step_backward) + cp_exchange;
+      }
       const double ep_each = m.is_moe_layer(layer) ? 2 * ep_call : 0.0;
       // Under DualPipe a forward's all-to-alls hide behind the paired backward's compute and a
       // backward's behind the paired forward's; only what exceeds it is exposed. Megatron's
@@ -204,11 +221,12 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       const auto [ep_forward, ep_backward] = ep_exposed(ep_each, t.forward_s, t.backward_input_s + t.backward_weight_s,
                                                         dualpipe ? 1.0 : ep_paired, ep_sms, sms);
       const double ep_recompute = recomputed ? ep_forward : 0.0;
+      const double cp_recompute = recomputed ? cp_forward : 0.0;
       t.forward_s += tp_cost.forward_s + cp_forward + ep_forward;
       t.backward_input_s += tp_cost.backward_s + cp_backward + ep_backward;
-      t.recompute_s += tp_recompute + ep_recompute;
+      t.recompute_s += tp_recompute + cp_recompute + ep_recompute;
       sw.tp_s += tp_cost.forward_s + tp_cost.backward_s + tp_recompute;
-      sw.cp_s += cp_forward + cp_backward;
+      sw.cp_s += cp_forward + cp_backward + cp_recompute;
       sw.ep_s += ep_forward + ep_backward + ep_recompute;
       chunk += t;
     }
@@ -466,7 +484,10 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       std::string("pipeline schedule: ") + std::string(enum_name(input.schedule)) +
           " (event simulation with per-stage forward, input-gradient and weight-gradient times)",
       tp_assumption,
-      "CP ring exchange overlaps half of the attention work it feeds; the rest is exposed",
+      torch_cp ? std::string("CP by PyTorch's context_parallel (cp_comm=torch): K/V all-gathered under the first ring "
+                             "step's SDPA call, fp32 dK/dV passed on under the next step's (the last exposed), the "
+                             "per-step fp32 merges charged as memory-bound traffic")
+               : std::string("CP ring exchange overlaps half of the attention work it feeds; the rest is exposed"),
       (dualpipe ? format("EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's "
                          "compute (DualPipe); what exceeds it is exposed, and the hidden all-to-alls' kernels "
                          "take %.0f SMs from the compute they overlap",

@@ -91,7 +91,8 @@ constexpr std::array<UnmodelledKey, 8> kTorchtitanUnmodelled{{
     {"quantize.linear.float8.precompute_float8_dynamic_scale_for_fsdp", "float8 scales precomputed: not modelled"},
     {"float8.precompute_float8_dynamic_scale_for_fsdp", "float8 scales precomputed: not modelled"},
     {"parallelism.pipeline_parallel_split_points", "explicit split points: give stages= as a layout key"},
-    {"parallelism.context_parallel_rotate_method", "the KV exchange of context parallelism: modelled as a ring"},
+    {"parallelism.context_parallel_rotate_method",
+     "the K/V rotation of context parallelism: modelled as PyTorch's default all-gather"},
     {"parallelism.disable_loss_parallel", "the loss computed unsharded: not modelled"},
     {"training.mixed_precision_reduce", "the gradient reduce-scatter dtype: modelled as fp32 reduction"},
 }};

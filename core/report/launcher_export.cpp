@@ -9,6 +9,8 @@
 #include <toml++/toml.h>
 #include <nlohmann/json.hpp>
 
+#include "core/memory.hpp"
+
 namespace meshscope {
 namespace {
 
@@ -281,7 +283,10 @@ LauncherExport export_megatron_args(const Project& project) {
   else if (layout.vpp > 1)
     parallel.push_back("--num-layers-per-virtual-pipeline-stage " + std::to_string(layers_per_chunk(project)));
   if (layout.sp && layout.tp > 1) parallel.emplace_back("--sequence-parallel");
-  if (w.cp_all_to_all) parallel.emplace_back("--cp-comm-type a2a");
+  if (resolved_cp_comm(w) == CpComm::all_to_all) parallel.emplace_back("--cp-comm-type a2a");
+  if (layout.cp > 1 && resolved_cp_comm(w) == CpComm::torch)
+    out.warnings.emplace_back(
+        "PyTorch's context parallelism (cp_comm=torch) is torchtitan's: written as Megatron's p2p ring");
   if (m.is_moe()) {
     parallel.push_back("--expert-model-parallel-size " + std::to_string(layout.ep));
     parallel.push_back("--expert-tensor-parallel-size " + std::to_string(layout.etp));

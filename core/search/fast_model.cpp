@@ -44,8 +44,16 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                                                       static_cast<double>(m.hidden_size) * e,
                                                   w.moe_dispatcher == MoeDispatcher::flex)
                               : 0.0;
-  double cp_forward = 0, cp_backward = 0;
-  if (l.cp > 1) {
+  double cp_forward = 0, cp_backward = 0, cp_exchange = 0;
+  const bool torch_cp = l.cp > 1 && resolved_cp_comm(w) == CpComm::torch;
+  if (torch_cp) {
+    // PyTorch's context_parallel (comm_plan.cpp): K/V repeated to the query heads, all-gathered in
+    // each pass; in backward cp fp32 dK/dV exchanges. (The search leaves MLA's head dims aside.)
+    const double kv = 2.0 * tokens * static_cast<double>(m.q_width()) / static_cast<double>(l.tp);
+    cp_forward = ev.collective(l.tp, l.cp, CollectiveOp::all_gather, static_cast<double>(l.cp) * kv * e);
+    cp_backward = cp_forward;
+    cp_exchange = ev.collective(l.tp, l.cp, CollectiveOp::send_recv, kv * 4);
+  } else if (l.cp > 1) {
     const double chunk = 2.0 * tokens * static_cast<double>(m.kv_width()) * e / static_cast<double>(l.tp);
     const double t = ev.collective(l.tp, l.cp, CollectiveOp::send_recv, chunk);
     cp_forward = static_cast<double>(l.cp - 1) * t;
@@ -76,6 +84,18 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                                         paired, ep_kernel_sms(w), ev.sms())
                            : EpExposed{ep_layer, ep_layer};
   const double ep_forward = ep.forward_s, ep_backward = ep.backward_s;
+  // CP exposed per layer (as estimate_step): Megatron's ring under half the layer's pass; PyTorch's
+  // all-gather under the first ring step's SDPA call and each dK/dV exchange under the next step's,
+  // the last exposed. A fully recomputed layer repeats the forward's.
+  double cp_forward_exposed = std::max(0.0, cp_forward - 0.5 * dense.forward_s);
+  double cp_backward_exposed = std::max(0.0, cp_backward - 0.5 * dense.backward_input_s);
+  if (torch_cp) {
+    const auto steps = static_cast<double>(l.cp);
+    const double step_backward = dense.attention_backward_s / steps;
+    cp_forward_exposed = std::max(0.0, cp_forward - dense.attention_forward_s / steps);
+    cp_backward_exposed = std::max(0.0, cp_backward - step_backward) +
+                          (steps - 1) * std::max(0.0, cp_exchange - step_backward) + cp_exchange;
+  }
   std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
   double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_forward = 0;
   for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {
@@ -87,12 +107,11 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
       return dense_count * dense.*field + (moe != nullptr ? moe_count * moe->*field : 0.0);
     };
     double f = stage(&WorkTime::forward_s) + dense_count * tp_dense.forward_s + moe_count * tp_moe.forward_s +
-               static_cast<double>(stage_layers) * std::max(0.0, cp_forward - 0.5 * dense.forward_s) +
-               moe_count * ep_forward;
+               static_cast<double>(stage_layers) * cp_forward_exposed + moe_count * ep_forward;
     double b = stage(&WorkTime::backward_input_s) + stage(&WorkTime::recompute_s) +
                dense_count * (tp_dense.backward_s + (full ? tp_dense.forward_s : 0.0)) +
                moe_count * (tp_moe.backward_s + (full ? tp_moe.forward_s : 0.0)) +
-               static_cast<double>(stage_layers) * std::max(0.0, cp_backward - 0.5 * dense.backward_input_s) +
+               static_cast<double>(stage_layers) * (cp_backward_exposed + (full ? cp_forward_exposed : 0.0)) +
                moe_count * ep_backward;
     double wt = stage(&WorkTime::backward_weight_s);
     if (s == 0) {

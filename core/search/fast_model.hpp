@@ -70,12 +70,14 @@ class Evaluator {
   // The degrees one layer's compute depends on (EP: the local experts of a grouped GEMM,
   // compute.cpp), as a cache key; and the first layer of the kind. Under FP8/FP4 the framework
   // (ZeRO 3 resolves to FSDP2) sets the recipe and whether weights are cast once per step, spread
-  // over the step's micro-batches (layer_operations).
+  // over the step's micro-batches (layer_operations); with CP it sets the implementation
+  // (PyTorch's context_parallel merges its ring steps in fp32).
   static uint64_t layer_key(const Layout& l, const TrainingWorkload& w, bool moe_layer) {
     const bool low_precision = fp8_linears(w);
     return key_of({l.tp, l.cp, l.micro_batch, l.etp, l.ep, l.sp, static_cast<int64_t>(w.recompute), moe_layer,
                    low_precision ? static_cast<int64_t>(resolved_framework({}, w)) : -1,
-                   low_precision ? num_micro_batches(w, l) : -1});
+                   low_precision ? num_micro_batches(w, l) : -1,
+                   l.cp > 1 ? static_cast<int64_t>(resolved_cp_comm(w)) : -1});
   }
   int64_t first_layer(bool moe_layer) const {
     int64_t index = 0;

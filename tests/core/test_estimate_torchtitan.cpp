@@ -21,13 +21,16 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/catalogue.hpp"
+#include "core/estimate/compute.hpp"
 #include "core/estimate/step.hpp"
+#include "core/memory.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"
 
@@ -116,4 +119,59 @@ TEST_CASE("estimate: torchtitan's Llama 3 8B preset on 8×H200 within 10 % of it
   // Tagged [!mayfail]; the guard below keeps what was gained.
   CHECK(error < 0.40);
   CHECK(std::abs(error) < 0.10);
+}
+
+TEST_CASE("estimate: PyTorch's context_parallel charges its ring's fp32 merges and exposed exchanges") {
+  // torch/distributed/tensor/experimental/_attention.py as torchtitan runs it (cp_comm=torch, the
+  // default under FSDP2): one SDPA call per ring step, each merged into an fp32 output
+  // (_SDPAMerger), fp32 dK/dV accumulators passed around the ring in backward. Counted from that
+  // source for the busiest rank (the last), in units of O = the rank's bf16 attention output:
+  // forward 3 (first cast) + (cp − 1)·(4 concatenation + 3 cast + 16 merge) − 4 (no
+  // concatenation after the last step) + 3 (cast back) = 23(cp − 1) + 6; backward 6 (zeroed fp32
+  // accumulators) + 27 (first step) + 30 per later step − 4 (no concatenation at the last) + 9
+  // (casts back) = 30(cp − 1) + 38.
+  auto cluster = generate_cluster("dgx-h100:nodes=1");
+  REQUIRE(cluster);
+  const Router router(*cluster);
+  auto model = model_preset("llama3.1-8b");
+  REQUIRE(model);
+  TrainingWorkload w;
+  w.seq_len = 131072;
+  w.global_batch = 2;
+  w.zero_stage = 3;
+  w.recompute = RecomputeMode::full;
+  Layout l;
+  l.cp = 4;
+  l.dp = 2;
+  auto gpu = find_gpu("h100-sxm");
+  REQUIRE(gpu);
+  const ComputeEfficiency efficiency;
+  const auto merges = [&](const TrainingWorkload& workload) -> std::optional<OperationCost> {
+    for (const OperationCost& op : layer_operations({*model, workload, l, *gpu, efficiency}, 0))
+      if (op.name == "attention: ring-attention merges (PyTorch context parallel, fp32)") return op;
+    return std::nullopt;
+  };
+  const double o = 131072.0 / 4 * 32 * 128 * 2;  // 32k tokens × 32 heads × 128 × bf16
+  const auto torch_ring = merges(w);
+  REQUIRE(torch_ring);
+  CHECK(torch_ring->bytes == Approx((23 * 3 + 6) * o));
+  CHECK(torch_ring->backward_input_s / torch_ring->forward_s == Approx((30.0 * 3 + 38) / (23 * 3 + 6)));
+  TrainingWorkload megatron = w;
+  megatron.cp_comm = CpComm::p2p;
+  CHECK_FALSE(merges(megatron));
+
+  auto torch_step = estimate_step(*model, w, l, *cluster, router);
+  auto ring_step = estimate_step(*model, megatron, l, *cluster, router);
+  REQUIRE(torch_step);
+  REQUIRE(ring_step);
+  CHECK(torch_step->step_time_s > ring_step->step_time_s);
+  // Each layer's last dK/dV exchange is waited for after the ring loop: at least 32 of them exposed
+  // per micro-batch (the all-gathers and the other exchanges hide under the SDPA steps or not).
+  double exchange = 0;
+  for (const AxisComm& axis : torch_step->comm.axes)
+    if (axis.axis == MeshAxis::cp)
+      for (const auto& c : axis.collectives)
+        if (c.op == CollectiveOp::send_recv) exchange = c.time_s;
+  REQUIRE(exchange > 0);
+  CHECK(torch_step->breakdown.cp_exposed_s >= 32 * exchange * (1 - 1e-9));
 }

@@ -396,7 +396,7 @@ TEST_CASE("comm: Ulysses context parallelism issues 8 all-to-alls per layer inst
   TrainingWorkload w;
   w.seq_len = 32768;
   w.global_batch = 16;
-  w.cp_all_to_all = true;
+  w.cp_comm = CpComm::all_to_all;
   Layout l;
   l.tp = 2;
   l.cp = 4;
@@ -409,9 +409,41 @@ TEST_CASE("comm: Ulysses context parallelism issues 8 all-to-alls per layer inst
   CHECK(cp.collectives[0].count_per_step == 8.0 * 32 * 8);  // 8 per layer × 32 layers × 8 micro-batches
   // Per call: s/cp tokens × the TP share of (2·q + 2·kv)/4 channels × 2 B.
   CHECK(cp.collectives[0].bytes == 32768.0 / 4 * (2 * 4096 + 2 * 1024) / 4 / 2 * 2);
-  w.cp_all_to_all = false;
+  w.cp_comm = CpComm::p2p;
   const CommPlan ring = plan_for("llama3-8b", "dgx-h100:nodes=2", w, l, c);
   CHECK(axis_of(ring, MeshAxis::cp).collectives[0].op == CollectiveOp::send_recv);
+}
+
+TEST_CASE("comm: PyTorch's context_parallel all-gathers the repeated K/V and passes fp32 dK/dV around the ring") {
+  // torch/distributed/tensor/experimental/_attention.py: _AllGatherRotater (the default
+  // _RotateMethod.ALL_GATHER) gathers K and V once per pass, forward and backward; the backward's
+  // dkv_rotater (_RotateMethod.ALL_TO_ALL) passes the fp32 dK/dV accumulators on after each of the
+  // cp steps. torchtitan repeats K and V to the query heads before SDPA (repeat_kv), so they are as
+  // wide as Q: 32 heads × 128 for Llama 3 8B, not its 8 KV heads.
+  TrainingWorkload w;
+  w.seq_len = 32768;
+  w.global_batch = 16;
+  w.zero_stage = 3;  // FSDP2: cp_comm=auto resolves to torch
+  Layout l;
+  l.tp = 2;
+  l.cp = 4;
+  l.dp = 2;
+  REQUIRE(resolved_cp_comm(w) == CpComm::torch);
+  Cluster c;
+  const CommPlan plan = plan_for("llama3-8b", "dgx-h100:nodes=2", w, l, c);
+  const AxisComm& cp = axis_of(plan, MeshAxis::cp);
+  REQUIRE(cp.collectives.size() == 3);
+  const double kv_per_token = 2.0 * 4096 / 2;  // K and V, each 32 × 128 channels, over TP 2
+  CHECK(cp.collectives[0].op == CollectiveOp::all_gather);
+  CHECK(cp.collectives[0].count_per_step == 32.0 * 8);           // once per layer and micro-batch
+  CHECK(cp.collectives[0].bytes == 32768.0 * kv_per_token * 2);  // the gathered sequence, bf16
+  CHECK(cp.collectives[1].op == CollectiveOp::all_gather);
+  CHECK(cp.collectives[2].op == CollectiveOp::send_recv);
+  CHECK(cp.collectives[2].count_per_step == 4.0 * 32 * 8);           // cp exchanges per layer
+  CHECK(cp.collectives[2].bytes == 32768.0 / 4 * kv_per_token * 4);  // a rank's dK and dV in fp32
+  w.zero_stage = 1;                                                  // Megatron: the p2p ring
+  REQUIRE(resolved_cp_comm(w) == CpComm::p2p);
+  CHECK(axis_of(plan_for("llama3-8b", "dgx-h100:nodes=2", w, l, c), MeshAxis::cp).collectives.size() == 2);
 }
 
 TEST_CASE("collectives: an all-to-all across NVL72 trays goes through each GPU's own NVLink ports") {

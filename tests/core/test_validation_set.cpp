@@ -514,8 +514,8 @@ TEST_CASE("validation set: every published training row predicted, with its erro
   REQUIRE_FALSE(moe.empty());
   CHECK(*std::min_element(moe.begin(), moe.end()) > 0.8);
   CHECK(*std::min_element(moe.begin(), moe.end()) < 0.85);
-  CHECK(worst("pytorch_context_parallel") > 1.3);  // "up to 1.4×"
-  CHECK(worst("pytorch_context_parallel") < 1.45);
+  CHECK(worst("pytorch_context_parallel") > 1.25);  // "up to 1.3×"
+  CHECK(worst("pytorch_context_parallel") < 1.35);
   CHECK(worst("nvfp4") > 1.25);  // "1.2–1.3×"
   CHECK(worst("nvfp4") < 1.35);
   CHECK(*std::min_element(ratios_by_gap["nvfp4"].begin(), ratios_by_gap["nvfp4"].end()) > 1.15);

@@ -274,6 +274,20 @@ StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const 
     held = gathered;
     held_formula = note(" + %.3g B unsharded layer (2 gathered + 1 gradient)", gathered);
   }
+  if (l.cp > 1 && resolved_cp_comm(w) == CpComm::torch) {
+    // PyTorch's context_parallel in a block's backward (torch/distributed/tensor/experimental/
+    // _attention.py, _templated_ring_attention_backward), in units of O, the rank's attention
+    // output in the activation dtype (K and V as large: repeated to the query heads): the
+    // all-gathered K/V of the whole ring (2·cp·O), the fp32 dQ accumulator (2O), the dK/dV
+    // received from the previous rank (4O), the new fp32 dK and dV (4O) and their concatenation
+    // being sent (4O), the step's SDPA gradients (3O) and the K/V concatenation (2O):
+    // (2·cp + 19)·O at once.
+    const double v = m.mla.enabled() ? static_cast<double>(m.mla.v_head_dim) : static_cast<double>(m.head_dim);
+    const double o = tokens * static_cast<double>(m.num_heads) / tp * v * e;
+    const double ring = (2.0 * static_cast<double>(l.cp) + 19.0) * o;
+    block_backward += ring;
+    block_formula += note(" + %.3g B ring-attention backward (gathered K/V, fp32 dQ/dK/dV and exchange buffers)", ring);
+  }
   double temporary = held + std::max(loss, block_backward);
   std::string temp_formula =
       (loss >= block_backward && loss > 0 ? loss_formula : block_formula) + held_formula +

@@ -405,3 +405,31 @@ TEST_CASE("memory frameworks: recompute=op is torchtitan's op-level SAC in every
   CHECK_THAT(training_memory(r.model, r.workload, r.layout, r.gpu, f).ranks.front().peak_reserved_bytes,
              WithinRel(flagged.peak_reserved_bytes, 1e-12));
 }
+
+TEST_CASE("memory: PyTorch's context_parallel holds the gathered K/V and fp32 gradient buffers in a block's backward") {
+  // torch/distributed/tensor/experimental/_attention.py _templated_ring_attention_backward at a
+  // later ring step, in units of O = the rank's bf16 attention output (K and V as large, repeated
+  // to the query heads): the all-gathered K/V (2·cp·O), fp32 dQ (2O), the received fp32 dK/dV
+  // (4O), the new fp32 dK and dV (4O) and their concatenation in flight (4O), the SDPA call's
+  // gradients (3O) and the K/V concatenation (2O): (2·cp + 19)·O beyond Megatron's p2p ring.
+  const ModelSpec m = *model_preset("llama3.1-8b");
+  TrainingWorkload w;
+  w.seq_len = 131072;
+  w.global_batch = 4;
+  w.zero_stage = 3;
+  w.recompute = RecomputeMode::full;
+  Layout l;
+  l.pp = 2;
+  l.cp = 4;
+  l.dp = 1;
+  const StageParams stage = stage_params(m, l, 0);
+  const auto temporary = [&](CpComm cp_comm) {
+    TrainingWorkload with = w;
+    with.cp_comm = cp_comm;
+    // The first stage: no loss, so the block's backward is the temporary peak.
+    return stage_buffers(m, with, l, {}, stage, 0.0, true, false).temporary;
+  };
+  const double o = 131072.0 / 4 * 32 * 128 * 2;
+  CHECK_THAT(temporary(CpComm::torch) - temporary(CpComm::p2p), WithinRel((2.0 * 4 + 19) * o, 1e-9));
+  CHECK(temporary(CpComm::automatic) == temporary(CpComm::torch));  // FSDP2 resolves to torch
+}

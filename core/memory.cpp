@@ -282,8 +282,7 @@ StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const 
     // received from the previous rank (4O), the new fp32 dK and dV (4O) and their concatenation
     // being sent (4O), the step's SDPA gradients (3O) and the K/V concatenation (2O):
     // (2·cp + 19)·O at once.
-    const double v = m.mla.enabled() ? static_cast<double>(m.mla.v_head_dim) : static_cast<double>(m.head_dim);
-    const double o = tokens * static_cast<double>(m.num_heads) / tp * v * e;
+    const double o = tokens * static_cast<double>(m.attention_output_width()) / tp * e;
     const double ring = (2.0 * static_cast<double>(l.cp) + 19.0) * o;
     block_backward += ring;
     block_formula += note(" + %.3g B ring-attention backward (gathered K/V, fp32 dQ/dK/dV and exchange buffers)", ring);

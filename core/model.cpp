@@ -51,6 +51,10 @@ int64_t ModelSpec::kv_width() const {
   return num_kv_heads * head_dim;
 }
 
+int64_t ModelSpec::attention_output_width() const {
+  return num_heads * (mla.enabled() ? mla.v_head_dim : head_dim);
+}
+
 double norm_params(const ModelSpec& model, int64_t width) {
   const auto w = static_cast<double>(width);
   return model.norm == NormKind::layernorm ? 2 * w : w;  // LayerNorm: weight + bias

@@ -81,6 +81,9 @@ struct ModelSpec {
   [[nodiscard]] int64_t num_moe_layers() const;
   [[nodiscard]] int64_t q_width() const;   // output width of the query projection
   [[nodiscard]] int64_t kv_width() const;  // output width of the K (== V) projection (non-MLA)
+  // Width of the attention core's output over all query heads (MLA: the value head dim); V as
+  // SDPA receives it when repeated to the query heads (K's is q_width()).
+  [[nodiscard]] int64_t attention_output_width() const;
   bool operator==(const ModelSpec&) const = default;
 };
 

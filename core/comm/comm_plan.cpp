@@ -115,12 +115,7 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
       // calls SDPA — all-gathered once in forward and again in backward (_AllGatherRotater); in
       // backward the fp32 dK/dV accumulators passed to the next rank after every step, cp times
       // (_AllToAllRotater, ft_c.permute_tensor), the last one waited for after the loop.
-      double qk = static_cast<double>(m.head_dim), v = qk;
-      if (m.mla.enabled()) {
-        qk = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
-        v = static_cast<double>(m.mla.v_head_dim);
-      }
-      const double kv_per_token = static_cast<double>(m.num_heads) / tp * (qk + v);
+      const double kv_per_token = static_cast<double>(m.q_width() + m.attention_output_width()) / tp;
       const std::string source = "PyTorch torch/distributed/tensor/experimental/_attention.py (context_parallel)";
       spec.collectives.push_back(planned(CollectiveOp::all_gather, "ring-attention K/V all-gather (forward)", source,
                                          layers * micro_batches, seq * mbs * kv_per_token * e));

@@ -509,6 +509,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // FlashAttention: one kernel forward; backward the main kernel and FlashAttention-2's two
   // helpers (the dO·O row sums before, the dQ conversion after). Unfused: QKᵀ, softmax, dropout,
   // A·V forward, twice that backward.
+  ops.back().attention_core = true;
   set_host_time(ops.back(), w.flash_attention ? Dispatch{1, 0, 1, 2} : Dispatch{4, 0, 8, 0}, c.efficiency, graphs);
   if (l.cp > 1 && resolved_cp_comm(w) == CpComm::torch) {
     // PyTorch's context_parallel (cp_comm=torch; torch/distributed/tensor/experimental/
@@ -527,7 +528,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     //   later ones, each half-block update concatenated back), the fp32 dK/dV concatenation for
     //   the exchange (8O) and dQ's accumulation (5O); the casts back (9O): (30(cp−1) + 38)·O.
     const auto cp = static_cast<double>(l.cp);
-    const double o = tokens * static_cast<double>(m.num_heads) / tp * v * e;
+    const double o = tokens * static_cast<double>(m.attention_output_width()) / tp * e;
     const double merge_forward = (23 * (cp - 1) + 6) * o, merge_backward = (30 * (cp - 1) + 38) * o;
     ops.push_back({"attention: ring-attention merges (PyTorch context parallel, fp32)", 0.0, merge_forward,
                    r.memory_s(merge_forward), r.memory_s(merge_backward), 0.0, true});
@@ -561,7 +562,7 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
     t.forward_flops += op.flops;
     host_forward += op.host_forward_s;
     host_backward += op.host_backward_s;
-    if (op.name.rfind("attention: core", 0) == 0 || op.name.rfind("attention: scores", 0) == 0) {
+    if (op.attention_core) {
       t.attention_forward_s += op.forward_s;
       t.attention_backward_s += op.backward_input_s;
     }

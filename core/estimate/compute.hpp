@@ -167,6 +167,7 @@ struct OperationCost {
   // The share of its forward torchtitan's op-level SAC (RecomputeMode::op) runs again in backward
   // (flops.hpp op_sac_recomputed_flops): the even-numbered matmuls and the element-wise ops.
   double op_sac_share = 0;
+  bool attention_core = false;  // the attention core's kernels (WorkTime::attention_forward_s)
 };
 [[nodiscard]] std::vector<OperationCost> layer_operations(const ComputeContext& context, int64_t layer);
 

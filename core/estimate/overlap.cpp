@@ -101,6 +101,17 @@ int64_t ep_kernel_sms(const TrainingWorkload& workload) {
   return workload.moe_dispatcher == MoeDispatcher::flex ? 20 : workload.runtime.nccl_channels;
 }
 
+CpExposed cp_exposed(bool torch_ring, int64_t cp, double forward_s, double backward_s, double exchange_s,
+                     const WorkTime& layer) {
+  if (!torch_ring)
+    return {std::max(0.0, forward_s - 0.5 * layer.forward_s), std::max(0.0, backward_s - 0.5 * layer.backward_input_s)};
+  const auto steps = static_cast<double>(cp);
+  const double step_backward = layer.attention_backward_s / steps;
+  return {
+      std::max(0.0, forward_s - layer.attention_forward_s / steps),
+      std::max(0.0, backward_s - step_backward) + (steps - 1) * std::max(0.0, exchange_s - step_backward) + exchange_s};
+}
+
 EpExposed ep_exposed(double each_s, double forward_compute_s, double backward_compute_s, double paired_share,
                      int64_t kernel_sms, double sms) {
   const double forward = paired_share * std::max(0.0, each_s - backward_compute_s) + (1 - paired_share) * each_s;

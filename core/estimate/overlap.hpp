@@ -134,4 +134,16 @@ struct EpExposed {
 [[nodiscard]] EpExposed ep_exposed(double each_s, double forward_compute_s, double backward_compute_s,
                                    double paired_share, int64_t kernel_sms, double sms);
 
+// Context parallelism's communication exposed per layer and micro-batch (docs/estimate.md §2,
+// CP): `forward_s` and `backward_s` the pass's collectives (under PyTorch's context_parallel its
+// K/V all-gather), `exchange_s` one of PyTorch's cp dK/dV exchanges, `layer` the layer's compute.
+// Megatron's ring and Ulysses: what exceeds half the layer's pass. PyTorch's (`torch_ring`): the
+// all-gather beyond the first ring step's SDPA call (1/cp of the attention), each exchange beyond
+// the next step's SDPA backward, and the last one — waited for after the loop — all of it.
+struct CpExposed {
+  double forward_s = 0, backward_s = 0;
+};
+[[nodiscard]] CpExposed cp_exposed(bool torch_ring, int64_t cp, double forward_s, double backward_s, double exchange_s,
+                                   const WorkTime& layer);
+
 }  // namespace meshscope

@@ -201,18 +201,8 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       // its forward TP, CP and EP communication.
       const TpLayerCost& tp_cost = m.is_moe_layer(layer) ? tp_moe : tp_dense;
       const double tp_recompute = recomputed ? tp_cost.forward_s : 0.0;
-      double cp_forward = std::max(0.0, cp_layer_forward - t.forward_s * 0.5);
-      double cp_backward = std::max(0.0, cp_layer_backward - t.backward_input_s * 0.5);
-      if (torch_cp) {
-        // PyTorch's context_parallel waits for the K/V all-gather after the first ring step's SDPA
-        // call (the local block, 1/cp of the attention), and for each dK/dV exchange after the next
-        // step's SDPA backward; the last exchange is waited for after the loop, exposed.
-        const auto steps = static_cast<double>(l.cp);
-        const double step_forward = t.attention_forward_s / steps, step_backward = t.attention_backward_s / steps;
-        cp_forward = std::max(0.0, cp_layer_forward - step_forward);
-        cp_backward = std::max(0.0, cp_layer_backward - step_backward) +
-                      (steps - 1) * std::max(0.0, cp_exchange - step_backward) + cp_exchange;
-      }
+      const auto [cp_forward, cp_backward] =
+          cp_exposed(torch_cp, l.cp, cp_layer_forward, cp_layer_backward, cp_exchange, t);
       const double ep_each = m.is_moe_layer(layer) ? 2 * ep_call : 0.0;
       // Under DualPipe a forward's all-to-alls hide behind the paired backward's compute and a
       // backward's behind the paired forward's; only what exceeds it is exposed. Megatron's

@@ -84,18 +84,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                                         paired, ep_kernel_sms(w), ev.sms())
                            : EpExposed{ep_layer, ep_layer};
   const double ep_forward = ep.forward_s, ep_backward = ep.backward_s;
-  // CP exposed per layer (as estimate_step): Megatron's ring under half the layer's pass; PyTorch's
-  // all-gather under the first ring step's SDPA call and each dK/dV exchange under the next step's,
-  // the last exposed. A fully recomputed layer repeats the forward's.
-  double cp_forward_exposed = std::max(0.0, cp_forward - 0.5 * dense.forward_s);
-  double cp_backward_exposed = std::max(0.0, cp_backward - 0.5 * dense.backward_input_s);
-  if (torch_cp) {
-    const auto steps = static_cast<double>(l.cp);
-    const double step_backward = dense.attention_backward_s / steps;
-    cp_forward_exposed = std::max(0.0, cp_forward - dense.attention_forward_s / steps);
-    cp_backward_exposed = std::max(0.0, cp_backward - step_backward) +
-                          (steps - 1) * std::max(0.0, cp_exchange - step_backward) + cp_exchange;
-  }
+  // CP exposed per layer (as estimate_step); a fully recomputed layer repeats the forward's.
+  const auto [cp_forward_exposed, cp_backward_exposed] =
+      cp_exposed(torch_cp, l.cp, cp_forward, cp_backward, cp_exchange, dense);
   std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
   double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_forward = 0;
   for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {

@@ -106,9 +106,13 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
       // the output after it, in forward and again in backward; each rank holds s/cp tokens of
       // its TP share of the heads.
       const double widths = static_cast<double>(2 * m.q_width() + 2 * m.kv_width()) / 4.0;
-      spec.collectives.push_back(planned(CollectiveOp::all_to_all, "Ulysses all-to-all of Q, K, V and output",
-                                         "Jacobs et al. 2023 DeepSpeed-Ulysses §3", 8 * layers * micro_batches,
-                                         seq / cp * mbs * widths * e / tp));
+      const double bytes = seq / cp * mbs * widths * e / tp;
+      const std::string source = "Jacobs et al. 2023 DeepSpeed-Ulysses §3";
+      spec.collectives.push_back(planned(CollectiveOp::all_to_all, "Ulysses all-to-all of Q, K, V and output (forward)",
+                                         source, 4 * layers * micro_batches, bytes));
+      spec.collectives.push_back(planned(CollectiveOp::all_to_all,
+                                         "Ulysses all-to-all of the gradients of Q, K, V and output (backward)", source,
+                                         4 * layers * micro_batches, bytes));
     } else if (cp_comm == CpComm::torch) {
       // PyTorch's context_parallel (torch/distributed/tensor/experimental/_attention.py, default
       // _RotateMethod.ALL_GATHER): per layer, K and V — repeated to the query heads, as torchtitan

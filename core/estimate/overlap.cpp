@@ -101,15 +101,37 @@ int64_t ep_kernel_sms(const TrainingWorkload& workload) {
   return workload.moe_dispatcher == MoeDispatcher::flex ? 20 : workload.runtime.nccl_channels;
 }
 
-CpExposed cp_exposed(bool torch_ring, int64_t cp, double forward_s, double backward_s, double exchange_s,
+CpExposed cp_exposed(CpComm impl, int64_t cp, double forward_s, double backward_s, double exchange_s,
                      const WorkTime& layer) {
-  if (!torch_ring)
-    return {std::max(0.0, forward_s - 0.5 * layer.forward_s), std::max(0.0, backward_s - 0.5 * layer.backward_input_s)};
   const auto steps = static_cast<double>(cp);
-  const double step_backward = layer.attention_backward_s / steps;
-  return {
-      std::max(0.0, forward_s - layer.attention_forward_s / steps),
-      std::max(0.0, backward_s - step_backward) + (steps - 1) * std::max(0.0, exchange_s - step_backward) + exchange_s};
+  switch (impl) {
+    case CpComm::torch: {
+      const double step_backward = layer.attention_backward_s / steps;
+      return {std::max(0.0, forward_s - layer.attention_forward_s / steps),
+              std::max(0.0, backward_s - step_backward) + (steps - 1) * std::max(0.0, exchange_s - step_backward) +
+                  exchange_s};
+    }
+    case CpComm::all_to_all:
+      // Ulysses: Q, K and V are exchanged before the attention core and its output after it, and
+      // the same in backward; nothing of the layer is left to run beside them (Transformer Engine
+      // flash_attn_a2a_communicate waits for each all-to-all before the attention; DeepSpeed-
+      // Ulysses, Jacobs et al. 2023 §3): all of it is exposed.
+      return {forward_s, backward_s};
+    case CpComm::automatic:
+    case CpComm::p2p:
+      break;
+  }
+  // Transformer Engine's ring (AttnFuncWithCPAndKVP2P): at step i the rank posts the send/recv of
+  // the K/V chunk step i + 1 needs, then runs step i's attention, and waits for the chunk before
+  // step i + 1. So each of the cp − 1 exchanges hides only under one step's share of the attention
+  // core — 1/cp of it: with the load-balancing split every step computes the same area of the
+  // causal mask — and never under the layer's GEMMs, which need the attention's input or output.
+  // Backward the same with K/V and dK/dV together. `forward_s` / `backward_s` are the layer's
+  // cp − 1 exchanges of each pass.
+  const double exchanges = steps - 1;
+  if (exchanges <= 0) return {};
+  return {exchanges * std::max(0.0, forward_s / exchanges - layer.attention_forward_s / steps),
+          exchanges * std::max(0.0, backward_s / exchanges - layer.attention_backward_s / steps)};
 }
 
 EpExposed ep_exposed(double each_s, double forward_compute_s, double backward_compute_s, double paired_share,

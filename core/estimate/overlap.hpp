@@ -8,6 +8,7 @@
 
 #include "core/estimate/compute.hpp"
 #include "core/hardware.hpp"
+#include "core/workload.hpp"
 
 namespace meshscope {
 
@@ -135,15 +136,17 @@ struct EpExposed {
                                    double paired_share, int64_t kernel_sms, double sms);
 
 // Context parallelism's communication exposed per layer and micro-batch (docs/estimate.md §2,
-// CP): `forward_s` and `backward_s` the pass's collectives (under PyTorch's context_parallel its
-// K/V all-gather), `exchange_s` one of PyTorch's cp dK/dV exchanges, `layer` the layer's compute.
-// Megatron's ring and Ulysses: what exceeds half the layer's pass. PyTorch's (`torch_ring`): the
-// all-gather beyond the first ring step's SDPA call (1/cp of the attention), each exchange beyond
-// the next step's SDPA backward, and the last one — waited for after the loop — all of it.
+// CP), by implementation (`impl`, resolved): `forward_s` and `backward_s` the pass's collectives
+// (under PyTorch's context_parallel its K/V all-gather), `exchange_s` one of PyTorch's cp dK/dV
+// exchanges, `layer` the layer's compute. Megatron's ring (p2p): each of the cp − 1 exchanges
+// beyond one ring step's attention (1/cp of the attention core). Ulysses (all_to_all): all of it.
+// PyTorch's (torch): the all-gather beyond the first ring step's SDPA call (1/cp of the attention),
+// each exchange beyond the next step's SDPA backward, and the last one — waited for after the
+// loop — all of it.
 struct CpExposed {
   double forward_s = 0, backward_s = 0;
 };
-[[nodiscard]] CpExposed cp_exposed(bool torch_ring, int64_t cp, double forward_s, double backward_s, double exchange_s,
+[[nodiscard]] CpExposed cp_exposed(CpComm impl, int64_t cp, double forward_s, double backward_s, double exchange_s,
                                    const WorkTime& layer);
 
 }  // namespace meshscope

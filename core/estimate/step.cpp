@@ -130,7 +130,8 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   // Context parallelism per layer and micro-batch: the forward's and the backward's collectives;
   // under PyTorch's context_parallel the backward's dK/dV exchange apart (one call's time).
   double cp_layer_forward = 0, cp_layer_backward = 0, cp_exchange = 0;
-  const bool torch_cp = l.cp > 1 && resolved_cp_comm(w) == CpComm::torch;
+  const CpComm cp_impl = resolved_cp_comm(w);
+  const bool torch_cp = l.cp > 1 && cp_impl == CpComm::torch;
   if (cp != nullptr) {
     for (const auto& c : cp->collectives) {
       if (torch_cp && c.op == CollectiveOp::send_recv) {
@@ -202,7 +203,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       const TpLayerCost& tp_cost = m.is_moe_layer(layer) ? tp_moe : tp_dense;
       const double tp_recompute = recomputed ? tp_cost.forward_s : 0.0;
       const auto [cp_forward, cp_backward] =
-          cp_exposed(torch_cp, l.cp, cp_layer_forward, cp_layer_backward, cp_exchange, t);
+          cp_exposed(cp_impl, l.cp, cp_layer_forward, cp_layer_backward, cp_exchange, t);
       const double ep_each = m.is_moe_layer(layer) ? 2 * ep_call : 0.0;
       // Under DualPipe a forward's all-to-alls hide behind the paired backward's compute and a
       // backward's behind the paired forward's; only what exceeds it is exposed. Megatron's
@@ -477,7 +478,10 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       torch_cp ? std::string("CP by PyTorch's context_parallel (cp_comm=torch): K/V all-gathered under the first ring "
                              "step's SDPA call, fp32 dK/dV passed on under the next step's (the last exposed), the "
                              "per-step fp32 merges charged as memory-bound traffic")
-               : std::string("CP ring exchange overlaps half of the attention work it feeds; the rest is exposed"),
+      : cp_impl == CpComm::all_to_all
+          ? std::string("CP by Ulysses all-to-alls (cp_comm=a2a): before and after the attention core, exposed")
+          : std::string("CP ring (cp_comm=p2p, Transformer Engine): each of the cp - 1 K/V exchanges hides under "
+                        "one ring step's attention (1/cp of it), the rest is exposed"),
       (dualpipe ? format("EP dispatch/combine all-to-alls and pipeline sends overlapped with the paired chunk's "
                          "compute (DualPipe); what exceeds it is exposed, and the hidden all-to-alls' kernels "
                          "take %.0f SMs from the compute they overlap",

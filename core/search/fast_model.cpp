@@ -45,14 +45,20 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                                                   w.moe_dispatcher == MoeDispatcher::flex)
                               : 0.0;
   double cp_forward = 0, cp_backward = 0, cp_exchange = 0;
-  const bool torch_cp = l.cp > 1 && resolved_cp_comm(w) == CpComm::torch;
-  if (torch_cp) {
+  const CpComm cp_impl = resolved_cp_comm(w);
+  if (l.cp > 1 && cp_impl == CpComm::torch) {
     // PyTorch's context_parallel (comm_plan.cpp): K/V repeated to the query heads, all-gathered in
     // each pass; in backward cp fp32 dK/dV exchanges. (The search leaves MLA's head dims aside.)
     const double kv = 2.0 * tokens * static_cast<double>(m.q_width()) / static_cast<double>(l.tp);
     cp_forward = ev.collective(l.tp, l.cp, CollectiveOp::all_gather, static_cast<double>(l.cp) * kv * e);
     cp_backward = cp_forward;
     cp_exchange = ev.collective(l.tp, l.cp, CollectiveOp::send_recv, kv * 4);
+  } else if (l.cp > 1 && cp_impl == CpComm::all_to_all) {
+    // Ulysses (comm_plan.cpp): four all-to-alls of the rank's Q, K, V and output slices per pass.
+    const double widths = static_cast<double>(2 * m.q_width() + 2 * m.kv_width()) / 4.0;
+    cp_forward =
+        4 * ev.collective(l.tp, l.cp, CollectiveOp::all_to_all, tokens * widths * e / static_cast<double>(l.tp));
+    cp_backward = cp_forward;
   } else if (l.cp > 1) {
     const double chunk = 2.0 * tokens * static_cast<double>(m.kv_width()) * e / static_cast<double>(l.tp);
     const double t = ev.collective(l.tp, l.cp, CollectiveOp::send_recv, chunk);
@@ -86,7 +92,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const double ep_forward = ep.forward_s, ep_backward = ep.backward_s;
   // CP exposed per layer (as estimate_step); a fully recomputed layer repeats the forward's.
   const auto [cp_forward_exposed, cp_backward_exposed] =
-      cp_exposed(torch_cp, l.cp, cp_forward, cp_backward, cp_exchange, dense);
+      cp_exposed(cp_impl, l.cp, cp_forward, cp_backward, cp_exchange, dense);
   std::vector<double>& stage_time = ev.stage_times(static_cast<size_t>(l.pp));
   double t_max = 0, t_sum = 0, f_max = 0, b_max = 0, w_max = 0, first_backward = 0, first_forward = 0;
   for (int64_t s = 0, from = 0; s < l.pp; from += stage_count(s), ++s) {

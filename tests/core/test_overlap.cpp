@@ -101,6 +101,36 @@ TEST_CASE("overlap: Transformer Engine's chunked timelines, by method") {
   CHECK(streaming_multiprocessors(*find_gpu("a100-80gb-sxm")) == 108);
 }
 
+TEST_CASE("overlap: Megatron's CP ring hides each K/V exchange under one ring step's attention, not the GEMMs") {
+  // transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py,
+  // AttnFuncWithCPAndKVP2P.forward: at step i the rank posts the send/recv of the K/V chunk step
+  // i + 1 needs, runs step i's attention, and waits for the chunk before step i + 1; the layer's
+  // GEMMs need the attention's input or output and run outside the loop. With the load-balancing
+  // split each of the cp steps computes the same area of the causal mask. CP 4, a 4 ms attention
+  // core forward (1 ms a step) inside a 10 ms layer: three 1.5 ms exchanges leave 3 × 0.5 ms
+  // exposed; backward, three 3 ms exchanges of K/V and dK/dV under 2 ms steps: 3 × 1 ms.
+  WorkTime layer;
+  layer.forward_s = 10e-3;
+  layer.backward_input_s = 20e-3;
+  layer.attention_forward_s = 4e-3;
+  layer.attention_backward_s = 8e-3;
+  CpExposed ring = cp_exposed(CpComm::p2p, 4, 4.5e-3, 9e-3, 0, layer);
+  CHECK_THAT(ring.forward_s, WithinRel(1.5e-3, 1e-9));
+  CHECK_THAT(ring.backward_s, WithinRel(3e-3, 1e-9));
+  // Exchanges shorter than a step hide entirely; a longer layer (more GEMM time) hides no more.
+  ring = cp_exposed(CpComm::p2p, 4, 2.4e-3, 4.8e-3, 0, layer);
+  CHECK(ring.forward_s == 0.0);
+  CHECK(ring.backward_s == 0.0);
+  layer.forward_s = 100e-3;
+  layer.backward_input_s = 200e-3;
+  CHECK_THAT(cp_exposed(CpComm::p2p, 4, 4.5e-3, 9e-3, 0, layer).forward_s, WithinRel(1.5e-3, 1e-9));
+  // Ulysses (flash_attn_a2a_communicate): each all-to-all is waited for before or after the
+  // attention core, with nothing of the layer beside it.
+  const CpExposed ulysses = cp_exposed(CpComm::all_to_all, 4, 4.5e-3, 9e-3, 0, layer);
+  CHECK(ulysses.forward_s == 4.5e-3);
+  CHECK(ulysses.backward_s == 9e-3);
+}
+
 TEST_CASE("overlap: tp_comm_overlap hides TP communication under the GEMMs with SP, and is not applied without") {
   auto cluster = generate_cluster("dgx-h100:nodes=8");
   REQUIRE(cluster);

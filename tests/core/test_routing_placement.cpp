@@ -404,11 +404,14 @@ TEST_CASE("comm: Ulysses context parallelism issues 8 all-to-alls per layer inst
   Cluster c;
   const CommPlan plan = plan_for("llama3-8b", "dgx-h100:nodes=2", w, l, c);
   const AxisComm& cp = axis_of(plan, MeshAxis::cp);
-  REQUIRE(cp.collectives.size() == 1);
-  CHECK(cp.collectives[0].op == CollectiveOp::all_to_all);
-  CHECK(cp.collectives[0].count_per_step == 8.0 * 32 * 8);  // 8 per layer × 32 layers × 8 micro-batches
-  // Per call: s/cp tokens × the TP share of (2·q + 2·kv)/4 channels × 2 B.
-  CHECK(cp.collectives[0].bytes == 32768.0 / 4 * (2 * 4096 + 2 * 1024) / 4 / 2 * 2);
+  REQUIRE(cp.collectives.size() == 2);  // forward, then backward (the estimate exposes each pass's)
+  for (const auto& call : cp.collectives) {
+    CHECK(call.op == CollectiveOp::all_to_all);
+    CHECK(call.count_per_step == 4.0 * 32 * 8);  // 4 per layer and pass × 32 layers × 8 micro-batches
+    // Per call: s/cp tokens × the TP share of (2·q + 2·kv)/4 channels × 2 B.
+    CHECK(call.bytes == 32768.0 / 4 * (2 * 4096 + 2 * 1024) / 4 / 2 * 2);
+  }
+  CHECK(cp.collectives[1].what.find("backward") != std::string::npos);
   w.cp_comm = CpComm::p2p;
   const CommPlan ring = plan_for("llama3-8b", "dgx-h100:nodes=2", w, l, c);
   CHECK(axis_of(ring, MeshAxis::cp).collectives[0].op == CollectiveOp::send_recv);

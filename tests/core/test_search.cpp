@@ -323,6 +323,28 @@ TEST_CASE("search: Megatron SC21 Table 1 layouts rank among the best predicted")
   CHECK(in_top5_meshes >= 7);
 }
 
+TEST_CASE("search: GPT-3 175B on 1,024 A100s at sequence 2048 is not split by context") {
+  // At CP 8 each rank holds 256 of the 2,048 tokens; GPT-3's 96 K/V heads (Brown et al. 2020,
+  // Table 2.1: 96 heads of 128) make each ring step's K/V chunk 256 × 2 × 12,288 × 2 B = 12 MiB
+  // against 1/8 of a 256-token rank's attention — the exchanges cannot hide, and a practitioner
+  // would not split 2K-token sequences by context. SC21 and Korthikanti et al. ran this model at
+  // TP 8 (Narayanan et al. 2021 Table 1; Korthikanti et al. 2022 Table 3).
+  auto cluster = generate_cluster("dgx-a100:nodes=128");
+  REQUIRE(cluster);
+  TrainingWorkload w;
+  w.seq_len = 2048;
+  w.global_batch = 1536;
+  SearchOptions options;
+  options.top = 5;
+  const auto r = rank_layouts(*model_preset("gpt3-175b"), w, *cluster, options);
+  REQUIRE(r);
+  REQUIRE(r->layouts.size() == 5);
+  for (const auto& l : r->layouts) {
+    INFO("TP" << l.layout.tp << " CP" << l.layout.cp << " PP" << l.layout.pp << " DP" << l.layout.dp);
+    CHECK(l.layout.cp == 1);
+  }
+}
+
 TEST_CASE("search: rejected candidates are kept as examples with their reason (TP 16 on 8 KV heads)") {
   // Llama 3.1 70B has 64 query heads and 8 KV heads (meta-llama/Llama-3.1-70B config.json), so a
   // TP of 16 cannot split the KV heads: with max_tp = 16 every TP-16 sub-tree is rejected for it.

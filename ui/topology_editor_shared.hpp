@@ -43,8 +43,8 @@ inline const QColor kIdleGrey(0xC8, 0xC8, 0xC8);
 inline constexpr std::array kPaletteKinds{DeviceKind::gpu,         DeviceKind::nvswitch, DeviceKind::pcie_switch,
                                           DeviceKind::cpu,         DeviceKind::nic,      DeviceKind::leaf_switch,
                                           DeviceKind::spine_switch};
-inline constexpr std::array kLinkKinds{LinkKind::nvlink,     LinkKind::pcie, LinkKind::xgmi,    LinkKind::upi,
-                                       LinkKind::infiniband, LinkKind::roce, LinkKind::ethernet};
+inline constexpr std::array kLinkKinds{LinkKind::nvlink,     LinkKind::pcie, LinkKind::xgmi,     LinkKind::upi,
+                                       LinkKind::infiniband, LinkKind::roce, LinkKind::ethernet, LinkKind::efa};
 inline const std::array<QColor, 8> kGroupColours{
     QColor(0xE6, 0x9F, 0x00), QColor(0x56, 0xB4, 0xE9), QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7),
     QColor(0x00, 0x72, 0xB2), QColor(0xD5, 0x5E, 0x00), QColor(0x99, 0x99, 0x99), QColor(0x33, 0x33, 0x33)};

@@ -55,6 +55,8 @@ QColor link_kind_colour(LinkKind kind) {
       return QColor(0xCC, 0x79, 0xA7);
     case LinkKind::ethernet:
       return QColor(0x80, 0x80, 0x80);
+    case LinkKind::efa:
+      return QColor(0xB8, 0x9B, 0x00);
   }
   return Qt::gray;
 }
@@ -95,6 +97,8 @@ QString link_kind_label(LinkKind kind) {
       return QStringLiteral("RoCE");
     case LinkKind::ethernet:
       return QStringLiteral("Ethernet");
+    case LinkKind::efa:
+      return QStringLiteral("EFA");
   }
   return {};
 }

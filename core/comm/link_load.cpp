@@ -9,22 +9,23 @@
 namespace meshscope {
 namespace {
 
-// Routes between GPUs, computed once per pair: the channels of a group share most of their hops.
+// Routes between GPUs, computed once per pair and NIC slot: the channels of a group share most of
+// their hops.
 class RouteCache {
  public:
   explicit RouteCache(const Router& router) : router_(router) {}
   [[nodiscard]] const Router& router() const { return router_; }
-  const Route& operator()(DeviceId from, DeviceId to) {
+  const Route& operator()(DeviceId from, DeviceId to, size_t nic_slot = 0) {
     const uint64_t key =
         (static_cast<uint64_t>(static_cast<uint32_t>(from.value)) << 32) | static_cast<uint32_t>(to.value);
-    auto it = routes_.find(key);
-    if (it == routes_.end()) it = routes_.emplace(key, router_.route(from, to)).first;
-    return it->second;
+    std::vector<Route>& slots = routes_[key];
+    while (slots.size() <= nic_slot) slots.push_back(router_.route(from, to, slots.size()));
+    return slots[nic_slot];
   }
 
  private:
   const Router& router_;
-  std::unordered_map<uint64_t, Route> routes_;
+  std::unordered_map<uint64_t, std::vector<Route>> routes_;
 };
 
 std::vector<RingChannel> channels_of(RouteCache& route, const Cluster& c, const std::vector<DeviceId>& ring) {
@@ -69,8 +70,14 @@ std::vector<RingChannel> channels_of(RouteCache& route, const Cluster& c, const 
     }
     return {single};
   }
+  // One channel per NIC the node's GPUs reach first (nearest_nics): a DGX H100 GPU has one, an AWS
+  // p5 GPU four, so a group of one GPU per p5 node runs four channels, one on each of its NICs.
   size_t channels = 0;
-  for (const auto& entry : local) channels = std::max(channels, entry.second.size());
+  for (const auto& entry : local) {
+    size_t nics = 0;
+    for (const DeviceId gpu : entry.second) nics += std::max<size_t>(1, route.router().nearest_nics(gpu).size());
+    channels = std::max(channels, nics);
+  }
   std::vector<RingChannel> result(channels);
   for (size_t channel = 0; channel < channels; ++channel) {
     RingChannel& out = result[channel];
@@ -115,7 +122,7 @@ std::vector<RingChannel> channels_of(RouteCache& route, const Cluster& c, const 
       }
       const std::vector<DeviceId>& next_gpus = local[nodes[(n + 1) % nodes.size()]];
       out.senders.push_back(in);
-      out.routes.push_back(route(in, next_gpus[entry[(n + 1) % nodes.size()]]));
+      out.routes.push_back(route(in, next_gpus[entry[(n + 1) % nodes.size()]], channel / first.size()));
     }
   }
   return result;

@@ -27,7 +27,7 @@ bool parse_link_kind(std::string_view name, LinkKind& kind) {
 }
 
 bool is_network_link(LinkKind kind) {
-  return kind == LinkKind::infiniband || kind == LinkKind::roce || kind == LinkKind::ethernet;
+  return kind == LinkKind::infiniband || kind == LinkKind::roce || kind == LinkKind::ethernet || kind == LinkKind::efa;
 }
 
 double nvlink_bandwidth(int32_t generation, int32_t links) {

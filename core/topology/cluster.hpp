@@ -42,17 +42,18 @@ struct EnumNames<DeviceKind> {
        {DeviceKind::leaf_switch, "leaf-switch"},
        {DeviceKind::spine_switch, "spine-switch"}}};
 };
-enum class LinkKind { nvlink, pcie, xgmi, upi, infiniband, roce, ethernet };
+enum class LinkKind { nvlink, pcie, xgmi, upi, infiniband, roce, ethernet, efa };
 
 template <>
 struct EnumNames<LinkKind> {
-  static constexpr std::array<std::pair<LinkKind, std::string_view>, 7> table{{{LinkKind::nvlink, "nvlink"},
+  static constexpr std::array<std::pair<LinkKind, std::string_view>, 8> table{{{LinkKind::nvlink, "nvlink"},
                                                                                {LinkKind::pcie, "pcie"},
                                                                                {LinkKind::xgmi, "xgmi"},
                                                                                {LinkKind::upi, "upi"},
                                                                                {LinkKind::infiniband, "infiniband"},
                                                                                {LinkKind::roce, "roce"},
-                                                                               {LinkKind::ethernet, "ethernet"}}};
+                                                                               {LinkKind::ethernet, "ethernet"},
+                                                                               {LinkKind::efa, "efa"}}};
 };
 
 [[nodiscard]] std::string_view device_kind_name(DeviceKind kind);  // "gpu", "cpu", "pcie-switch", ...

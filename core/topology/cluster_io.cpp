@@ -161,7 +161,7 @@ std::string device_kind_list() {
 std::string link_kind_list() {
   std::string text;
   for (auto kind : {LinkKind::nvlink, LinkKind::pcie, LinkKind::xgmi, LinkKind::upi, LinkKind::infiniband,
-                    LinkKind::roce, LinkKind::ethernet})
+                    LinkKind::roce, LinkKind::ethernet, LinkKind::efa})
     text += (text.empty() ? "" : ", ") + std::string(link_kind_name(kind));
   return text;
 }

@@ -38,6 +38,9 @@ const std::vector<LinkEfficiencySource>& link_efficiency_sources() {
        "calibrate from nccl-tests"},
       {LinkKind::roce, 0.92, "as InfiniBand (assumption)"},
       {LinkKind::ethernet, 0.85, "assumption: TCP/socket transport overheads above RDMA's"},
+      {LinkKind::efa, 0.92,
+       "as InfiniBand (assumption); AWS's own NCCL tuner (aws-ofi-nccl src/tuner/nccl_ofi_model.cpp) models a "
+       "100 Gb/s EFA rail at its full line rate"},
   };
   return sources;
 }
@@ -273,10 +276,8 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
     // (NIC, node) of every GPU of the group, each NIC once.
     std::vector<std::pair<int32_t, int32_t>> nics;
     nics.reserve(g.ring.size());
-    for (const DeviceId gpu : g.ring) {
-      const DeviceId nic = router.nearest_nic(gpu);
-      if (nic.valid()) nics.emplace_back(nic.value, c.device(gpu).node);
-    }
+    for (const DeviceId gpu : g.ring)
+      for (const DeviceId nic : router.nearest_nics(gpu)) nics.emplace_back(nic.value, c.device(gpu).node);
     std::sort(nics.begin(), nics.end());
     nics.erase(std::unique(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
                nics.end());

@@ -203,6 +203,61 @@ constexpr HostDesign kRtx4090Ws{
     .nics_on_switches = false,
 };
 
+// Amazon EC2 p4d.24xlarge (AWS instance-type page: 8× A100 40GB SXM4 on NVSwitch, 600 GB/s NVLink
+// per GPU, 4× 100 Gb/s EFA, Intel Xeon Platinum 8275CL) with the PCIe layout of AWS's own NCCL
+// topology file for it (aws-ofi-nccl topology/p4d-24xl-topo.xml: under each of the 2 sockets, 2
+// PCIe switches, each with 2 GPUs and 1 EFA NIC). A100 links are Gen4. UPI: 3 links at 10.4 GT/s
+// (62.4 GB/s per direction; **assumed** from the Xeon Platinum 8275's listing, AWS does not
+// publish the 8275CL's). The EFA fabric is drawn as the rail-optimised two-level fabric below
+// (AWS does not publish its topology).
+constexpr HostDesign kAwsP4d{
+    .title = "AWS p4d.24xlarge",
+    .gpu_model = "a100-40gb-sxm",
+    .nvswitch_chips = 6,
+    .nvlink_generation = 3,
+    .nvlinks_per_gpu = 12,
+    .cpu_name = "Intel Xeon Platinum 8275CL",
+    .socket_link = LinkKind::upi,
+    .socket_link_bytes_per_s = upi_bytes_per_s(3, 10.4),
+    .pcie_switches = 4,
+    .pcie_generation = 4,
+    .nics = 4,
+    .nic_gbps = 100,
+    .nic_kind = LinkKind::efa,
+    .nic_name = "EFA 100 Gb/s",
+};
+
+// Amazon EC2 p4de.24xlarge: the p4d with A100 80GB (AWS instance-type page; aws-ofi-nccl
+// topology/p4de-24xl-topo.xml has the p4d's PCIe layout).
+constexpr HostDesign kAwsP4de = [] {
+  HostDesign h = kAwsP4d;
+  h.title = "AWS p4de.24xlarge";
+  h.gpu_model = "a100-80gb-sxm";
+  return h;
+}();
+
+// Amazon EC2 p5.48xlarge (AWS instance-type page: 8× H100 SXM 80GB on NVSwitch, 900 GB/s NVLink
+// per GPU, 3,200 Gb/s of EFA, 2× 3rd-generation AMD EPYC 7R13) with the PCIe layout of AWS's NCCL
+// topology file for it (aws-ofi-nccl topology/p5.48xl-topo.xml: 8 PCIe switches, each with 1 GPU
+// on Gen5 x16 and 4 EFA NICs of 100 Gb/s): 32 NICs, 4 per GPU. The switches are split 4 per
+// socket; xGMI between the sockets as in dgx-a100 (4 x16 links at 18 Gb/s, **assumed**).
+constexpr HostDesign kAwsP5{
+    .title = "AWS p5.48xlarge",
+    .gpu_model = "h100-sxm",
+    .nvswitch_chips = 4,
+    .nvlink_generation = 4,
+    .nvlinks_per_gpu = 18,
+    .cpu_name = "AMD EPYC 7R13",
+    .socket_link = LinkKind::xgmi,
+    .socket_link_bytes_per_s = xgmi_bytes_per_s(4, 18),
+    .pcie_switches = 8,
+    .pcie_generation = 5,
+    .nics = 32,
+    .nic_gbps = 100,
+    .nic_kind = LinkKind::efa,
+    .nic_name = "EFA 100 Gb/s",
+};
+
 // GB200 NVL72 (NVIDIA GB200 NVL72 product page; Multi-Node NVLink tuning guide, "Understanding
 // Your Grace-Blackwell Systems"): 18 compute trays per rack, each with 2 GB200 superchips (2 Grace
 // CPUs, 4 Blackwell GPUs), 9 NVLink switch trays of 2 NVSwitch chips (18 chips) joining all 72 GPUs
@@ -265,6 +320,17 @@ const std::vector<Generator>& generators() {
           "trays=16: the 16 trays (64 GPUs) of each rack a Slurm segment of 16 gives a job",
           {"racks", "gpu", "oversubscription", "nodes_per_leaf", "nic_gbps", "trays"}},
          nullptr},
+        {{"aws-p4d",
+          "Amazon EC2 p4d.24xlarge: 8× A100 40GB on a 6-chip NVSwitch fabric (NVLink 3 ×12), 2× Xeon 8275CL (UPI), "
+          "4 PCIe Gen4 switches of 2 GPUs + 1 NIC, 4× 100 Gb/s EFA",
+          host_keys},
+         &kAwsP4d},
+        {{"aws-p4de", "as aws-p4d with A100 80GB (Amazon EC2 p4de.24xlarge)", host_keys}, &kAwsP4de},
+        {{"aws-p5",
+          "Amazon EC2 p5.48xlarge: 8× H100 SXM on a 4-chip NVSwitch fabric (NVLink 4 ×18), 2× EPYC 7R13 (xGMI), "
+          "8 PCIe Gen5 switches of 1 GPU + 4 NICs, 32× 100 Gb/s EFA (3,200 Gb/s)",
+          host_keys},
+         &kAwsP5},
         {{"mi300x",
           "8× MI300X fully connected by xGMI (64 GB/s per direction per pair), 2× EPYC 9004, 8 PCIe Gen5 switches "
           "of 1 GPU + 1 NIC, 8× 400 Gb/s RoCE",

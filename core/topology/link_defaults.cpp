@@ -10,7 +10,7 @@ constexpr double kMicrosecond = 1e-6;
 // NCCL's own per-hop latencies (NVIDIA/nccl src/graph/tuning.cc, `hwLat`, Ring/LL column, µs):
 // NVLink 0.6, PCI 1.0, network 2.7 per GPU-to-GPU step. In a meshscope cluster one such step is
 // two links (GPU → NVSwitch → GPU, GPU → PCIe switch → GPU), so switch ports get half of it.
-constexpr std::array<LinkLatencyDefault, 12> kLatencyDefaults{{
+constexpr std::array<LinkLatencyDefault, 14> kLatencyDefaults{{
     {LinkKind::nvlink, LinkEnds::nvswitch_port, 0.3 * kMicrosecond, "GPU to NVSwitch port",
      "half of NCCL's NVLink step (0.6 µs, nccl src/graph/tuning.cc hwLat)"},
     {LinkKind::nvlink, LinkEnds::any, 0.6 * kMicrosecond, "direct NVLink (GPU to GPU, bridge, NVLink-C2C)",
@@ -32,6 +32,11 @@ constexpr std::array<LinkLatencyDefault, 12> kLatencyDefaults{{
     {LinkKind::infiniband, LinkEnds::nic_end, 1.0 * kMicrosecond, "InfiniBand NIC to switch",
      "NIC + cable: NIC → switch → NIC ≈ 2 µs, under NCCL's network step (2.7 µs, nccl tuning.cc hwLat)"},
     {LinkKind::roce, LinkEnds::nic_end, 1.0 * kMicrosecond, "RoCE NIC to switch", "as InfiniBand NIC to switch"},
+    {LinkKind::efa, LinkEnds::switch_to_switch, 0.5 * kMicrosecond, "EFA switch to switch",
+     "assumption: Ethernet cut-through switch hop, 0.3–0.8 µs class (AWS does not publish its fabric's)"},
+    {LinkKind::efa, LinkEnds::nic_end, 10.0 * kMicrosecond, "EFA NIC to switch",
+     "half of the 20 µs two-node RDMA latency AWS's NCCL tuner takes for p5 (aws-ofi-nccl "
+     "src/tuner/nccl_ofi_model.cpp, net_lat): EFA's SRD transport runs in the Nitro card"},
     {LinkKind::ethernet, LinkEnds::nic_end, 1.0 * kMicrosecond, "Ethernet NIC to switch",
      "as InfiniBand NIC to switch (RDMA-capable NIC; TCP sockets add tens of µs)"},
 }};

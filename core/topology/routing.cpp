@@ -75,6 +75,7 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
   // Nearest NIC per GPU: breadth-first over PCIe and inter-socket links within the host,
   // preferring paths that stay under PCIe switches (no CPU), then fewer hops, then the GPU's rail.
   nearest_nic_.assign(n, DeviceId{});
+  nearest_nics_.assign(n, {});
   for (const DeviceId gpu : cluster.gpus) {
     scratch.reset(n);
     scratch.mark(gpu, LinkId{});
@@ -86,6 +87,7 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
     std::deque<Item> frontier{{gpu, 0, 0}};
     std::tuple<int, int, int> best{std::numeric_limits<int>::max(), 0, 0};
     DeviceId best_nic;
+    std::vector<std::pair<std::pair<int, int>, DeviceId>> found;  // (CPU crossings, hops), NIC
     const int32_t rail = cluster.device(gpu).local_index;
     while (!frontier.empty()) {
       const Item item = frontier.front();
@@ -103,6 +105,7 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
         const int cpus = item.cpus + (dev.kind == DeviceKind::cpu ? 1 : 0);
         if (dev.kind == DeviceKind::nic) {
           const std::tuple<int, int, int> key{cpus, item.hops + 1, dev.local_index == rail ? 0 : 1};
+          found.push_back({{cpus, item.hops + 1}, next});
           if (key < best) {
             best = key;
             best_nic = next;
@@ -113,11 +116,32 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
       });
     }
     nearest_nic_[gpu.index()] = best_nic;
+    std::vector<DeviceId>& nearest = nearest_nics_[gpu.index()];
+    if (best_nic.valid()) nearest.push_back(best_nic);
+    for (const auto& [key, nic] : found)
+      if (key == std::pair{std::get<0>(best), std::get<1>(best)} && nic != best_nic) nearest.push_back(nic);
+  }
+  // A NIC that is another GPU's nearest stays that GPU's (a DGX H100 switch's two GPUs use a NIC
+  // each, and groups of one GPU per node run side by side on them); the GPU keeps the equally near
+  // NICs no GPU has as its own.
+  std::vector<bool> claimed(n, false);
+  for (const DeviceId gpu : cluster.gpus)
+    if (nearest_nic_[gpu.index()].valid()) claimed[nearest_nic_[gpu.index()].index()] = true;
+  for (const DeviceId gpu : cluster.gpus) {
+    std::vector<DeviceId>& nearest = nearest_nics_[gpu.index()];
+    if (nearest.size() > 1)
+      nearest.erase(
+          std::remove_if(nearest.begin() + 1, nearest.end(), [&](DeviceId nic) { return claimed[nic.index()]; }),
+          nearest.end());
   }
 }
 
 DeviceId Router::nearest_nic(DeviceId gpu) const {
   return nearest_nic_[gpu.index()];
+}
+
+const std::vector<DeviceId>& Router::nearest_nics(DeviceId gpu) const {
+  return nearest_nics_[gpu.index()];
 }
 
 bool Router::search(DeviceId from, DeviceId to, Stage stage, std::vector<LinkId>& path) const {
@@ -245,7 +269,7 @@ bool Router::network_path(DeviceId from_nic, DeviceId to_nic, std::vector<LinkId
   return true;
 }
 
-Route Router::route(DeviceId from, DeviceId to) const {
+Route Router::route(DeviceId from, DeviceId to, size_t nic_slot) const {
   Route r;
   if (from == to) return r;
   const Cluster& c = cluster_;
@@ -259,8 +283,12 @@ Route Router::route(DeviceId from, DeviceId to) const {
   } else if (same_node && search(from, to, Stage::any_cpu, r.links)) {
     r.tier = PathTier::cross_socket;
   } else {
-    const DeviceId nic_from = nearest_nic(from);
-    const DeviceId nic_to = nearest_nic(to);
+    const auto nic_of = [&](DeviceId gpu) {
+      const std::vector<DeviceId>& nics = nearest_nics(gpu);
+      return nics.empty() ? DeviceId{} : nics[nic_slot % nics.size()];
+    };
+    const DeviceId nic_from = nic_of(from);
+    const DeviceId nic_to = nic_of(to);
     r.links.clear();
     Route unreachable;
     unreachable.reachable = false;

@@ -44,10 +44,15 @@ struct Route {
 class Router {
  public:
   explicit Router(const Cluster& cluster);
-  [[nodiscard]] Route route(DeviceId from_gpu, DeviceId to_gpu) const;
+  // Across nodes the route leaves and enters through the `nic_slot`-th of each GPU's nearest NICs
+  // (modulo their count): a ring channel's NIC, where a GPU has several (nearest_nics).
+  [[nodiscard]] Route route(DeviceId from_gpu, DeviceId to_gpu, size_t nic_slot = 0) const;
   // The NIC NCCL would use for a GPU: fewest PCIe hops, without crossing a CPU if possible;
   // ties go to the NIC whose rail (local index) matches the GPU's.
   [[nodiscard]] DeviceId nearest_nic(DeviceId gpu) const;
+  // Every NIC as near to the GPU as its nearest (same CPU crossings and PCIe hops): NCCL spreads
+  // a GPU's channels over all of them (an AWS p5's four 100 Gb/s EFA NICs under each GPU's switch).
+  [[nodiscard]] const std::vector<DeviceId>& nearest_nics(DeviceId gpu) const;
   [[nodiscard]] const Cluster& cluster() const { return cluster_; }
 
  private:
@@ -60,8 +65,9 @@ class Router {
   [[nodiscard]] const std::vector<int32_t>& switch_distances(DeviceId source) const;
 
   const Cluster& cluster_;
-  std::vector<DeviceId> nearest_nic_;  // per device index (GPUs only)
-  std::vector<LinkId> nic_uplink_;     // per device index: the NIC's link into the fabric
+  std::vector<DeviceId> nearest_nic_;                // per device index (GPUs only)
+  std::vector<std::vector<DeviceId>> nearest_nics_;  // per device index (GPUs only)
+  std::vector<LinkId> nic_uplink_;                   // per device index: the NIC's link into the fabric
   // BFS distances over the switch graph, by source switch (computed on first use).
   mutable std::unordered_map<int32_t, std::vector<int32_t>> switch_distances_;
   std::unique_ptr<std::mutex> switch_distances_lock_ = std::make_unique<std::mutex>();

@@ -12,6 +12,7 @@
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/link_defaults.hpp"
+#include "core/topology/routing.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;
@@ -359,7 +360,7 @@ TEST_CASE("generators: trays= keeps a job's trays of each NVL72 rack in that rac
 
 TEST_CASE("generators: every name in the list generates") {
   const auto names = generator_names();
-  CHECK(names.size() == 9);
+  CHECK(names.size() == 12);
   for (const auto& name : names) CHECK(generate_cluster(name));
   CHECK(cluster_generators().size() == names.size());
 }
@@ -486,6 +487,48 @@ TEST_CASE("generators: MI300X — every GPU pair on its own 64 GB/s xGMI link, 1
   CHECK(link(c, "n1.nic6-leaf.r6.p0").kind == LinkKind::roce);
 }
 
+TEST_CASE("generators: AWS p4d/p4de and p5 — the PCIe layouts of AWS's own NCCL topology files, EFA NICs") {
+  // aws-ofi-nccl topology/p5.48xl-topo.xml: 8 PCIe switches, each with 1 H100 and 4 EFA NICs of
+  // 100 Gb/s (speed="100000"); topology/p4d-24xl-topo.xml: 4 switches of 2 A100s and 1 NIC.
+  const auto neighbours = [](const Cluster& c, DeviceId of, DeviceKind kind) {
+    int n = 0;
+    c.for_each_link(of, [&](LinkId l) { n += c.device(c.other_end(l, of)).kind == kind ? 1 : 0; });
+    return n;
+  };
+  const Cluster p5 = generate("aws-p5:nodes=2");
+  CHECK(p5.num_gpus() == 16);
+  CHECK(device(p5, "n1.gpu7").gpu_model == "h100-sxm");
+  CHECK(count(p5, DeviceKind::pcie_switch) == 16);
+  CHECK(count(p5, DeviceKind::nic) == 64);
+  for (size_t i = 0; i < p5.devices.size(); ++i) {
+    const DeviceId d{static_cast<int32_t>(i)};
+    if (p5.device(d).kind != DeviceKind::pcie_switch) continue;
+    CHECK(neighbours(p5, d, DeviceKind::gpu) == 1);
+    CHECK(neighbours(p5, d, DeviceKind::nic) == 4);
+  }
+  // Every NIC's link into the fabric is EFA at its line rate.
+  CHECK(count_links(p5, LinkKind::efa, DeviceKind::nic, DeviceKind::leaf_switch) == 64);
+  CHECK_THAT(link(p5, "n1.nic31-leaf.r31.p0").bandwidth_bytes_per_s, WithinRel(12.5e9, 1e-12));
+  // NCCL spreads a GPU's channels over all four NICs under its switch; on a DGX H100, where a
+  // switch's two GPUs use a NIC each, every GPU keeps its own.
+  const Router p5_router(p5);
+  CHECK(p5_router.nearest_nics(p5.gpus[3]).size() == 4);
+  const Cluster dgx = generate("dgx-h100:nodes=2");
+  CHECK(Router(dgx).nearest_nics(dgx.gpus[3]).size() == 1);
+
+  const Cluster p4d = generate("aws-p4d");
+  CHECK(device(p4d, "n0.gpu0").gpu_model == "a100-40gb-sxm");
+  CHECK(device(generate("aws-p4de"), "n0.gpu0").gpu_model == "a100-80gb-sxm");
+  CHECK(count(p4d, DeviceKind::pcie_switch) == 4);
+  CHECK(count(p4d, DeviceKind::nic) == 4);
+  for (size_t i = 0; i < p4d.devices.size(); ++i) {
+    const DeviceId d{static_cast<int32_t>(i)};
+    if (p4d.device(d).kind != DeviceKind::pcie_switch) continue;
+    CHECK(neighbours(p4d, d, DeviceKind::gpu) == 2);
+    CHECK(neighbours(p4d, d, DeviceKind::nic) == 1);
+  }
+}
+
 TEST_CASE("generators: an 8-GPU PCIe server has no NVLink and two NUMA domains") {
   const Cluster c = generate("pcie-8gpu:gpu=h100-pcie");
   CHECK(c.device(c.gpus[0]).gpu_model == "h100-pcie");
@@ -579,7 +622,7 @@ TEST_CASE("generators: resolve_cluster takes a cluster file or a generator strin
 
 TEST_CASE("cluster: every link kind has a documented default latency") {
   for (auto kind : {LinkKind::nvlink, LinkKind::pcie, LinkKind::xgmi, LinkKind::upi, LinkKind::infiniband,
-                    LinkKind::roce, LinkKind::ethernet}) {
+                    LinkKind::roce, LinkKind::ethernet, LinkKind::efa}) {
     INFO(link_kind_name(kind));
     CHECK(std::any_of(link_latency_defaults().begin(), link_latency_defaults().end(),
                       [&](const LinkLatencyDefault& row) { return row.kind == kind && !row.source.empty(); }));

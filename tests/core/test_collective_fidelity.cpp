@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
@@ -266,6 +269,61 @@ TEST_CASE(
 // 11 µs (8 GPUs) to 51 µs (64): no round per peer is paid at full latency, which the one-kernel
 // form follows (its floor is the Simple protocol's, ~125 µs, not asserted); from 64 MB it is
 // bandwidth-bound.
+TEST_CASE("collectives: AWS p5 over EFA, 2–32 instances (public nccl-tests), the large-message regime") {
+  // tests/data/collectives/aws_p5_efa_nccl_tests.csv (crazyguitar/aws-gpu-communication-benchmark,
+  // CC BY 4.0; PROVENANCE.md there): all_reduce_perf to 8 GiB and alltoall_perf to 2 GiB on
+  // p5.48xlarge, against the aws-p5 generator (32 × 100 Gb/s EFA per instance). Compared, never
+  // fitted. Every row is printed. Bounded: the all-to-all from 256 MiB within 10 %, the all-reduce at
+  // 8 GiB within 15 %. Below that the measured all-reduce rises far more slowly from 4 instances on
+  // (at 32 instances 220 GB/s at 1 GiB, where the model has 330): AWS's NCCL tuner (aws-ofi-nccl
+  // src/tuner/nccl_ofi_model.cpp) takes the ring there, with 20 µs a network step, and the model
+  // does not follow its choice — a known gap (docs/conventions.md).
+  const std::string path = std::string(MESHSCOPE_SOURCE_DIR) + "/tests/data/collectives/aws_p5_efa_nccl_tests.csv";
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const auto records = test::parse_csv_records(buffer.str());
+  REQUIRE(records.size() == 81);
+  REQUIRE(records[0] ==
+          std::vector<std::string>{"op", "nodes", "gpus", "size_mib", "out_algbw_GBps", "out_busbw_GBps"});
+  std::map<int64_t, Cluster> clusters;
+  int all_to_all_checked = 0, all_reduce_checked = 0;
+  for (size_t r = 1; r < records.size(); ++r) {
+    const auto& row = records[r];
+    const int64_t nodes = std::stoll(row[1]);
+    if (!clusters.count(nodes)) {
+      auto c = generate_cluster("aws-p5:nodes=" + std::to_string(nodes));
+      REQUIRE(c);
+      clusters.emplace(nodes, std::move(*c));
+    }
+    const Cluster& cluster = clusters.at(nodes);
+    REQUIRE(std::stoll(row[2]) == cluster.num_gpus());
+    const Router router(cluster);
+    const GroupPaths group = group_paths(router, cluster.gpus);
+    const bool all_reduce = row[0] == "all_reduce";
+    const double bytes = std::stod(row[3]) * 1024 * 1024;
+    const double measured = std::stod(row[5]) * 1e9;
+    const auto e = estimate_collective(router, group, all_reduce ? CollectiveOp::all_reduce : CollectiveOp::all_to_all,
+                                       bytes, CommConstants::defaults());
+    const double error = e.busbw_bytes_per_s / measured - 1;
+    std::printf(
+        "[fidelity] aws-p5 %-10s %2lld nodes %12.0f B  measured %7.2f GB/s  predicted %7.2f GB/s  error %+6.1f %%\n",
+        row[0].c_str(), static_cast<long long>(nodes), bytes, measured / 1e9, e.busbw_bytes_per_s / 1e9, 100 * error);
+    INFO(row[0] << " at " << nodes << " nodes, " << bytes << " B");
+    if (!all_reduce && bytes >= 256.0 * 1024 * 1024) {
+      CHECK(std::abs(error) <= 0.10);
+      ++all_to_all_checked;
+    }
+    if (all_reduce && bytes >= 8.0 * 1024 * 1024 * 1024) {
+      CHECK(std::abs(error) <= 0.15);
+      ++all_reduce_checked;
+    }
+  }
+  CHECK(all_to_all_checked == 20);
+  CHECK(all_reduce_checked == 5);
+}
+
 TEST_CASE("collectives: an all-to-all over an NVL72 rack, XLA's measured table, one kernel against n − 1 rounds") {
   auto cluster = generate_cluster("gb200-nvl72");
   REQUIRE(cluster);

@@ -49,8 +49,9 @@ struct CommConstants {
   // Achievable share of a link's nominal bandwidth for NCCL's Simple protocol.
   std::array<double, 8> link_efficiency{};  // indexed by LinkKind
   // Whether NCCL's low-latency protocols (LL, LL128) run over a network of this kind. They rely
-  // on ordered, atomic delivery of 8/128-byte stores; over plain Ethernet transports (sockets,
-  // AWS EFA's SRD through aws-ofi-nccl) NCCL runs the Simple protocol only.
+  // on ordered, atomic delivery of 8/128-byte stores; over plain Ethernet sockets NCCL runs the
+  // Simple protocol only. EFA keeps them: AWS's NCCL tuner costs LL and LL128 on p5
+  // (aws-ofi-nccl src/tuner/nccl_ofi_model.cpp).
   std::array<bool, 8> low_latency_protocols{};
   // NCCL tuning.cc @01afd20: baseLat[algorithm][protocol] and hwLat[NVLink|PCI|NET][...], in µs.
   double base_latency_us[2][3]{};            // [tree, ring][ll, ll128, simple]

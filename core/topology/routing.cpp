@@ -74,7 +74,6 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
   }
   // Nearest NIC per GPU: breadth-first over PCIe and inter-socket links within the host,
   // preferring paths that stay under PCIe switches (no CPU), then fewer hops, then the GPU's rail.
-  nearest_nic_.assign(n, DeviceId{});
   nearest_nics_.assign(n, {});
   for (const DeviceId gpu : cluster.gpus) {
     scratch.reset(n);
@@ -115,7 +114,6 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
         }
       });
     }
-    nearest_nic_[gpu.index()] = best_nic;
     std::vector<DeviceId>& nearest = nearest_nics_[gpu.index()];
     if (best_nic.valid()) nearest.push_back(best_nic);
     for (const auto& [key, nic] : found)
@@ -126,7 +124,7 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
   // NICs no GPU has as its own.
   std::vector<bool> claimed(n, false);
   for (const DeviceId gpu : cluster.gpus)
-    if (nearest_nic_[gpu.index()].valid()) claimed[nearest_nic_[gpu.index()].index()] = true;
+    if (const DeviceId nic = nearest_nic(gpu); nic.valid()) claimed[nic.index()] = true;
   for (const DeviceId gpu : cluster.gpus) {
     std::vector<DeviceId>& nearest = nearest_nics_[gpu.index()];
     if (nearest.size() > 1)
@@ -137,7 +135,8 @@ Router::Router(const Cluster& cluster) : cluster_(cluster) {
 }
 
 DeviceId Router::nearest_nic(DeviceId gpu) const {
-  return nearest_nic_[gpu.index()];
+  const std::vector<DeviceId>& nics = nearest_nics_[gpu.index()];
+  return nics.empty() ? DeviceId{} : nics.front();
 }
 
 const std::vector<DeviceId>& Router::nearest_nics(DeviceId gpu) const {

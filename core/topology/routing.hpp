@@ -65,9 +65,9 @@ class Router {
   [[nodiscard]] const std::vector<int32_t>& switch_distances(DeviceId source) const;
 
   const Cluster& cluster_;
-  std::vector<DeviceId> nearest_nic_;                // per device index (GPUs only)
-  std::vector<std::vector<DeviceId>> nearest_nics_;  // per device index (GPUs only)
-  std::vector<LinkId> nic_uplink_;                   // per device index: the NIC's link into the fabric
+  // Per device index (GPUs only): the nearest NIC first (nearest_nic), then the equally near ones.
+  std::vector<std::vector<DeviceId>> nearest_nics_;
+  std::vector<LinkId> nic_uplink_;  // per device index: the NIC's link into the fabric
   // BFS distances over the switch graph, by source switch (computed on first use).
   mutable std::unordered_map<int32_t, std::vector<int32_t>> switch_distances_;
   std::unique_ptr<std::mutex> switch_distances_lock_ = std::make_unique<std::mutex>();

@@ -490,22 +490,26 @@ TEST_CASE("generators: MI300X — every GPU pair on its own 64 GB/s xGMI link, 1
 TEST_CASE("generators: AWS p4d/p4de and p5 — the PCIe layouts of AWS's own NCCL topology files, EFA NICs") {
   // aws-ofi-nccl topology/p5.48xl-topo.xml: 8 PCIe switches, each with 1 H100 and 4 EFA NICs of
   // 100 Gb/s (speed="100000"); topology/p4d-24xl-topo.xml: 4 switches of 2 A100s and 1 NIC.
-  const auto neighbours = [](const Cluster& c, DeviceId of, DeviceKind kind) {
-    int n = 0;
-    c.for_each_link(of, [&](LinkId l) { n += c.device(c.other_end(l, of)).kind == kind ? 1 : 0; });
-    return n;
+  // Every PCIe switch holds `gpus` GPUs and `nics` NICs.
+  const auto check_switches = [](const Cluster& c, int gpus, int nics) {
+    const auto neighbours = [&](DeviceId of, DeviceKind kind) {
+      int n = 0;
+      c.for_each_link(of, [&](LinkId l) { n += c.device(c.other_end(l, of)).kind == kind ? 1 : 0; });
+      return n;
+    };
+    for (size_t i = 0; i < c.devices.size(); ++i) {
+      const DeviceId d{static_cast<int32_t>(i)};
+      if (c.device(d).kind != DeviceKind::pcie_switch) continue;
+      CHECK(neighbours(d, DeviceKind::gpu) == gpus);
+      CHECK(neighbours(d, DeviceKind::nic) == nics);
+    }
   };
   const Cluster p5 = generate("aws-p5:nodes=2");
   CHECK(p5.num_gpus() == 16);
   CHECK(device(p5, "n1.gpu7").gpu_model == "h100-sxm");
   CHECK(count(p5, DeviceKind::pcie_switch) == 16);
   CHECK(count(p5, DeviceKind::nic) == 64);
-  for (size_t i = 0; i < p5.devices.size(); ++i) {
-    const DeviceId d{static_cast<int32_t>(i)};
-    if (p5.device(d).kind != DeviceKind::pcie_switch) continue;
-    CHECK(neighbours(p5, d, DeviceKind::gpu) == 1);
-    CHECK(neighbours(p5, d, DeviceKind::nic) == 4);
-  }
+  check_switches(p5, 1, 4);
   // Every NIC's link into the fabric is EFA at its line rate.
   CHECK(count_links(p5, LinkKind::efa, DeviceKind::nic, DeviceKind::leaf_switch) == 64);
   CHECK_THAT(link(p5, "n1.nic31-leaf.r31.p0").bandwidth_bytes_per_s, WithinRel(12.5e9, 1e-12));
@@ -521,12 +525,7 @@ TEST_CASE("generators: AWS p4d/p4de and p5 — the PCIe layouts of AWS's own NCC
   CHECK(device(generate("aws-p4de"), "n0.gpu0").gpu_model == "a100-80gb-sxm");
   CHECK(count(p4d, DeviceKind::pcie_switch) == 4);
   CHECK(count(p4d, DeviceKind::nic) == 4);
-  for (size_t i = 0; i < p4d.devices.size(); ++i) {
-    const DeviceId d{static_cast<int32_t>(i)};
-    if (p4d.device(d).kind != DeviceKind::pcie_switch) continue;
-    CHECK(neighbours(p4d, d, DeviceKind::gpu) == 2);
-    CHECK(neighbours(p4d, d, DeviceKind::nic) == 1);
-  }
+  check_switches(p4d, 2, 1);
 }
 
 TEST_CASE("generators: an 8-GPU PCIe server has no NVLink and two NUMA domains") {

@@ -6,11 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <memory>
 #include <string>
-#include <vector>
 
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
@@ -278,39 +276,41 @@ TEST_CASE("collectives: AWS p5 over EFA, 2–32 instances (public nccl-tests), t
   // (at 32 instances 220 GB/s at 1 GiB, where the model has 330): AWS's NCCL tuner (aws-ofi-nccl
   // src/tuner/nccl_ofi_model.cpp) takes the ring there, with 20 µs a network step, and the model
   // does not follow its choice — a known gap (docs/conventions.md).
-  const std::string path = std::string(MESHSCOPE_SOURCE_DIR) + "/tests/data/collectives/aws_p5_efa_nccl_tests.csv";
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const auto records = test::parse_csv_records(buffer.str());
-  REQUIRE(records.size() == 81);
-  REQUIRE(records[0] ==
-          std::vector<std::string>{"op", "nodes", "gpus", "size_mib", "out_algbw_GBps", "out_busbw_GBps"});
-  std::map<int64_t, Cluster> clusters;
+  const auto rows =
+      test::read_csv_file(std::string(MESHSCOPE_SOURCE_DIR) + "/tests/data/collectives/aws_p5_efa_nccl_tests.csv");
+  REQUIRE(rows.size() == 80);
+  // One cluster, router and group per job size (the rows come sorted by it).
+  struct Job {
+    Cluster cluster;
+    std::unique_ptr<Router> router;
+    GroupPaths group;
+  };
+  std::map<int64_t, Job> jobs;
   int all_to_all_checked = 0, all_reduce_checked = 0;
-  for (size_t r = 1; r < records.size(); ++r) {
-    const auto& row = records[r];
-    const int64_t nodes = std::stoll(row[1]);
-    if (!clusters.count(nodes)) {
+  for (const auto& row : rows) {
+    const int64_t nodes = std::stoll(row.at("nodes"));
+    if (!jobs.count(nodes)) {
       auto c = generate_cluster("aws-p5:nodes=" + std::to_string(nodes));
       REQUIRE(c);
-      clusters.emplace(nodes, std::move(*c));
+      Job& job = jobs[nodes];
+      job.cluster = std::move(*c);
+      job.router = std::make_unique<Router>(job.cluster);
+      job.group = group_paths(*job.router, job.cluster.gpus);
     }
-    const Cluster& cluster = clusters.at(nodes);
-    REQUIRE(std::stoll(row[2]) == cluster.num_gpus());
-    const Router router(cluster);
-    const GroupPaths group = group_paths(router, cluster.gpus);
-    const bool all_reduce = row[0] == "all_reduce";
-    const double bytes = std::stod(row[3]) * 1024 * 1024;
-    const double measured = std::stod(row[5]) * 1e9;
-    const auto e = estimate_collective(router, group, all_reduce ? CollectiveOp::all_reduce : CollectiveOp::all_to_all,
-                                       bytes, CommConstants::defaults());
+    const Job& job = jobs.at(nodes);
+    REQUIRE(std::stoll(row.at("gpus")) == job.cluster.num_gpus());
+    const std::string& op = row.at("op");
+    const bool all_reduce = op == "all_reduce";
+    const double bytes = std::stod(row.at("size_mib")) * 1024 * 1024;
+    const double measured = std::stod(row.at("out_busbw_GBps")) * 1e9;
+    const auto e =
+        estimate_collective(*job.router, job.group, all_reduce ? CollectiveOp::all_reduce : CollectiveOp::all_to_all,
+                            bytes, CommConstants::defaults());
     const double error = e.busbw_bytes_per_s / measured - 1;
     std::printf(
         "[fidelity] aws-p5 %-10s %2lld nodes %12.0f B  measured %7.2f GB/s  predicted %7.2f GB/s  error %+6.1f %%\n",
-        row[0].c_str(), static_cast<long long>(nodes), bytes, measured / 1e9, e.busbw_bytes_per_s / 1e9, 100 * error);
-    INFO(row[0] << " at " << nodes << " nodes, " << bytes << " B");
+        op.c_str(), static_cast<long long>(nodes), bytes, measured / 1e9, e.busbw_bytes_per_s / 1e9, 100 * error);
+    INFO(op << " at " << nodes << " nodes, " << bytes << " B");
     if (!all_reduce && bytes >= 256.0 * 1024 * 1024) {
       CHECK(std::abs(error) <= 0.10);
       ++all_to_all_checked;

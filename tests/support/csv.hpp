@@ -46,9 +46,8 @@ inline std::vector<std::vector<std::string>> parse_csv_records(const std::string
   return records;
 }
 
-// Rows of a fidelity CSV as column → value maps.
-inline std::vector<CsvRow> read_fidelity_csv(const std::string& name) {
-  const std::string path = std::string(MESHSCOPE_SHARED_DIR) + "/fidelity/" + name;
+// Rows of a CSV file as column → value maps.
+inline std::vector<CsvRow> read_csv_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);
   std::stringstream buffer;
@@ -61,6 +60,11 @@ inline std::vector<CsvRow> read_fidelity_csv(const std::string& name) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+// Rows of a fidelity CSV (../shared/fidelity) as column → value maps.
+inline std::vector<CsvRow> read_fidelity_csv(const std::string& name) {
+  return read_csv_file(std::string(MESHSCOPE_SHARED_DIR) + "/fidelity/" + name);
 }
 
 inline std::string shared_path(const std::string& relative) {

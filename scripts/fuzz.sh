@@ -76,7 +76,8 @@ seed_all() {
       "$shared"/data/hwloc_xml/hwloc_power8_4xP100_nvlink.xml ;;
     fuzz_hwloc_xml) seed "$1" "$shared"/data/hwloc_xml/*.xml ;;
     fuzz_nccl_topo_xml) seed "$1" "$shared"/data/nccl_topo_xml/*.xml ;;
-    fuzz_training_log) seed "$1" "$shared"/data/training_logs/*.log "$shared"/data/training_logs/*.log.gz ;;
+    fuzz_training_log) seed "$1" "$shared"/data/training_logs/*.log "$shared"/data/training_logs/*.log.gz \
+      tests/data/training_logs/*.txt ;;
     fuzz_launcher_config) seed "$1" "$shared"/data/launcher_configs/*.sh "$shared"/data/launcher_configs/*.toml \
       "$shared"/data/launcher_configs/*.json ;;
   esac

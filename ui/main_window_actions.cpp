@@ -146,7 +146,7 @@ void MainWindow::create_file_menu() {
   });
   QAction* import_log = file->addAction(tr("Import training &log…"));
   import_log->setToolTip(
-      tr("A Megatron-LM, Megatron-DeepSpeed, DeepSpeed or torchtitan log: measured step time, "
+      tr("A Megatron-LM, Megatron-DeepSpeed, DeepSpeed, torchtitan or NeMo log: measured step time, "
          "throughput and memory against the prediction"));
   connect(import_log, &QAction::triggered, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Training log"), QString(),

@@ -92,7 +92,7 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   style_table(log_table_, {.row_headers = false, .select_rows = true, .stretch_last_section = true});
   log_layout->addWidget(log_table_, 1);
   log_notes_ = new QLabel(tr("No training log. File → Import training log… reads Megatron-LM, Megatron-DeepSpeed, "
-                             "DeepSpeed and torchtitan logs."),
+                             "DeepSpeed, torchtitan and NeMo logs."),
                           log_page);
   log_notes_->setWordWrap(true);
   log_notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -247,8 +247,8 @@ void ProfileView::recompareLog() {
       notes << tr("No prediction to compare with: the project's layout has no estimate.").toHtmlEscaped();
     }
   } else {
-    notes << tr("No training log. File → Import training log… reads Megatron-LM, Megatron-DeepSpeed, DeepSpeed and "
-                "torchtitan logs.")
+    notes << tr("No training log. File → Import training log… reads Megatron-LM, Megatron-DeepSpeed, DeepSpeed, "
+                "torchtitan and NeMo logs.")
                  .toHtmlEscaped();
   }
   if (!run_)

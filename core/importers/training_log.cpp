@@ -50,7 +50,7 @@ struct Record {
 
 struct Reader {
   std::string origin;
-  std::vector<Record> megatron, torchtitan, deepspeed, accelerate;
+  std::vector<Record> megatron, torchtitan, deepspeed, accelerate, nemo;
   std::vector<LogMemory> memory;
   std::map<std::string, std::string> arguments;
   std::map<std::string, std::string> ds_config;
@@ -69,6 +69,9 @@ struct Reader {
   int64_t arguments_line = 0;
 
   [[nodiscard]] std::string where(int64_t line) const { return origin + ":" + std::to_string(line); }
+  [[nodiscard]] size_t record_count() const {
+    return megatron.size() + torchtitan.size() + deepspeed.size() + accelerate.size() + nemo.size();
+  }
 
   Result<bool> megatron_line(const CleanLine& c, int64_t line) {
     std::string_view s = c.text;
@@ -199,6 +202,78 @@ struct Reader {
     return false;
   }
 
+  // NeMo. NeMo 2's ProgressPrinter (nemo/lightning/pytorch/callbacks/progress_printer.py, what the performance
+  // scripts and NeMo-Run recipes print): "Training epoch E, iteration N/M | key: value | ...", each metric averaged
+  // over the log interval except global_step. NeMo 1's tqdm progress bar (PyTorch Lightning, NeMo-Launcher): "Epoch
+  // E: : P%|...| n/M [t<r, v_num=x, reduced_train_loss=L, global_step=S, consumed_samples=C, train_step_timing in
+  // s=T]", redrawn in place (one physical line holds many drawings separated by carriage returns; the caller splits
+  // them). train_step_timing is NeMo's TimingCallback (nemo/utils/exp_manager.py): the wall time of each global
+  // batch on the logging rank.
+  Result<bool> nemo_line(const CleanLine& c, int64_t line) {
+    std::string_view s = c.text;
+    const std::string w = where(line);
+    const size_t epoch = s.find("Training epoch ");
+    const size_t iteration = s.find(", iteration ");
+    if (epoch != std::string_view::npos && iteration != std::string_view::npos && iteration > epoch &&
+        s.find(" | ", iteration) != std::string_view::npos) {
+      Record r;
+      r.rank = c.rank;
+      r.timestamp = c.timestamp;
+      r.it.line = line;
+      MS_TRY(step, field(s, "global_step:", w));
+      const auto printed = as_count(number_at(s.substr(iteration + 12)));
+      const auto number = step ? as_count(step) : printed;
+      if (!number) return make_error(ErrorCode::parse_error, "expected an iteration number after \"iteration\"", w);
+      r.it.iteration = *number;
+      MS_TRY(time, field(s, "train_step_timing in s:", w));
+      r.it.step_time_s = time;
+      MS_TRY(loss, field(s, "reduced_train_loss:", w));
+      r.it.loss = loss;
+      MS_TRY(gbs, field(s, "global_batch_size:", w));
+      r.it.global_batch = as_count(gbs);
+      MS_TRY(tflops, field(s, "TFLOPS_per_GPU:", w));
+      r.it.tflops_per_gpu = tflops;
+      MS_TRY(tokens, field(s, "tokens_per_sec_per_gpu:", w));
+      r.it.tokens_per_s_per_gpu = tokens;
+      // torch.cuda.max_memory_reserved / max_memory_allocated in bytes (the keys name the calls), or NeMo's
+      // MemoryMonitor (nemo/lightning/pytorch/callbacks/memory_callback.py): memory/peak_reserved_mem and
+      // memory/peak_allocated_mem, in units of 1e9 bytes.
+      MS_TRY(reserved, field(s, "max_memory_reserved:", w));
+      MS_TRY(allocated, field(s, "max_memory_allocated:", w));
+      MS_TRY(reserved_gb, field(s, "memory/peak_reserved_mem:", w));
+      MS_TRY(allocated_gb, field(s, "memory/peak_allocated_mem:", w));
+      r.it.max_reserved_bytes = reserved      ? reserved
+                                : reserved_gb ? std::optional<double>(*reserved_gb * 1e9)
+                                              : std::nullopt;
+      r.it.max_allocated_bytes = allocated      ? allocated
+                                 : allocated_gb ? std::optional<double>(*allocated_gb * 1e9)
+                                                : std::nullopt;
+      nemo.push_back(r);
+      return true;
+    }
+    const size_t timing = s.find("train_step_timing in s=");
+    if (timing == std::string_view::npos) return false;
+    const size_t step_at = s.find("global_step=");
+    if (step_at == std::string_view::npos) return false;
+    const auto step = as_count(number_at(s.substr(step_at + 12)));
+    if (!step) return make_error(ErrorCode::parse_error, "expected a step number after \"global_step=\"", w);
+    Record r;
+    r.rank = c.rank;
+    r.timestamp = c.timestamp;
+    r.it.line = line;
+    r.it.iteration = *step;
+    MS_TRY(time, field(s, "train_step_timing in s=", w));
+    r.it.step_time_s = time;
+    MS_TRY(loss, field(s, "reduced_train_loss=", w));
+    r.it.loss = loss;
+    // A progress bar redraws in place: the last drawing of a step is the one the terminal shows.
+    if (!nemo.empty() && nemo.back().it.iteration == r.it.iteration && nemo.back().rank == r.rank)
+      nemo.back() = r;
+    else
+      nemo.push_back(r);
+    return true;
+  }
+
   void other_line(const CleanLine& c, int64_t line) {
     const std::string_view s = c.text;
     if (s.find("memory (MB)") != std::string_view::npos) read_memory_reports(s, line, memory);
@@ -272,8 +347,17 @@ struct Reader {
       tt_parallelized = true;
   }
 
+  // The launcher prefix of the physical line being read (its first drawing's), for the drawings after a carriage
+  // return, which carry none of their own.
+  std::optional<double> line_timestamp;
+  std::optional<int64_t> line_rank;
+
   Result<void> line(std::string_view raw, int64_t number) {
-    const CleanLine c = clean_line(raw);
+    CleanLine c = clean_line(raw);
+    if (!c.timestamp) c.timestamp = line_timestamp;
+    if (!c.rank) c.rank = line_rank;
+    line_timestamp = c.timestamp;
+    line_rank = c.rank;
     const std::string_view s = trim(c.text);
     if (arguments_open) {
       if (s.find("end of arguments") != std::string_view::npos) {
@@ -296,6 +380,8 @@ struct Reader {
     if (torchtitan_read) return {};
     MS_TRY(deepspeed_read, deepspeed_line(c, number));
     if (deepspeed_read) return {};
+    MS_TRY(nemo_read, nemo_line(c, number));
+    if (nemo_read) return {};
     other_line(c, number);
     return {};
   }
@@ -398,6 +484,8 @@ const char* training_framework_name(TrainingFramework framework) {
       return "deepspeed";
     case TrainingFramework::torchtitan:
       return "torchtitan";
+    case TrainingFramework::nemo:
+      return "nemo";
   }
   return "megatron";
 }
@@ -459,18 +547,27 @@ Result<MeasuredRun> parse_training_log(std::string_view text, const std::string&
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     ++number;
     const bool last = end == std::string_view::npos || end + 1 >= text.size();
-    last_records =
-        reader.megatron.size() + reader.torchtitan.size() + reader.deepspeed.size() + reader.accelerate.size();
-    auto read = reader.line(raw, number);
+    last_records = reader.record_count();
+    // A progress bar (tqdm) redraws with carriage returns: each drawing is read as a line of its own.
+    Result<void> read;
+    reader.line_timestamp.reset();
+    reader.line_rank.reset();
+    for (size_t from = 0; from <= raw.size() && read;) {
+      const size_t cr = raw.find('\r', from);
+      const std::string_view drawing =
+          raw.substr(from, cr == std::string_view::npos ? std::string_view::npos : cr - from);
+      if (!drawing.empty()) read = reader.line(drawing, number);
+      if (cr == std::string_view::npos) break;
+      from = cr + 1;
+    }
     if (!read) {
       // A report line cut short at the end of a truncated file is left out, not an error.
       if (!(last && !ends_with_newline)) return tl::unexpected(read.error());
       reader.warnings.push_back({number, "the last line is cut off and cannot be read; it was left out"});
     } else if (last && !ends_with_newline) {
-      const size_t now =
-          reader.megatron.size() + reader.torchtitan.size() + reader.deepspeed.size() + reader.accelerate.size();
-      if (now > last_records) {
-        for (auto* records : {&reader.megatron, &reader.torchtitan, &reader.deepspeed, &reader.accelerate})
+      if (reader.record_count() > last_records) {
+        for (auto* records :
+             {&reader.megatron, &reader.torchtitan, &reader.deepspeed, &reader.accelerate, &reader.nemo})
           if (!records->empty() && records->back().it.line == number) records->pop_back();
         reader.warnings.push_back(
             {number, "the file ends inside this iteration line (no newline): its record was left out"});
@@ -493,6 +590,10 @@ Result<MeasuredRun> parse_training_log(std::string_view text, const std::string&
   } else if (!reader.torchtitan.empty()) {
     run.framework = TrainingFramework::torchtitan;
     records = &reader.torchtitan;
+  } else if (!reader.nemo.empty()) {
+    run.framework = TrainingFramework::nemo;
+    records = &reader.nemo;
+    run.step_time_source = "train_step_timing in s (NeMo's TimingCallback)";
   } else if (!reader.deepspeed.empty()) {
     run.framework = TrainingFramework::deepspeed;
     records = &reader.deepspeed;
@@ -505,7 +606,9 @@ Result<MeasuredRun> parse_training_log(std::string_view text, const std::string&
     return make_error(ErrorCode::parse_error,
                       "no training iteration lines found; expected Megatron's \" iteration N/ M | ... | elapsed time "
                       "per iteration (ms): X |\", torchtitan's \"step: N  loss: x  memory: xGiB(y%)  tps: T\", "
-                      "DeepSpeed's \"global_step=N, ... CurrSamplesPerSec=X\" or \"Step: N, LR: x, Loss: y\"",
+                      "DeepSpeed's \"global_step=N, ... CurrSamplesPerSec=X\", \"Step: N, LR: x, Loss: y\", NeMo's "
+                      "\"Training epoch E, iteration N/M | ... | train_step_timing in s: T\" or its progress bar's "
+                      "\"global_step=N, ..., train_step_timing in s=T\"",
                       origin);
   }
   run.arguments = reader.arguments;

@@ -21,6 +21,12 @@
 //    max_memory_reserved, GiB) and tps is tokens per second per device; "Building N-D device mesh with
 //    [names], [sizes]", "Training starts at step 1, with local batch size B, global batch size G, sequence
 //    length S", "ModelArgs(dim=..., n_layers=..., ...)".
+//  - NeMo: NeMo 2's ProgressPrinter "Training epoch E, iteration N/M | lr: x | global_batch_size: G | global_step: S |
+//    ... | reduced_train_loss: L | train_step_timing in s: T | ..." (with, where the run logs them,
+//    max_memory_reserved / max_memory_allocated in bytes, memory/peak_reserved_mem / memory/peak_allocated_mem in
+//    units of 1e9 bytes, TFLOPS_per_GPU, tokens_per_sec_per_gpu), and NeMo 1's tqdm progress bar "Epoch E: : P%|...|
+//    n/M [..., reduced_train_loss=L, global_step=S, consumed_samples=C, train_step_timing in s=T]", whose drawings
+//    one physical line holds between carriage returns (the last drawing of a step is kept).
 // Each line is first cleaned: ANSI colour codes (and "[31m" remnants whose ESC was lost) are removed, then
 // launcher prefixes: ISO 8601 timestamps, "[2025-11-14 10:13:12]", pdsh "host: ", srun "0: ", "[rank0]:".
 //
@@ -42,7 +48,7 @@
 
 namespace meshscope {
 
-enum class TrainingFramework { megatron, megatron_deepspeed, deepspeed, torchtitan };
+enum class TrainingFramework { megatron, megatron_deepspeed, deepspeed, torchtitan, nemo };
 [[nodiscard]] const char* training_framework_name(TrainingFramework framework);
 
 // One training iteration as the log reports it (one report line, with what later lines add to it).

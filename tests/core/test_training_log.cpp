@@ -461,3 +461,46 @@ TEST_CASE("training log: a log without model dims gives no model, and says what 
   CHECK(model.error().code == ErrorCode::missing_field);
   CHECK_THAT(model.error().message, Contains("num_layers") && Contains("--model"));
 }
+
+// NeMo-Launcher's progress bar (NeMo 1 under PyTorch Lightning): the line DGX Cloud Benchmarking's Llama 3.1 405B
+// recipe prints as its example (tests/data/training_logs/PROVENANCE.md). Step time, loss and step are printed there.
+TEST_CASE("training log: NeMo's progress bar gives train_step_timing at its global step; redrawings keep the last") {
+  const std::string path =
+      std::string(MESHSCOPE_SOURCE_DIR) + "/tests/data/training_logs/dgxc_llama31_405b_nemo_launcher_progress_bar.txt";
+  const MeasuredRun run = load(path);
+  CHECK(run.framework == TrainingFramework::nemo);
+  CHECK(std::string(training_framework_name(run.framework)) == "nemo");
+  REQUIRE(run.iterations.size() == 1);
+  CHECK(run.iterations[0].iteration == 49);  // global_step=49.00
+  REQUIRE(run.iterations[0].step_time_s);
+  CHECK_THAT(*run.iterations[0].step_time_s, WithinRel(12.80, 1e-12));  // train_step_timing in s=12.80
+  REQUIRE(run.iterations[0].loss);
+  CHECK_THAT(*run.iterations[0].loss, WithinRel(11.70, 1e-12));  // reduced_train_loss=11.70
+  CHECK(has_warning(run, "includes warm-up"));                   // one timed step
+
+  // The same drawing as tqdm writes it to a file: the bar redrawn with carriage returns on one physical line. Steps
+  // 48 and 49 (each drawn twice; the second drawing of step 49 with the step time the recipe prints) read as two
+  // iterations, the first left out as warm-up, and step 49 keeps its last drawing.
+  std::ifstream in(path);
+  std::string drawing;
+  std::getline(in, drawing);
+  std::string step48 = drawing;
+  step48.replace(step48.find("global_step=49.00"), 17, "global_step=48.00");
+  std::string first49 = drawing;
+  first49.replace(first49.find("in s=12.80"), 10, "in s=13.10");
+  const std::string text = step48 + "\r" + step48 + "\r" + first49 + "\r" + drawing + "\n";
+  auto redrawn = parse_training_log(text, "redrawn.log");
+  REQUIRE(redrawn);
+  REQUIRE(redrawn->iterations.size() == 2);
+  CHECK(redrawn->excluded_iterations == std::vector<int64_t>{48});
+  REQUIRE(redrawn->step_time_s);
+  CHECK_THAT(redrawn->step_time_s->median, WithinRel(12.80, 1e-12));
+  CHECK_FALSE(has_warning(*redrawn, "printed again"));
+
+  // A broken variant: the step time is not a number → an error at the line.
+  std::string broken = drawing;
+  broken.replace(broken.find("in s=12.80"), 10, "in s=n/a");
+  auto bad = parse_training_log(broken + "\n", "broken.log");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().to_string(), Contains("broken.log:1") && Contains("train_step_timing in s="));
+}

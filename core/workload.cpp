@@ -71,4 +71,29 @@ bool reshards_after_forward(ReshardAfterForward policy, bool pipeline_parallel, 
   return true;
 }
 
+// FP8 with per-tensor scales: 1 byte; MXFP8 one E8M0 scale byte per 32 elements (OCP Microscaling
+// Formats v1.0, §5: block size 32, 8-bit shared scale); blockwise FP8 one fp32 scale per 128 (the
+// 1×128 activation tiles of DeepSeek-V3 §3.3.1, Transformer Engine's Float8BlockScaling); NVFP4 half
+// a byte and one E4M3 scale per 16 elements (NVIDIA, "Pretraining Large Language Models with NVFP4",
+// 2025, §2).
+double low_precision_operand_bytes(DType type, Fp8Recipe recipe) {
+  if (type == DType::fp4) return 0.5 + 1.0 / 16.0;
+  if (type == DType::fp8 && recipe == Fp8Recipe::mxfp8) return 1.0 + 1.0 / 32.0;
+  if (type == DType::fp8 && recipe == Fp8Recipe::blockwise) return 1.0 + 4.0 / 128.0;
+  return dtype_bytes(type);
+}
+
+// Transformer Engine casts a linear layer's input before its sequence-parallel all-gather and
+// gathers the quantised tensor (module/layernorm_linear.py and linear.py, "Cast to expected dtype
+// and perform tensor-parallel communication": gather_along_first_dim(..., quantizer=...), and
+// Userbuffers' FP8 buffers under tp_comm_overlap); in backward the output gradient likewise
+// (base.py grad_output_preprocess: "gathered grad_output in FP8"). torchao's float8 tensor
+// parallelism (Float8ColwiseParallel, what torchtitan applies) casts before the gather too. The
+// reduce-scatters carry the GEMMs' 16-bit outputs.
+double tp_gather_element_bytes(const TrainingWorkload& workload) {
+  if (workload.compute_dtype == DType::fp8 || workload.compute_dtype == DType::fp4)
+    return low_precision_operand_bytes(workload.compute_dtype, workload.fp8_recipe);
+  return dtype_bytes(workload.activation_dtype);
+}
+
 }  // namespace meshscope

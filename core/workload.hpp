@@ -234,4 +234,14 @@ struct EnumNames<ReshardAfterForward> {
 // Whether FSDP gathers a block's parameters again for its backward (torchtitan's policies above).
 [[nodiscard]] bool reshards_after_forward(ReshardAfterForward policy, bool pipeline_parallel, bool last_block);
 
+// Bytes per element of a low-precision GEMM operand with its block scales: FP8 with per-tensor
+// scales 1; MXFP8 1 + 1/32; blockwise FP8 1 + 4/128; NVFP4 0.5 + 1/16 (sources in workload.cpp).
+// Other dtypes: their own size.
+[[nodiscard]] double low_precision_operand_bytes(DType type, Fp8Recipe recipe);
+
+// Bytes per element of a tensor-parallel (sequence-parallel) all-gather: under an FP8 or NVFP4 recipe
+// the linear layer's input, and in backward its output gradient, are quantised before the gather
+// and gathered quantised; 16-bit otherwise (workload.cpp names the frameworks' code).
+[[nodiscard]] double tp_gather_element_bytes(const TrainingWorkload& workload);
+
 }  // namespace meshscope

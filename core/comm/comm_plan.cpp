@@ -84,9 +84,15 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     const double per_layer_calls = 2.0 * forward_passes + 2.0;
     AxisSpec spec{MeshAxis::tp, g->groups, {}};
     if (l.sp) {
+      // Under an FP8 or NVFP4 recipe the gathered inputs and output gradients travel quantised
+      // (tp_gather_element_bytes, workload.hpp); the reduce-scatters stay 16-bit.
       spec.collectives.push_back(
-          planned(CollectiveOp::all_gather, "sequence-parallel all-gather (attention, MLP inputs)",
-                  "Korthikanti et al. 2022 §4.2.2", per_layer_calls * layers * micro_batches, activation_bytes));
+          planned(CollectiveOp::all_gather,
+                  w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4
+                      ? "sequence-parallel all-gather (attention, MLP inputs; gathered quantised)"
+                      : "sequence-parallel all-gather (attention, MLP inputs)",
+                  "Korthikanti et al. 2022 §4.2.2", per_layer_calls * layers * micro_batches,
+                  activation_bytes / e * tp_gather_element_bytes(w)));
       spec.collectives.push_back(
           planned(CollectiveOp::reduce_scatter, "sequence-parallel reduce-scatter (block outputs)",
                   "Korthikanti et al. 2022 §4.2.2", per_layer_calls * layers * micro_batches, activation_bytes));

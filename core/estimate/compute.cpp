@@ -192,18 +192,6 @@ AttentionCoreRates attention_core_rates(const GpuSpec& gpu, const TrainingWorklo
 
 namespace {
 
-// Bytes per element of a low-precision GEMM operand with its block scales: FP8 with per-tensor
-// scales 1; MXFP8 one E8M0 scale byte per 32 elements (OCP Microscaling Formats v1.0, §5: block
-// size 32, 8-bit shared scale); blockwise FP8 one fp32 scale per 128 (the 1×128 activation tiles
-// of DeepSeek-V3 §3.3.1, Transformer Engine's Float8BlockScaling); NVFP4 half a byte and one E4M3
-// scale per 16 elements (NVIDIA, "Pretraining Large Language Models with NVFP4", 2025, §2).
-double low_precision_operand_bytes(DType type, Fp8Recipe recipe) {
-  if (type == DType::fp4) return 0.5 + 1.0 / 16.0;
-  if (type == DType::fp8 && recipe == Fp8Recipe::mxfp8) return 1.0 + 1.0 / 32.0;
-  if (type == DType::fp8 && recipe == Fp8Recipe::blockwise) return 1.0 + 4.0 / 128.0;
-  return dtype_bytes(type);
-}
-
 struct Rates {
   double peak;             // dense peak of the compute dtype (what MFU divides by)
   double attention_peak;   // the attention core's: BF16's under FP8 (see fp8_linears)

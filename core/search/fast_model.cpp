@@ -27,7 +27,9 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
 
   // Per-layer communication exposed (as in estimate_step): TP per pass, all of it, or with
   // tp_comm_overlap what TE's chunked overlap leaves plus its SM charge (overlap.hpp).
-  const double tp_ag = l.tp > 1 && l.sp ? ev.collective(1, l.tp, CollectiveOp::all_gather, hidden_bytes) : 0.0;
+  const double tp_ag =
+      l.tp > 1 && l.sp ? ev.collective(1, l.tp, CollectiveOp::all_gather, hidden_bytes / e * tp_gather_element_bytes(w))
+                       : 0.0;
   const double tp_rs = l.tp > 1 && l.sp ? ev.collective(1, l.tp, CollectiveOp::reduce_scatter, hidden_bytes) : 0.0;
   const double tp_layer =
       l.tp > 1 ? (l.sp ? 2 * (tp_ag + tp_rs) : 2 * ev.collective(1, l.tp, CollectiveOp::all_reduce, hidden_bytes))

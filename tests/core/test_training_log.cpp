@@ -504,3 +504,51 @@ TEST_CASE("training log: NeMo's progress bar gives train_step_timing at its glob
   REQUIRE_FALSE(bad);
   CHECK_THAT(bad.error().to_string(), Contains("broken.log:1") && Contains("train_step_timing in s="));
 }
+
+// NeMo 2's ProgressPrinter line as DGX Cloud Benchmarking's Llama 3.1 recipe prints it (NeMo 25.02.01;
+// tests/data/training_logs/PROVENANCE.md). peak_memory_usage / memory_allocated are not read: no source says which
+// allocator statistic they are.
+TEST_CASE("training log: NeMo 2's progress printer gives step, global batch, loss and train_step_timing") {
+  const std::string path =
+      std::string(MESHSCOPE_SOURCE_DIR) + "/tests/data/training_logs/dgxc_llama31_nemo2_progress_printer.txt";
+  const MeasuredRun run = load(path);
+  CHECK(run.framework == TrainingFramework::nemo);
+  REQUIRE(run.iterations.size() == 1);
+  const LogIteration& it = run.iterations[0];
+  CHECK(it.iteration == 49);  // global_step: 49
+  REQUIRE(it.step_time_s);
+  CHECK_THAT(*it.step_time_s, WithinRel(12.39, 1e-12));  // train_step_timing in s: 12.39
+  REQUIRE(it.loss);
+  CHECK_THAT(*it.loss, WithinRel(11.96, 1e-12));  // reduced_train_loss: 11.96
+  CHECK(it.global_batch == 128);                  // global_batch_size: 128
+  CHECK_FALSE(run.peak_memory_bytes);
+  CHECK(run.step_time_source.find("train_step_timing") != std::string::npos);
+
+  // Variants derived from the line: the memory keys of NeMo's MemoryMonitor (units of 1e9 bytes) and of a
+  // max_memory_reserved / max_memory_allocated callback (bytes) are read; a bad number is an error at its line.
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::string monitored = line;
+  monitored.replace(monitored.find("peak_memory_usage: 70833405952 | memory_allocated: 44271689728"), 62,
+                    "memory/peak_reserved_mem: 70.833 | memory/peak_allocated_mem: 44.272");
+  auto with_monitor = parse_training_log(monitored + "\n", "monitor.log");
+  REQUIRE(with_monitor);
+  REQUIRE(with_monitor->peak_memory_bytes);
+  CHECK_THAT(*with_monitor->peak_memory_bytes, WithinRel(44.272e9, 1e-12));
+  CHECK(with_monitor->peak_memory_quantity == "max allocated");
+  REQUIRE(with_monitor->max_reserved_bytes);
+  CHECK_THAT(*with_monitor->max_reserved_bytes, WithinRel(70.833e9, 1e-12));
+  std::string bytes = line;
+  bytes.replace(bytes.find("peak_memory_usage"), 17, "max_memory_reserved");
+  bytes.replace(bytes.find("memory_allocated"), 16, "max_memory_allocated");
+  auto with_bytes = parse_training_log(bytes + "\n", "bytes.log");
+  REQUIRE(with_bytes);
+  REQUIRE(with_bytes->peak_memory_bytes);
+  CHECK(*with_bytes->peak_memory_bytes == 44271689728.0);
+  std::string broken = line;
+  broken.replace(broken.find("in s: 12.39"), 11, "in s: nan?");
+  auto bad = parse_training_log("[NeMo I 2025-04-11 14:48:45 nemo_logging:393] setup\n" + broken + "\n", "bad.log");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().to_string(), Contains("bad.log:2") && Contains("train_step_timing in s:"));
+}

@@ -339,6 +339,9 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     w.overlap_grad_reduce = true;
     w.overlap_param_gather = true;
     if (w.compute_dtype == DType::fp8) w.fp8_recipe = Fp8Recipe::delayed;
+    // Grok-1's experts are split over TP as its dense layers are: Megatron-Core's expert tensor parallelism
+    // followed TP in those releases, and the 25.04 table states ETP 4 beside TP 4.
+    if (row.at("model") == "grok1-314b") l.etp = l.tp;
     // Nemotron-4 340B's recipe reduces its gradients in BF16 (nemotron_340b.yaml: grad_sync_dtype bf16).
     if (row.at("model") == "nemotron4-340b") w.grad_dtype = DType::bf16;
   }
@@ -435,7 +438,7 @@ double median(std::vector<double> values) {
 
 TEST_CASE("validation set: every published training row predicted, with its error, median and max", "[validation]") {
   const auto rows = read_validation_set();
-  REQUIRE(rows.size() == 344);
+  REQUIRE(rows.size() == 388);
   std::vector<double> step_errors, memory_errors;
   std::map<std::string, std::vector<double>> errors_by_source;  // the id's prefix: tt, mb2511, megascale, ...
   // Per known gap (core/estimate/known_gaps.hpp): published step / predicted step of its rows; and
@@ -543,12 +546,12 @@ TEST_CASE("validation set: every published training row predicted, with its erro
     const auto& r = ratios_by_gap[gap];
     return r.empty() ? 0.0 : *std::max_element(r.begin(), r.end());
   };
-  CHECK(worst("moe_small_micro_batch") > 2.2);  // "from 0.84× to 2.3×"
+  CHECK(worst("moe_small_micro_batch") > 2.2);  // "from 0.82× to 2.3×"
   CHECK(worst("moe_small_micro_batch") < 2.3);
   const auto& moe = ratios_by_gap["moe_small_micro_batch"];
   REQUIRE_FALSE(moe.empty());
   CHECK(*std::min_element(moe.begin(), moe.end()) > 0.8);
-  CHECK(*std::min_element(moe.begin(), moe.end()) < 0.85);
+  CHECK(*std::min_element(moe.begin(), moe.end()) < 0.83);
   CHECK(worst("pytorch_context_parallel") > 1.25);  // "up to 1.3×"
   CHECK(worst("pytorch_context_parallel") < 1.35);
   CHECK(worst("nvfp4") > 1.35);  // "1.2–1.4×"

@@ -48,6 +48,15 @@ struct Record {
   std::optional<double> timestamp;
 };
 
+// A record of the report line `line`, with the rank and time its launcher prefix gave.
+Record record_at(const CleanLine& c, int64_t line) {
+  Record r;
+  r.rank = c.rank;
+  r.timestamp = c.timestamp;
+  r.it.line = line;
+  return r;
+}
+
 struct Reader {
   std::string origin;
   std::vector<Record> megatron, torchtitan, deepspeed, accelerate, nemo;
@@ -87,10 +96,7 @@ struct Reader {
     while (j < s.size() && s[j] == ' ') ++j;
     if (j >= s.size() || s[j] != '/') return false;
     if (s.find("elapsed time per iteration") == std::string_view::npos) return false;
-    Record r;
-    r.rank = c.rank;
-    r.timestamp = c.timestamp;
-    r.it.line = line;
+    Record r = record_at(c, line);
     r.it.iteration = int_at(s, digits, std::min<size_t>(i - digits, 15));
     const std::string w = where(line);
     MS_TRY(elapsed, field(s, "elapsed time per iteration (ms):", w));
@@ -123,10 +129,7 @@ struct Reader {
     if (at == std::string_view::npos || s.find("tps:") == std::string_view::npos) return false;
     const auto step = as_count(number_at(s.substr(at + 5)));
     if (!step) return make_error(ErrorCode::parse_error, "expected a step number after \"step:\"", where(line));
-    Record r;
-    r.rank = c.rank;
-    r.timestamp = c.timestamp;
-    r.it.line = line;
+    Record r = record_at(c, line);
     r.it.iteration = *step;
     const std::string w = where(line);
     MS_TRY(loss, field(s, "loss:", w));
@@ -151,10 +154,7 @@ struct Reader {
     const std::string w = where(line);
     if (const size_t at = s.find("global_step=");
         at != std::string_view::npos && s.find("CurrSamplesPerSec=") != std::string_view::npos) {
-      Record r;
-      r.rank = c.rank;
-      r.timestamp = c.timestamp;
-      r.it.line = line;
+      Record r = record_at(c, line);
       const auto step = as_count(number_at(s.substr(at + 12)));
       if (!step) return make_error(ErrorCode::parse_error, "expected a step number after \"global_step=\"", w);
       r.it.iteration = *step;
@@ -168,10 +168,7 @@ struct Reader {
     // DeepSpeed's pipeline engine: "steps: 10 loss: 7.1 iter time (s): 12.3 samples/sec: 83.1".
     if (const size_t at = s.find("steps: ");
         at != std::string_view::npos && s.find("iter time (s):") != std::string_view::npos) {
-      Record r;
-      r.rank = c.rank;
-      r.timestamp = c.timestamp;
-      r.it.line = line;
+      Record r = record_at(c, line);
       const auto step = as_count(number_at(s.substr(at + 7)));
       if (!step) return make_error(ErrorCode::parse_error, "expected a step number after \"steps:\"", w);
       r.it.iteration = *step;
@@ -189,10 +186,7 @@ struct Reader {
         at != std::string_view::npos && s.find("Loss: ", at) != std::string_view::npos) {
       const auto step = as_count(number_at(s.substr(at + 6)));
       if (!step) return make_error(ErrorCode::parse_error, "expected a step number after \"Step:\"", w);
-      Record r;
-      r.rank = c.rank;
-      r.timestamp = c.timestamp;
-      r.it.line = line;
+      Record r = record_at(c, line);
       r.it.iteration = *step;
       MS_TRY(loss, field(s.substr(at), "Loss: ", w));
       r.it.loss = loss;
@@ -216,10 +210,7 @@ struct Reader {
     const size_t iteration = s.find(", iteration ");
     if (epoch != std::string_view::npos && iteration != std::string_view::npos && iteration > epoch &&
         s.find(" | ", iteration) != std::string_view::npos) {
-      Record r;
-      r.rank = c.rank;
-      r.timestamp = c.timestamp;
-      r.it.line = line;
+      Record r = record_at(c, line);
       MS_TRY(step, field(s, "global_step:", w));
       const auto printed = as_count(number_at(s.substr(iteration + 12)));
       const auto number = step ? as_count(step) : printed;
@@ -257,10 +248,7 @@ struct Reader {
     if (step_at == std::string_view::npos) return false;
     const auto step = as_count(number_at(s.substr(step_at + 12)));
     if (!step) return make_error(ErrorCode::parse_error, "expected a step number after \"global_step=\"", w);
-    Record r;
-    r.rank = c.rank;
-    r.timestamp = c.timestamp;
-    r.it.line = line;
+    Record r = record_at(c, line);
     r.it.iteration = *step;
     MS_TRY(time, field(s, "train_step_timing in s=", w));
     r.it.step_time_s = time;

@@ -71,6 +71,17 @@ bool reshards_after_forward(ReshardAfterForward policy, bool pipeline_parallel, 
   return true;
 }
 
+// Whether the layer's linear projections run as FP8 GEMMs: Transformer Engine's fp8_autocast
+// covers the Linear/LayerNormLinear/LayerNormMLP modules of each transformer layer; attention
+// (DotProductAttention without fp8_dpa), the MoE router and the output layer (LM head, outside the
+// autocast in Megatron-LM's GPTModel) stay in BF16 (TE docs, "Using FP8 with Transformer Engine";
+// Megatron-LM megatron/core/models/gpt/gpt_model.py). The same holds for NVFP4 (TE's
+// NVFP4BlockScaling recipe: the linear layers' forward, input- and weight-gradient GEMMs in FP4;
+// attention and the LM head in BF16).
+bool fp8_linears(const TrainingWorkload& w) {
+  return w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4;
+}
+
 // FP8 with per-tensor scales: 1 byte; MXFP8 one E8M0 scale byte per 32 elements (OCP Microscaling
 // Formats v1.0, §5: block size 32, 8-bit shared scale); blockwise FP8 one fp32 scale per 128 (the
 // 1×128 activation tiles of DeepSeek-V3 §3.3.1, Transformer Engine's Float8BlockScaling); NVFP4 half
@@ -91,8 +102,7 @@ double low_precision_operand_bytes(DType type, Fp8Recipe recipe) {
 // parallelism (Float8ColwiseParallel, what torchtitan applies) casts before the gather too. The
 // reduce-scatters carry the GEMMs' 16-bit outputs.
 double tp_gather_element_bytes(const TrainingWorkload& workload) {
-  if (workload.compute_dtype == DType::fp8 || workload.compute_dtype == DType::fp4)
-    return low_precision_operand_bytes(workload.compute_dtype, workload.fp8_recipe);
+  if (fp8_linears(workload)) return low_precision_operand_bytes(workload.compute_dtype, workload.fp8_recipe);
   return dtype_bytes(workload.activation_dtype);
 }
 

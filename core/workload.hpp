@@ -234,6 +234,9 @@ struct EnumNames<ReshardAfterForward> {
 // Whether FSDP gathers a block's parameters again for its backward (torchtitan's policies above).
 [[nodiscard]] bool reshards_after_forward(ReshardAfterForward policy, bool pipeline_parallel, bool last_block);
 
+// Whether the layer's linear projections run as low-precision GEMMs (precision fp8 or NVFP4).
+[[nodiscard]] bool fp8_linears(const TrainingWorkload& workload);
+
 // Bytes per element of a low-precision GEMM operand with its block scales: FP8 with per-tensor
 // scales 1; MXFP8 1 + 1/32; blockwise FP8 1 + 4/128; NVFP4 0.5 + 1/16 (sources in workload.cpp).
 // Other dtypes: their own size.

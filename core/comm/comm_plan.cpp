@@ -88,9 +88,8 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
       // (tp_gather_element_bytes, workload.hpp); the reduce-scatters stay 16-bit.
       spec.collectives.push_back(
           planned(CollectiveOp::all_gather,
-                  w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4
-                      ? "sequence-parallel all-gather (attention, MLP inputs; gathered quantised)"
-                      : "sequence-parallel all-gather (attention, MLP inputs)",
+                  fp8_linears(w) ? "sequence-parallel all-gather (attention, MLP inputs; gathered quantised)"
+                                 : "sequence-parallel all-gather (attention, MLP inputs)",
                   "Korthikanti et al. 2022 §4.2.2", per_layer_calls * layers * micro_batches,
                   activation_bytes / e * tp_gather_element_bytes(w)));
       spec.collectives.push_back(

@@ -112,17 +112,6 @@ double log_interpolate(const std::vector<double>& grid, const std::vector<double
 
 }  // namespace
 
-// Whether the layer's linear projections run as FP8 GEMMs: Transformer Engine's fp8_autocast
-// covers the Linear/LayerNormLinear/LayerNormMLP modules of each transformer layer; attention
-// (DotProductAttention without fp8_dpa), the MoE router and the output layer (LM head, outside the
-// autocast in Megatron-LM's GPTModel) stay in BF16 (TE docs, "Using FP8 with Transformer Engine";
-// Megatron-LM megatron/core/models/gpt/gpt_model.py). The same holds for NVFP4 (TE's
-// NVFP4BlockScaling recipe: the linear layers' forward, input- and weight-gradient GEMMs in FP4;
-// attention and the LM head in BF16).
-bool fp8_linears(const TrainingWorkload& w) {
-  return w.compute_dtype == DType::fp8 || w.compute_dtype == DType::fp4;
-}
-
 AttentionCall attention_call(const ModelSpec& m, const TrainingWorkload& w, const Layout& l) {
   return {
       static_cast<double>(w.seq_len) / (resolved_cp_comm(w) == CpComm::all_to_all ? 1.0 : static_cast<double>(l.cp)),

@@ -76,9 +76,6 @@ struct ComputeEfficiency {
 [[nodiscard]] Result<ComputeEfficiency> compute_efficiency_from_keys(const KeyValues& keys,
                                                                      ComputeEfficiency base = {});
 
-// Whether the layer's linear projections run as low-precision GEMMs (precision fp8 or NVFP4).
-[[nodiscard]] bool fp8_linears(const TrainingWorkload& workload);
-
 // One attention kernel call: its length (the sequence, or under ring CP (p2p) one rank's chunk of it
 // against another's, Megatron-Core/TE AttnFuncWithCPAndKVP2P; all-to-all CP attends the whole
 // sequence) and its query/key head dim (MLA: the no-RoPE and RoPE parts together).

@@ -233,12 +233,10 @@ struct Reader {
       MS_TRY(allocated, field(s, "max_memory_allocated:", w));
       MS_TRY(reserved_gb, field(s, "memory/peak_reserved_mem:", w));
       MS_TRY(allocated_gb, field(s, "memory/peak_allocated_mem:", w));
-      r.it.max_reserved_bytes = reserved      ? reserved
-                                : reserved_gb ? std::optional<double>(*reserved_gb * 1e9)
-                                              : std::nullopt;
-      r.it.max_allocated_bytes = allocated      ? allocated
-                                 : allocated_gb ? std::optional<double>(*allocated_gb * 1e9)
-                                                : std::nullopt;
+      if (!reserved && reserved_gb) reserved = *reserved_gb * 1e9;
+      if (!allocated && allocated_gb) allocated = *allocated_gb * 1e9;
+      r.it.max_reserved_bytes = reserved;
+      r.it.max_allocated_bytes = allocated;
       nemo.push_back(r);
       return true;
     }

@@ -112,6 +112,12 @@ ModelSpec llama_like(const test::CsvRow& row, int64_t head_dim, int64_t position
   return m;
 }
 
+// The virtual pipeline degree a row gives: 1 where it is empty or printed "NA" (unsupported() skips an "NA"
+// beside PP > 1).
+int64_t vpp_of(const test::CsvRow& row) {
+  return row.at("vpp") == "NA" ? 1 : integer_or(row, "vpp", 1);
+}
+
 struct Skip {
   std::string reason;
 };
@@ -130,7 +136,7 @@ std::optional<Skip> unsupported(const test::CsvRow& row) {
   const std::string& gpu = row.at("gpu");
   if (gpu.empty()) return Skip{"the GPU model is not in the log"};
   if (model == "deepseek-v3") {
-    const int64_t pp = integer(row, "pp"), vpp = row.at("vpp") == "NA" ? 1 : integer_or(row, "vpp", 1);
+    const int64_t pp = integer(row, "pp"), vpp = vpp_of(row);
     const bool sourced = (pp == 4 && vpp == 4) || (pp == 16 && vpp == 1) || (pp == 2 && vpp == 8);
     if (!sourced)
       return Skip{"no source gives the pipeline layout of the 61 layers on PP " + std::to_string(pp) + " × VP " +
@@ -261,7 +267,7 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
   l.dp = integer(row, "dp");
   l.cp = integer_or(row, "cp", 1);  // not stated (DGX Cloud Benchmarking's GPT-3 tables): no CP
   l.ep = integer_or(row, "ep", 1);
-  l.vpp = row.at("vpp") == "NA" ? 1 : integer_or(row, "vpp", 1);
+  l.vpp = vpp_of(row);
   l.micro_batch = integer_or(row, "micro_batch", 1);  // not stated (MegaScale, MT-NLG): 1
   // torchtitan's pipeline tables give the local batch, not the micro-batches: its defaults of the time
   // (torchtitan/parallelisms/pipelining_utils.py with the `experimental.pipeline_parallel_*` keys:

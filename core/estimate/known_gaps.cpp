@@ -14,16 +14,16 @@ std::vector<KnownGap> known_gaps(const ModelSpec& m, const TrainingWorkload& w, 
   // (micro-batches of 4,096–16,384 tokens) at 0.52–0.91 of it, Qwen3-235B-A22B on GB200/GB300
   // faster than predicted; the same 30B layouts with token dropping (25.09) and the 32,768-token
   // micro-batches of GB300/B300 are predicted within 11 %. DGX Cloud Benchmarking's Grok-1 rows (8 large
-  // experts, 4,096 tokens a micro-batch under CP 2): 0.82–1.23 of it.
+  // experts, 4,096 tokens a micro-batch under CP 2): 0.88–1.23 of it.
   const double tokens =
       static_cast<double>(w.seq_len * l.micro_batch) / static_cast<double>(std::max<int64_t>(l.cp, 1));
   if (m.is_moe() && tokens <= 16384)
     gaps.push_back({"moe_small_micro_batch",
                     "MoE at 16,384 or fewer tokens per micro-batch: published runs in this regime (Megatron-Bridge, "
-                    "DGX Cloud Benchmarking) took from 0.82× to 2.3× the step time predicted here — Qwen3-30B-A3B "
+                    "DGX Cloud Benchmarking) took from 0.84× to 2.3× the step time predicted here — Qwen3-30B-A3B "
                     "dropless at micro-batch 1–2 on B200 and H100 2.0–2.3×, GPT-OSS-120B 1.1–1.9×, Qwen3-235B-A22B "
                     "and DeepSeek-V3 on B200 and B300 1.2–1.9×, Qwen3-235B-A22B on GB200 and GB300 0.84–0.90×, "
-                    "Grok-1 (8 experts) on H100 and GB200 0.82–1.23×; the costs behind the spread are not "
+                    "Grok-1 (8 experts) on H100 and GB200 0.88–1.23×; the costs behind the spread are not "
                     "identified (docs/estimate.md §5)"});
   // torchtitan's context-parallel rows (PyTorch's ring attention, 32k tokens per rank): with the
   // ring's fp32 merges and its all-gather and dK/dV exchanges charged, the single-node 8B rows at

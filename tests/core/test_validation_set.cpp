@@ -345,9 +345,14 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     w.overlap_grad_reduce = true;
     w.overlap_param_gather = true;
     if (w.compute_dtype == DType::fp8) w.fp8_recipe = Fp8Recipe::delayed;
-    // Grok-1's experts are split over TP as its dense layers are: Megatron-Core's expert tensor parallelism
-    // followed TP in those releases, and the 25.04 table states ETP 4 beside TP 4.
-    if (row.at("model") == "grok1-314b") l.etp = l.tp;
+    // Grok-1's experts: the expert TP degree its configuration table states (25.04: ETP 4 beside TP 4
+    // on GB200, ETP 1 beside TP 4 on H100); the 24.12 tables state none, and Megatron-Core's expert
+    // tensor parallelism then followed TP (the experts split over TP as the dense layers are).
+    if (row.at("model") == "grok1-314b") {
+      const std::string& notes = row.at("notes");
+      const std::size_t at = notes.find(", ETP ");
+      l.etp = at == std::string::npos ? l.tp : std::stoll(notes.substr(at + 6));
+    }
     // Nemotron-4 340B's recipe reduces its gradients in BF16 (nemotron_340b.yaml: grad_sync_dtype bf16).
     if (row.at("model") == "nemotron4-340b") w.grad_dtype = DType::bf16;
   }
@@ -552,12 +557,12 @@ TEST_CASE("validation set: every published training row predicted, with its erro
     const auto& r = ratios_by_gap[gap];
     return r.empty() ? 0.0 : *std::max_element(r.begin(), r.end());
   };
-  CHECK(worst("moe_small_micro_batch") > 2.2);  // "from 0.82× to 2.3×"
+  CHECK(worst("moe_small_micro_batch") > 2.2);  // "from 0.84× to 2.3×"
   CHECK(worst("moe_small_micro_batch") < 2.3);
   const auto& moe = ratios_by_gap["moe_small_micro_batch"];
   REQUIRE_FALSE(moe.empty());
-  CHECK(*std::min_element(moe.begin(), moe.end()) > 0.8);
-  CHECK(*std::min_element(moe.begin(), moe.end()) < 0.83);
+  CHECK(*std::min_element(moe.begin(), moe.end()) > 0.83);
+  CHECK(*std::min_element(moe.begin(), moe.end()) < 0.86);
   CHECK(worst("pytorch_context_parallel") > 1.25);  // "up to 1.3×"
   CHECK(worst("pytorch_context_parallel") < 1.35);
   CHECK(worst("nvfp4") > 1.35);  // "1.2–1.4×"

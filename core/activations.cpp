@@ -15,6 +15,7 @@ ActivationConfig ActivationConfig::from(const TrainingWorkload& w, const ModelSp
   c.cp = l.cp;
   c.etp = l.etp;
   c.sp = l.sp;
+  c.recompute_modules = w.recompute_modules;
   return c;
 }
 
@@ -22,13 +23,23 @@ namespace {
 
 constexpr double kMaskBytes = 1.0;  // dropout masks are stored as bytes (Korthikanti §4.1)
 constexpr double kFp32Bytes = 4.0;
+constexpr uint32_t kCoreAttn = recompute_bit(RecomputeModule::core_attn);
+constexpr uint32_t kLayernorm = recompute_bit(RecomputeModule::layernorm);
+constexpr uint32_t kMlaUpProj = recompute_bit(RecomputeModule::mla_up_proj);
+constexpr uint32_t kMlp = recompute_bit(RecomputeModule::mlp);
+constexpr uint32_t kMoe = recompute_bit(RecomputeModule::moe);
+constexpr uint32_t kMoeAct = recompute_bit(RecomputeModule::moe_act);
+constexpr uint32_t kSharedExperts = recompute_bit(RecomputeModule::shared_experts);
 
 void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const ActivationConfig& c) {
   const double e = c.element_bytes;
   const auto h = static_cast<double>(m.hidden_size);
   const auto heads = static_cast<double>(m.num_heads);
   out.push_back({"attention: norm input", e * h, TensorSplit::tp_replicated});
-  out.push_back({"attention: QKV projection input", e * h, TensorSplit::tp_replicated, false, true});
+  // MLA's input norm is a module of its own (its output feeds two down-projections), which the
+  // layernorm recompute discards; the TE layer spec fuses the others into the QKV projection.
+  out.push_back(
+      {"attention: QKV projection input", e * h, TensorSplit::tp_replicated, m.mla.enabled() ? kLayernorm : 0U, true});
   double q_width = static_cast<double>(m.q_width());
   double k_width = static_cast<double>(m.kv_width());
   double v_width = static_cast<double>(m.kv_width());
@@ -50,43 +61,48 @@ void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
     v_width = heads * static_cast<double>(a.v_head_dim);
     context_width = v_width;
   }
-  out.push_back({"attention: Q", e * q_width, TensorSplit::tp_split});
-  out.push_back({"attention: K", e * k_width, TensorSplit::tp_split});
-  out.push_back({"attention: V", e * v_width, TensorSplit::tp_split});
+  // MLA's up-projection outputs (with RoPE applied): what mla_up_proj discards and recomputes.
+  const uint32_t qkv_recomputed_by = m.mla.enabled() ? kMlaUpProj : 0U;
+  out.push_back({"attention: Q", e * q_width, TensorSplit::tp_split, qkv_recomputed_by});
+  out.push_back({"attention: K", e * k_width, TensorSplit::tp_split, qkv_recomputed_by});
+  out.push_back({"attention: V", e * v_width, TensorSplit::tp_split, qkv_recomputed_by});
   if (c.flash_attention) {
     out.push_back({"attention: softmax log-sum-exp (fp32)", kFp32Bytes * heads, TensorSplit::tp_split});
   } else {
     const auto keys = static_cast<double>(c.seq_len);
-    out.push_back({"attention: softmax output", e * heads * keys, TensorSplit::scores, true});
+    out.push_back({"attention: softmax output", e * heads * keys, TensorSplit::scores, kCoreAttn});
     if (c.dropout) {
-      out.push_back({"attention: softmax dropout mask", kMaskBytes * heads * keys, TensorSplit::scores, true});
-      out.push_back({"attention: dropout output", e * heads * keys, TensorSplit::scores, true});
+      out.push_back({"attention: softmax dropout mask", kMaskBytes * heads * keys, TensorSplit::scores, kCoreAttn});
+      out.push_back({"attention: dropout output", e * heads * keys, TensorSplit::scores, kCoreAttn});
     }
   }
   out.push_back({"attention: output projection input", e * context_width, TensorSplit::tp_split, false, true});
   if (c.dropout) out.push_back({"attention: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
 }
 
+// `recomputed_by`: the recompute modules that run this MLP again (RecomputeModule bits).
 void mlp_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const ActivationConfig& c, int64_t ffn,
-                 const std::string& prefix, TensorSplit width_split) {
+                 const std::string& prefix, TensorSplit width_split, uint32_t recomputed_by) {
   const double e = c.element_bytes;
   const auto f = static_cast<double>(ffn);
   if (m.mlp == MlpKind::gated) {
     // SwiGLU: the fused gate/up output (2f) for the activation's backward, and the down input (f).
-    out.push_back({prefix + "gate and up outputs", e * 2 * f, width_split});
-    out.push_back({prefix + "down projection input", e * f, width_split, false, true});
+    out.push_back({prefix + "gate and up outputs", e * 2 * f, width_split, recomputed_by});
+    out.push_back({prefix + "down projection input", e * f, width_split, recomputed_by, true});
   } else {
-    out.push_back({prefix + "activation input", e * f, width_split});
-    out.push_back({prefix + "second linear input", e * f, width_split, false, true});
+    out.push_back({prefix + "activation input", e * f, width_split, recomputed_by});
+    out.push_back({prefix + "second linear input", e * f, width_split, recomputed_by, true});
   }
 }
 
 void dense_mlp_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const ActivationConfig& c) {
   const double e = c.element_bytes;
   const auto h = static_cast<double>(m.hidden_size);
+  // The mlp recompute checkpoints the MLP from its input (the norm fused into its first linear),
+  // so everything the MLP saves but that input goes.
   out.push_back({"mlp: norm input", e * h, TensorSplit::tp_replicated});
-  out.push_back({"mlp: first linear input", e * h, TensorSplit::tp_replicated, false, true});
-  mlp_tensors(out, m, c, m.ffn_hidden_size, "mlp: ", TensorSplit::tp_split);
+  out.push_back({"mlp: first linear input", e * h, TensorSplit::tp_replicated, kMlp, true});
+  mlp_tensors(out, m, c, m.ffn_hidden_size, "mlp: ", TensorSplit::tp_split, kMlp);
   if (c.dropout) out.push_back({"mlp: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
 }
 
@@ -94,25 +110,30 @@ void moe_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const Activa
   const double e = c.element_bytes;
   const auto h = static_cast<double>(m.hidden_size);
   const auto k = static_cast<double>(m.moe.top_k);
+  // The pre-MLP norm is a module of its own here (the router reads its output): the layernorm
+  // recompute discards that output; the moe recompute checkpoints the layer from it and drops the
+  // rest; moe_act discards the experts' activation output; shared_experts the shared experts'.
   out.push_back({"moe: norm input", e * h, TensorSplit::tp_replicated});
-  out.push_back({"moe: router input", e * h, TensorSplit::tp_replicated});
+  out.push_back({"moe: router input", e * h, TensorSplit::tp_replicated, kLayernorm});
   out.push_back({"moe: router probabilities (fp32)", kFp32Bytes * static_cast<double>(m.moe.num_experts),
-                 TensorSplit::tp_replicated});
+                 TensorSplit::tp_replicated, kMoe});
   // Routed tokens: each token reaches top_k experts; with balanced routing a rank processes as
   // many token-expert pairs as it sends, gathered over the expert-TP group (Megatron-Core MoE).
-  out.push_back({"moe: dispatched expert inputs", e * k * h, TensorSplit::expert_routed, false, true});
+  out.push_back({"moe: dispatched expert inputs", e * k * h, TensorSplit::expert_routed, kMoe, true});
   const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(c.etp);
   if (m.mlp == MlpKind::gated) {
-    out.push_back({"moe: expert gate and up outputs", e * k * 2 * f_local, TensorSplit::expert_routed});
-    out.push_back({"moe: expert down projection input", e * k * f_local, TensorSplit::expert_routed, false, true});
+    out.push_back({"moe: expert gate and up outputs", e * k * 2 * f_local, TensorSplit::expert_routed, kMoe});
+    out.push_back(
+        {"moe: expert down projection input", e * k * f_local, TensorSplit::expert_routed, kMoeAct | kMoe, true});
   } else {
-    out.push_back({"moe: expert activation input", e * k * f_local, TensorSplit::expert_routed});
-    out.push_back({"moe: expert second linear input", e * k * f_local, TensorSplit::expert_routed, false, true});
+    out.push_back({"moe: expert activation input", e * k * f_local, TensorSplit::expert_routed, kMoe});
+    out.push_back(
+        {"moe: expert second linear input", e * k * f_local, TensorSplit::expert_routed, kMoeAct | kMoe, true});
   }
-  out.push_back({"moe: expert outputs before combine", e * k * h, TensorSplit::expert_routed});
+  out.push_back({"moe: expert outputs before combine", e * k * h, TensorSplit::expert_routed, kMoe});
   if (m.moe.num_shared_experts > 0)
     mlp_tensors(out, m, c, m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size, "moe: shared experts ",
-                TensorSplit::tp_split);
+                TensorSplit::tp_split, kSharedExperts | kMoe);
   if (c.dropout) out.push_back({"moe: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
 }
 
@@ -171,7 +192,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t layer, const Activatio
   if (mode == RecomputeMode::op) return torchtitan_op_sac_layer_bytes(m, layer, c).bytes;
   double bytes = 0;
   for (const auto& t : layer_saved_tensors(m, layer, c)) {
-    if (mode == RecomputeMode::selective && t.recomputed_by_selective) continue;
+    if (mode == RecomputeMode::selective && (t.recomputed_by & c.recompute_modules) != 0) continue;
     bytes += tensor_bytes_on_rank(t, c);
   }
   return bytes;

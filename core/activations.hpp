@@ -26,8 +26,10 @@ struct SavedTensor {
   std::string name;            // "attention: softmax output"
   double bytes_per_token = 0;  // for one token of the rank's sequence shard, before the TP split
   TensorSplit split = TensorSplit::tp_split;
-  bool recomputed_by_selective = false;  // dropped by selective recompute (Korthikanti §4.3)
-  bool gemm_input = false;               // the input of a GEMM, kept for its weight gradient
+  // Dropped by selective recompute with any of these modules (RecomputeModule bits; core_attn:
+  // Korthikanti §4.3's attention scores), recomputed in backward.
+  uint32_t recomputed_by = 0;
+  bool gemm_input = false;  // the input of a GEMM, kept for its weight gradient
 };
 
 struct ActivationConfig {
@@ -45,6 +47,9 @@ struct ActivationConfig {
   // are padded to capacity (Megatron-Core --moe-expert-capacity-factor with
   // --moe-pad-expert-input-to-capacity); 1 for dropless routing with balanced experts.
   double routed_token_factor = 1;
+  // The selective recompute's modules (TrainingWorkload::recompute_modules), applied where
+  // layer_activation_bytes is asked for RecomputeMode::selective.
+  uint32_t recompute_modules = recompute_bit(RecomputeModule::core_attn);
 
   [[nodiscard]] static ActivationConfig from(const TrainingWorkload& w, const ModelSpec& m, const Layout& l);
 };

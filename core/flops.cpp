@@ -57,8 +57,26 @@ double attention_score_flops(const ModelSpec& m, double context) {
 
 }  // namespace
 
+double selective_module_flops(const ModelSpec& m, int64_t layer, uint32_t modules) {
+  const auto has = [&](RecomputeModule module) { return (modules & recompute_bit(module)) != 0; };
+  double flops = 0;
+  if (m.mla.enabled() && has(RecomputeModule::mla_up_proj)) {
+    const auto& a = m.mla;
+    if (a.q_lora_rank > 0) flops += gemm(a.q_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.qk_rope_head_dim));
+    flops += gemm(a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim));
+  }
+  if (!m.is_moe_layer(layer)) return flops + (has(RecomputeModule::mlp) ? mlp_flops(m, m.ffn_hidden_size) : 0.0);
+  const double shared =
+      static_cast<double>(m.moe.num_shared_experts) * mlp_flops(m, m.moe.shared_expert_ffn_hidden_size);
+  if (has(RecomputeModule::moe))
+    return flops + static_cast<double>(m.moe.top_k) * mlp_flops(m, m.moe.expert_ffn_hidden_size) + shared +
+           gemm(m.hidden_size, m.moe.num_experts);
+  return flops + (has(RecomputeModule::shared_experts) ? shared : 0.0);
+}
+
 FlopsPerToken flops_per_token(const ModelSpec& m, int64_t seq_len, bool causal, RecomputeMode recompute,
-                              double recompute_fraction, SelectiveRecomputeFlops selective) {
+                              double recompute_fraction, SelectiveRecomputeFlops selective,
+                              uint32_t recompute_modules) {
   FlopsPerToken f;
   for (int64_t layer = 0; layer < m.num_layers; ++layer) {
     // The keys a query attends to: seq/2 causal, a sliding layer's window at most (ModelSpec).
@@ -79,7 +97,10 @@ FlopsPerToken flops_per_token(const ModelSpec& m, int64_t seq_len, bool causal, 
     case RecomputeMode::none:
       break;
     case RecomputeMode::selective:
-      f.recompute = (selective == SelectiveRecomputeFlops::korthikanti ? 3.0 : 1.0) * f.forward_attention;
+      if ((recompute_modules & recompute_bit(RecomputeModule::core_attn)) != 0)
+        f.recompute = (selective == SelectiveRecomputeFlops::korthikanti ? 3.0 : 1.0) * f.forward_attention;
+      for (int64_t layer = 0; layer < m.num_layers; ++layer)
+        f.recompute += selective_module_flops(m, layer, recompute_modules);
       break;
     case RecomputeMode::full:
       f.recompute = f.forward_gemm + f.forward_attention;

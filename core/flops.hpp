@@ -34,9 +34,18 @@ enum class SelectiveRecomputeFlops { physical, korthikanti };
 // in the backward of one layer: every second aten.mm of the block (wk, wo, and w3 or w2).
 [[nodiscard]] double op_sac_recomputed_flops(const ModelSpec& model, int64_t layer);
 
-// recompute_fraction: share of layers fully recomputed (RecomputeMode::layers).
+// Forward FLOPs per token that selective recompute with `modules` (RecomputeModule bits) runs
+// again in one layer's backward, besides the attention core: MLA's up-projections (mla_up_proj),
+// a dense layer's MLP (mlp), an MoE layer's router, experts and shared experts (moe), its shared
+// experts (shared_experts). moe_act and layernorm repeat element-wise work only.
+[[nodiscard]] double selective_module_flops(const ModelSpec& model, int64_t layer, uint32_t modules);
+
+// recompute_fraction: share of layers fully recomputed (RecomputeMode::layers); recompute_modules:
+// RecomputeMode::selective's submodules (TrainingWorkload::recompute_modules; core_attn is the
+// attention core, charged as `selective` says).
 [[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, int64_t seq_len, bool causal,
                                             RecomputeMode recompute, double recompute_fraction = 0.0,
-                                            SelectiveRecomputeFlops selective = SelectiveRecomputeFlops::physical);
+                                            SelectiveRecomputeFlops selective = SelectiveRecomputeFlops::physical,
+                                            uint32_t recompute_modules = recompute_bit(RecomputeModule::core_attn));
 
 }  // namespace meshscope

@@ -215,6 +215,39 @@ std::vector<TrainingRow> make_training_rows() {
          return w.recompute == RecomputeMode::layers ? std::to_string(w.recompute_layers)
                                                      : std::string(recompute_name(w.recompute));
        }});
+  rows.push_back(
+      {{"recompute_modules",
+        "",
+        KeyType::text,
+        {},
+        "`core_attn`, `moe_act`, `layernorm`, `mla_up_proj`, `mlp`, `moe`, `shared_experts` joined by `+`, or `none`",
+        "",
+        "`core_attn`",
+        "with `recompute=selective`, the submodules whose forward runs again in backward, as Megatron-Core's "
+        "`--recompute-modules`: `core_attn` the attention core; `moe_act` the experts' activation (its output "
+        "discarded); `layernorm` the norms that are modules of their own — an MoE layer's pre-MLP norm and MLA's "
+        "input norm (their outputs discarded; norms fused into the next linear have none to discard); "
+        "`mla_up_proj` MLA's up-projections and RoPE (Q, K and V discarded); `mlp` a dense layer's MLP; `moe` the "
+        "whole MoE layer, its dispatch and combine all-to-alls included; `shared_experts` an MoE layer's shared "
+        "experts. Each frees its saved tensors and adds its forward work to the backward; modules the model lacks "
+        "change nothing, and with another `recompute` mode the key has no effect (`assumptions` says so)",
+        "megatron/core/transformer/transformer_config.py (recompute_modules), transformer_layer.py, "
+        "moe/experts.py, multi_latent_attention.py"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
+         std::string bad;
+         const auto modules = parse_recompute_modules(p.text, &bad);
+         if (!modules)
+           return p.bad(
+               "modules joined by '+' from core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
+               "shared_experts (not '" +
+               bad + "'), or none");
+         w.recompute_modules = *modules;
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return recompute_modules_text(w.recompute_modules); }});
   rows.push_back(training_bool<&TrainingWorkload::flash_attention>(
       {"flash", "", {}, {}, "", "", "true", "FlashAttention (no s×s scores stored)", "Dao et al. 2022"}));
   rows.push_back(

@@ -46,6 +46,37 @@ std::string_view recompute_name(RecomputeMode mode) {
   return enum_name(mode);
 }
 
+std::string recompute_modules_text(uint32_t modules) {
+  std::string text;
+  for (const auto& [module, name] : EnumNames<RecomputeModule>::table) {
+    if ((modules & recompute_bit(module)) == 0) continue;
+    if (!text.empty()) text += '+';
+    text += name;
+  }
+  return text.empty() ? "none" : text;
+}
+
+std::optional<uint32_t> parse_recompute_modules(std::string_view text, std::string* bad) {
+  if (text == "none") return 0U;
+  uint32_t modules = 0;
+  while (true) {
+    const size_t plus = text.find('+');
+    const std::string_view name = text.substr(0, plus);
+    const auto module = parse_enum<RecomputeModule>(name);
+    if (!module) {
+      if (bad != nullptr) *bad = std::string(name);
+      return std::nullopt;
+    }
+    modules |= recompute_bit(*module);
+    if (plus == std::string_view::npos) return modules;
+    text.remove_prefix(plus + 1);
+  }
+}
+
+bool recomputes_module(const TrainingWorkload& workload, RecomputeModule module) {
+  return workload.recompute == RecomputeMode::selective && (workload.recompute_modules & recompute_bit(module)) != 0;
+}
+
 std::string_view memory_framework_name(MemoryFramework framework) {
   return enum_name(framework);
 }

@@ -25,6 +25,19 @@ struct EnumNames<Optimizer> {
 // (activation_checkpoint mode "selective", selective_ac_option "op": every second matmul and the
 // element-wise ops recomputed, torchtitan/distributed/activation_checkpoint.py).
 enum class RecomputeMode { none, selective, full, layers, op };
+// The submodules Megatron-Core's selective recompute repeats (TransformerConfig.recompute_modules,
+// --recompute-modules, default ["core_attn"]; megatron/core/transformer/transformer_config.py):
+// core_attn the attention core; moe_act the experts' activation function; layernorm the
+// input_layernorm and pre_mlp_layernorm where they are modules of their own (not fused into the
+// next linear: an MoE layer's pre-MLP norm, which the router reads, and MLA's input norm, which two
+// down-projections read); mla_up_proj MLA's up-projections and their RoPE; mlp a dense layer's MLP;
+// moe the whole MoE layer (router, dispatch and combine with their all-to-alls, experts); and
+// shared_experts an MoE layer's shared experts. moe_act, layernorm and mla_up_proj discard their
+// outputs after the forward (CheckpointWithoutOutput); the others keep only their inputs.
+enum class RecomputeModule : uint8_t { core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts };
+[[nodiscard]] constexpr uint32_t recompute_bit(RecomputeModule module) {
+  return 1U << static_cast<unsigned>(module);
+}
 // FSDP's reshard_after_forward per transformer block, as torchtitan's
 // parallelism.fsdp_reshard_after_forward names it (torchtitan/models/llama3/infra/parallelize.py,
 // apply_fsdp): "default" frees a block's gathered parameters after its forward except the last
@@ -105,7 +118,9 @@ struct TrainingWorkload {
   Optimizer optimizer = Optimizer::adam;
   int zero_stage = 1;  // 0: replicate; 1: optimizer; 2: + grads; 3: + params (FSDP)
   RecomputeMode recompute = RecomputeMode::selective;
-  int64_t recompute_layers = 0;          // RecomputeMode::layers: fully recomputed layers per stage
+  int64_t recompute_layers = 0;  // RecomputeMode::layers: fully recomputed layers per stage
+  // RecomputeMode::selective's submodules (RecomputeModule bits; Megatron-Core's default core_attn).
+  uint32_t recompute_modules = recompute_bit(RecomputeModule::core_attn);
   bool flash_attention = true;           // no s×s score tensors are stored
   std::optional<bool> dropout;           // default: the model's own setting
   bool output_layer_activations = true;  // count final-norm/head inputs and logits (Korthikanti §4.3)
@@ -187,6 +202,17 @@ struct EnumNames<RecomputeMode> {
        {RecomputeMode::op, "op"}}};
 };
 template <>
+struct EnumNames<RecomputeModule> {
+  static constexpr std::array<std::pair<RecomputeModule, std::string_view>, 7> table{
+      {{RecomputeModule::core_attn, "core_attn"},
+       {RecomputeModule::moe_act, "moe_act"},
+       {RecomputeModule::layernorm, "layernorm"},
+       {RecomputeModule::mla_up_proj, "mla_up_proj"},
+       {RecomputeModule::mlp, "mlp"},
+       {RecomputeModule::moe, "moe"},
+       {RecomputeModule::shared_experts, "shared_experts"}}};
+};
+template <>
 struct EnumNames<MemoryFramework> {
   static constexpr std::array<std::pair<MemoryFramework, std::string_view>, 4> table{
       {{MemoryFramework::automatic, "auto"},
@@ -229,6 +255,14 @@ struct EnumNames<ReshardAfterForward> {
 };
 
 [[nodiscard]] std::string_view recompute_name(RecomputeMode mode);
+// recompute_modules as the --train key writes it: the modules' names joined by '+', in
+// RecomputeModule's order ("core_attn+moe_act"); "none" for the empty set.
+[[nodiscard]] std::string recompute_modules_text(uint32_t modules);
+// The inverse; nullopt names the first unknown module in `bad` (each of "core_attn", "moe_act",
+// "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"; "none" alone is the empty set).
+[[nodiscard]] std::optional<uint32_t> parse_recompute_modules(std::string_view text, std::string* bad = nullptr);
+// Whether a layer pass re-runs `module` in its backward: selective recompute with the module set.
+[[nodiscard]] bool recomputes_module(const TrainingWorkload& workload, RecomputeModule module);
 [[nodiscard]] std::string_view optimizer_name(Optimizer optimizer);
 [[nodiscard]] std::string_view reshard_after_forward_name(ReshardAfterForward policy);
 // Whether FSDP gathers a block's parameters again for its backward (torchtitan's policies above).

@@ -225,8 +225,17 @@ struct Gemm {
   std::string name;
   double m, n, k;
   double count = 1;
-  double op_sac_share = 0;  // OperationCost::op_sac_share
+  double op_sac_share = 0;     // OperationCost::op_sac_share
+  uint32_t recomputed_by = 0;  // OperationCost::recomputed_by
 };
+
+constexpr uint32_t kMlaUpProj = recompute_bit(RecomputeModule::mla_up_proj);
+constexpr uint32_t kMlp = recompute_bit(RecomputeModule::mlp);
+constexpr uint32_t kMoe = recompute_bit(RecomputeModule::moe);
+constexpr uint32_t kMoeAct = recompute_bit(RecomputeModule::moe_act);
+constexpr uint32_t kSharedExperts = recompute_bit(RecomputeModule::shared_experts);
+constexpr uint32_t kLayernorm = recompute_bit(RecomputeModule::layernorm);
+constexpr uint32_t kCoreAttn = recompute_bit(RecomputeModule::core_attn);
 
 void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double tp) {
   const auto h = static_cast<double>(m.hidden_size);
@@ -236,14 +245,14 @@ void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, do
     const double q_out = heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim) / tp;
     if (a.q_lora_rank > 0) {
       g.push_back({"attention: q down-projection", tokens, static_cast<double>(a.q_lora_rank), h});
-      g.push_back({"attention: q up-projection", tokens, q_out, static_cast<double>(a.q_lora_rank)});
+      g.push_back({"attention: q up-projection", tokens, q_out, static_cast<double>(a.q_lora_rank), 1, 0, kMlaUpProj});
     } else {
       g.push_back({"attention: q projection", tokens, q_out, h});
     }
     g.push_back({"attention: kv down-projection", tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h});
     g.push_back({"attention: kv up-projection", tokens,
                  heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim) / tp,
-                 static_cast<double>(a.kv_lora_rank)});
+                 static_cast<double>(a.kv_lora_rank), 1, 0, kMlaUpProj});
     g.push_back({"attention: output projection", tokens, h, heads * static_cast<double>(a.v_head_dim) / tp});
     return;
   }
@@ -256,14 +265,15 @@ void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, do
 // `groups` GEMMs of `tokens / groups` rows each (the local experts of a grouped GEMM). `dense`: a
 // dense block's MLP, whose w3 (half the fused gate-and-up GEMM) or plain second linear
 // torchtitan's op-level SAC recomputes (experts' grouped matmuls are not aten.mm).
+// `recomputed_by`: the recompute modules that run the MLP again (RecomputeModule bits).
 void mlp_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double ffn_local, const std::string& prefix,
-               double groups = 1, bool dense = false) {
+               uint32_t recomputed_by, double groups = 1, bool dense = false) {
   const auto h = static_cast<double>(m.hidden_size);
   const bool gated = m.mlp == MlpKind::gated;
   g.push_back({prefix + (gated ? "gate and up projections" : "first linear"), tokens / groups,
-               (gated ? 2.0 : 1.0) * ffn_local, h, groups, dense && gated ? 0.5 : 0.0});
+               (gated ? 2.0 : 1.0) * ffn_local, h, groups, dense && gated ? 0.5 : 0.0, recomputed_by});
   g.push_back({prefix + (gated ? "down projection" : "second linear"), tokens / groups, h, ffn_local, groups,
-               dense && !gated ? 1.0 : 0.0});
+               dense && !gated ? 1.0 : 0.0, recomputed_by});
 }
 
 // Host dispatch of one operation: framework ops issued from Python, each with its launch, and the
@@ -294,27 +304,29 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   std::vector<Gemm> gemms;
   attention_gemms(gemms, m, tokens, tp);
   double ffn_width_elementwise = 0;  // FFN-wide activations touched by element-wise kernels, per token
+  double expert_ffn_width = 0;       // of which the routed experts' (the moe_act recompute's)
   const bool moe_layer = m.is_moe_layer(layer);
   double routed = 0, local_experts = 1;
   if (moe_layer) {
     const auto k = static_cast<double>(m.moe.top_k);
-    gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), h});
+    gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), h, 1, 0, kMoe});
     // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing),
     // split over the rank's local experts: one GEMM each (a grouped GEMM).
     routed = tokens / sp_div * static_cast<double>(l.etp) * k;
     local_experts =
         std::max(1.0, static_cast<double>(m.moe.num_experts) / static_cast<double>(std::max<int64_t>(l.ep, 1)));
     const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
-    mlp_gemms(gemms, m, routed, f_local, "moe: experts ", local_experts);
+    mlp_gemms(gemms, m, routed, f_local, "moe: experts ", kMoe, local_experts);
     ffn_width_elementwise += routed / tokens * f_local;
+    expert_ffn_width = routed / tokens * f_local;
     if (m.moe.num_shared_experts > 0) {
       const double shared = static_cast<double>(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size) / tp;
-      mlp_gemms(gemms, m, tokens, shared, "moe: shared experts ");
+      mlp_gemms(gemms, m, tokens, shared, "moe: shared experts ", kSharedExperts | kMoe);
       ffn_width_elementwise += shared;
     }
   } else {
     const double f_local = static_cast<double>(m.ffn_hidden_size) / tp;
-    mlp_gemms(gemms, m, tokens, f_local, "mlp: ", 1, true);
+    mlp_gemms(gemms, m, tokens, f_local, "mlp: ", kMlp, 1, true);
     ffn_width_elementwise += f_local;
   }
   std::vector<OperationCost> ops;
@@ -328,6 +340,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // routing, and the dispatcher's preprocess, replay from graphs too.
   const bool graph_router = graphs && w.cuda_graph_moe_router;
   double fp8_cast_bytes = 0, fp8_cast_backward_bytes = 0;
+  std::vector<OperationCost::Part> recomputed_cast_bytes;  // forward cast bytes of GEMMs a module repeats
   // Transformer Engine keeps a weight's FP8 copy across the micro-batches of a step (its modules'
   // get_weight_workspace casts only when is_first_microbatch, which Megatron-Core sets for the
   // step's first): under Megatron the weight casts are once per step, spread here over its
@@ -355,6 +368,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
                    g.count * r.gemm_s(g.m, g.n, g.k, low), g.count * r.gemm_s(g.m, g.k, g.n, low),
                    g.count * r.gemm_s(g.k, g.n, g.m, low), false});
     ops.back().op_sac_share = g.op_sac_share;
+    ops.back().recomputed_by = g.recomputed_by;
     // One module call (an autograd Function) per linear in each pass, launching its GEMMs:
     // forward `count`, backward the input- and weight-gradient GEMMs of each (2 · count); under
     // FP8 a cast of its input (forward) and of the output gradient (backward) per GEMM.
@@ -373,6 +387,8 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
       // memory-bound all the same).
       const double cast = 2 + copies * r.low_operand_bytes + (amax_pass ? e : 0.0);
       fp8_cast_bytes += g.count * cast * (g.m * g.k + g.k * g.n * weight_casts_per_micro_batch);
+      // A recomputed GEMM casts its input again (its weight's FP8 copy is cached).
+      if (g.recomputed_by != 0) recomputed_cast_bytes.push_back({g.recomputed_by, g.count * cast * g.m * g.k});
       fp8_cast_backward_bytes += g.count * cast * g.m * g.n;
     }
   }
@@ -384,7 +400,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // load-balancing loss's sums (read); about ten ops forward, eight backward.
     const double routing_bytes = tokens * experts * 4 * 6;
     ops.push_back({"moe: routing (softmax, top-k, load-balancing loss)", 0.0, routing_bytes, r.memory_s(routing_bytes),
-                   r.memory_s(routing_bytes), 0.0, false});
+                   r.memory_s(routing_bytes), 0.0, kMoe});
     ops.back().op_sac_share = 1;  // element-wise: not saved by the op-level SAC
     set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, graph_router);
     // Token dispatch and combine (MoEAlltoAllTokenDispatcher, token_dispatcher.py; permute,
@@ -403,7 +419,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     const double rows = routed * h * e;
     const double permute_bytes = (sort ? 7 : 3) * rows + tokens / sp_div * h * e;
     ops.push_back({"moe: token permutation and unpermutation", 0.0, permute_bytes, r.memory_s(permute_bytes),
-                   r.memory_s(permute_bytes), 0.0, false});
+                   r.memory_s(permute_bytes), 0.0, kMoe});
     set_host_time(ops.back(), {22.0 - (graph_router ? 8.0 : 0.0), 0, 12, 0}, c.efficiency, false);
   }
 
@@ -482,7 +498,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // The attention core is what selective recompute repeats (with its score traffic).
   ops.push_back({w.flash_attention ? "attention: core (FlashAttention)" : "attention: scores, softmax, A·V",
                  attention_flops, score_bytes, attention_forward + r.memory_s(score_bytes),
-                 attention_backward + r.memory_s(score_backward_bytes), 0.0, true});
+                 attention_backward + r.memory_s(score_backward_bytes), 0.0, kCoreAttn});
   // FlashAttention: one kernel forward; backward the main kernel and FlashAttention-2's two
   // helpers (the dO·O row sums before, the dQ conversion after). Unfused: QKᵀ, softmax, dropout,
   // A·V forward, twice that backward.
@@ -508,14 +524,35 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     const double o = tokens * static_cast<double>(m.attention_output_width()) / tp * e;
     const double merge_forward = (23 * (cp - 1) + 6) * o, merge_backward = (30 * (cp - 1) + 38) * o;
     ops.push_back({"attention: ring-attention merges (PyTorch context parallel, fp32)", 0.0, merge_forward,
-                   r.memory_s(merge_forward), r.memory_s(merge_backward), 0.0, true});
+                   r.memory_s(merge_forward), r.memory_s(merge_backward), 0.0, kCoreAttn});
     // Per step about seven framework ops forward (the concatenation, the SDPA call, the cast, the
     // merge's four) and eight backward; the recomputation of each is the attention core's.
     set_host_time(ops.back(), {7 * (cp - 1) + 2, 0, 8 * cp + 6, 0}, c.efficiency, false);
   }
   ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
-                 elementwise_backward, 0.0, false});
+                 elementwise_backward, 0.0, 0});
   ops.back().op_sac_share = 1;  // not saved by the op-level SAC
+  {
+    // The parts of these kernels that selective recompute modules run again (fused kernels' traffic
+    // as above): a norm that is a module of its own (layernorm: MLA's input norm, an MoE layer's
+    // pre-MLP norm; Megatron-Core's TE layer spec fuses the others into the next linear, which
+    // runs a dense layer's pre-MLP norm again with its MLP), the activation with its MLP, the
+    // experts' under moe_act as well, and MLA's RoPE with its up-projections.
+    auto& parts = ops.back().recomputed_parts;
+    const double norm = r.memory_s(2 * h * e / sp_div * tokens);
+    if (m.mla.enabled()) parts.push_back({kLayernorm, norm});
+    parts.push_back({moe_layer ? kLayernorm : kMlp, norm});
+    const double activation_per_width = (gated ? 3.0 : 2.0) * e * tokens;
+    if (moe_layer) {
+      parts.push_back({kMoeAct | kMoe, r.memory_s(activation_per_width * expert_ffn_width)});
+      if (ffn_width_elementwise > expert_ffn_width)
+        parts.push_back(
+            {kSharedExperts | kMoe, r.memory_s(activation_per_width * (ffn_width_elementwise - expert_ffn_width))});
+    } else {
+      parts.push_back({kMlp, r.memory_s(activation_per_width * ffn_width_elementwise)});
+    }
+    if (m.mla.enabled() && rope > 0) parts.push_back({kMlaUpProj, r.memory_s(rope * tokens)});
+  }
   // Two norms, two residual adds, the activation, RoPE on Q and on K; as many backward, with the
   // residual branch's gradient accumulations. Eager composites: six ops per RMSNorm (ten
   // backward), five per rotation (three backward), silu and the product.
@@ -525,8 +562,19 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   if (fp8)
     ops.push_back({std::string(w.compute_dtype == DType::fp4 ? "fp4" : "fp8") +
                        ": casts, transposes and amax around the low-precision GEMMs",
-                   0.0, fp8_cast_bytes, r.memory_s(fp8_cast_bytes), r.memory_s(fp8_cast_backward_bytes), 0.0, false});
+                   0.0, fp8_cast_bytes, r.memory_s(fp8_cast_bytes), r.memory_s(fp8_cast_backward_bytes), 0.0, 0});
+  if (fp8)
+    for (const auto& [modules, bytes] : recomputed_cast_bytes)
+      ops.back().recomputed_parts.push_back({modules, r.memory_s(bytes)});
   return ops;
+}
+
+double recompute_forward_s(const OperationCost& op, uint32_t modules) {
+  if ((op.recomputed_by & modules) != 0) return op.forward_s;
+  double s = 0;
+  for (const auto& part : op.recomputed_parts)
+    if ((part.recomputed_by & modules) != 0) s += part.forward_s;
+  return s;
 }
 
 WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fully) {
@@ -543,7 +591,7 @@ WorkTime layer_compute(const ComputeContext& c, int64_t layer, bool recompute_fu
       t.attention_forward_s += op.forward_s;
       t.attention_backward_s += op.backward_input_s;
     }
-    if (op.recomputed_by_selective) selective += op.forward_s;
+    selective += recompute_forward_s(op, c.workload.recompute_modules);
     op_sac += op.op_sac_share * op.forward_s;  // torchtitan's op-level SAC (layer_operations)
   }
   // A pass over the layer takes the longer of its GPU work and the host's dispatch of it: the

@@ -156,7 +156,16 @@ struct OperationCost {
   double forward_s = 0;
   double backward_input_s = 0;
   double backward_weight_s = 0;
-  bool recomputed_by_selective = false;
+  // The selective recompute's modules that run the whole operation again in backward
+  // (RecomputeModule bits; TrainingWorkload::recompute_modules), and parts of it that other
+  // modules run again (the element-wise kernels of a norm or an activation; the casts of a
+  // recomputed GEMM's input): recompute_forward_s sums what a module set repeats.
+  uint32_t recomputed_by = 0;
+  struct Part {
+    uint32_t recomputed_by = 0;
+    double forward_s = 0;
+  };
+  std::vector<Part> recomputed_parts{};
   // Host dispatch of the operation (ComputeEfficiency::host_op_us, host_kernel_us): forward and
   // backward (input and weight gradients together). Zero where CUDA graphs replay it.
   double host_forward_s = 0;
@@ -167,6 +176,8 @@ struct OperationCost {
   bool attention_core = false;  // the attention core's kernels (WorkTime::attention_forward_s)
 };
 [[nodiscard]] std::vector<OperationCost> layer_operations(const ComputeContext& context, int64_t layer);
+// The forward time of `op` that selective recompute with `modules` (RecomputeModule bits) runs again.
+[[nodiscard]] double recompute_forward_s(const OperationCost& op, uint32_t modules);
 
 // One transformer layer, one micro-batch, on one rank (no communication): the sum of its operations.
 [[nodiscard]] WorkTime layer_compute(const ComputeContext& context, int64_t layer, bool recompute_fully);

@@ -201,7 +201,11 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       // all-to-alls are exposed (two in forward, two in backward); a recomputed layer repeats
       // its forward TP, CP and EP communication.
       const TpLayerCost& tp_cost = m.is_moe_layer(layer) ? tp_moe : tp_dense;
-      const double tp_recompute = recomputed ? tp_cost.forward_s : 0.0;
+      // Selective recompute of the MLP (mlp, a dense layer) or the MoE layer (moe) repeats its half
+      // of the layer's forward TP collectives, and moe its dispatch and combine all-to-alls.
+      const bool mlp_recomputed = m.is_moe_layer(layer) ? recomputes_module(w, RecomputeModule::moe)
+                                                        : recomputes_module(w, RecomputeModule::mlp);
+      const double tp_recompute = recomputed ? tp_cost.forward_s : mlp_recomputed ? 0.5 * tp_cost.forward_s : 0.0;
       const auto [cp_forward, cp_backward] =
           cp_exposed(cp_impl, l.cp, cp_layer_forward, cp_layer_backward, cp_exchange, t);
       const double ep_each = m.is_moe_layer(layer) ? 2 * ep_call : 0.0;
@@ -211,7 +215,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       // What hides still holds SMs from the compute it hides under (ep_exposed).
       const auto [ep_forward, ep_backward] = ep_exposed(ep_each, t.forward_s, t.backward_input_s + t.backward_weight_s,
                                                         dualpipe ? 1.0 : ep_paired, ep_sms, sms);
-      const double ep_recompute = recomputed ? ep_forward : 0.0;
+      const double ep_recompute = recomputed || mlp_recomputed ? ep_forward : 0.0;
       const double cp_recompute = recomputed ? cp_forward : 0.0;
       t.forward_s += tp_cost.forward_s + cp_forward + ep_forward;
       t.backward_input_s += tp_cost.backward_s + cp_backward + ep_backward;
@@ -360,7 +364,8 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
     for (const int64_t layers : chunk_layer_counts)
       recomputed_layers += static_cast<double>(std::min(std::max<int64_t>(w.recompute_layers, 0), layers));
   const FlopsPerToken flops = flops_per_token(
-      m, w.seq_len, w.causal, w.recompute, recomputed_layers / static_cast<double>(std::max<int64_t>(m.num_layers, 1)));
+      m, w.seq_len, w.causal, w.recompute, recomputed_layers / static_cast<double>(std::max<int64_t>(m.num_layers, 1)),
+      SelectiveRecomputeFlops::physical, w.recompute_modules);
   const double peak = compute_peak_flops(gpu, w.compute_dtype);
   est.model_tflops_per_gpu = flops.model_training() * est.tokens_per_s_per_gpu / 1e12;
   est.hardware_tflops_per_gpu = flops.hardware_training() * est.tokens_per_s_per_gpu / 1e12;
@@ -557,6 +562,17 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
             : "pipeline sends synchronous (Megatron's 1F1B: send_forward_recv_backward): each keeps its rank busy");
   }
   if (fp8_linears(w)) est.assumptions.push_back(fp8_assumption(w));
+  if (w.recompute_modules != recompute_bit(RecomputeModule::core_attn))
+    est.assumptions.push_back(
+        w.recompute == RecomputeMode::selective
+            ? "recompute_modules=" + recompute_modules_text(w.recompute_modules) +
+                  " (Megatron-Core --recompute-modules): those submodules' saved tensors freed and their forward run "
+                  "again in backward; an MLP or MoE layer recomputed repeats its half of the forward TP collectives, "
+                  "an MoE layer its dispatch and combine all-to-alls"
+            : "recompute_modules=" + recompute_modules_text(w.recompute_modules) +
+                  " has no effect: recompute=" + std::string(recompute_name(w.recompute)) +
+                  " (Megatron-Core reads --recompute-modules under "
+                  "--recompute-granularity selective only)");
   est.known_gaps = known_gaps(m, w, l, gpu);
   return est;
 }

@@ -103,14 +103,13 @@ struct UnmodelledFlag {
   std::string_view name;
   std::string_view why;
 };
-constexpr std::array<UnmodelledFlag, 14> kMegatronUnmodelled{{
+constexpr std::array<UnmodelledFlag, 13> kMegatronUnmodelled{{
     {"rampup-batch-size", "a batch-size ramp: the estimate is of the final --global-batch-size"},
     {"step-batch-size-schedule", "a batch-size schedule: the estimate is of the final --global-batch-size"},
     {"fp8-param-gather", "FP8 weights gathered (the distributed optimizer's all-gather in FP8): modelled as 16-bit"},
     {"cross-entropy-loss-fusion", "the fused cross-entropy's smaller logits buffers: not modelled"},
     {"empty-unused-memory-level", "the allocator cache emptied each step: not modelled"},
     {"manual-gc", "Python garbage collection at fixed steps: host time not modelled"},
-    {"recompute-modules", "selective recomputation of named modules: modelled as --recompute-granularity selective"},
     {"moe-grouped-gemm", "grouped expert GEMMs: the expert GEMM efficiency is not changed"},
     {"moe-expert-capacity-factor", "a token capacity per expert: dropless routing is modelled"},
     {"optimizer-cpu-offload", "the optimizer on the CPU: not modelled"},
@@ -516,6 +515,20 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
                       args.where(*args.find("recompute-granularity")));
   }
   keys.push_back({"recompute", recompute});
+  // --recompute-modules (nargs='*'; megatron/training/arguments.py): the selective recompute's
+  // submodules. Names meshscope does not model (a fork's, or the EP-overlap segments
+  // a2a_overlap_*) are listed as unmodelled; the others are the key's.
+  if (const auto* modules = args.find("recompute-modules"); modules != nullptr) {
+    std::string known;
+    for (const std::string& name : modules->values) {
+      if (name == "none" || !parse_recompute_modules(name)) {
+        out.unmodelled.push_back("--recompute-modules " + name + ": a submodule meshscope does not model");
+        continue;
+      }
+      known += (known.empty() ? "" : "+") + name;
+    }
+    keys.push_back({"recompute_modules", known.empty() ? "none" : known});
+  }
   if (vpp > 1) keys.push_back({"schedule", "interleaved"});
   if (args.has("tp-comm-overlap")) keys.push_back({"tp_comm_overlap", "true"});
   if (args.has("overlap-grad-reduce")) keys.push_back({"overlap_grad_reduce", "true"});

@@ -250,9 +250,16 @@ LauncherExport export_megatron_args(const Project& project) {
   switch (w.recompute) {
     case RecomputeMode::none:
       break;
-    case RecomputeMode::selective:
+    case RecomputeMode::selective: {
       training.emplace_back("--recompute-granularity selective");
+      // --recompute-modules (nargs='*', default core_attn): the modules, space-separated.
+      if (w.recompute_modules != recompute_bit(RecomputeModule::core_attn)) {
+        std::string modules = recompute_modules_text(w.recompute_modules);
+        std::replace(modules.begin(), modules.end(), '+', ' ');
+        training.push_back("--recompute-modules" + (w.recompute_modules == 0 ? std::string() : " " + modules));
+      }
       break;
+    }
     case RecomputeMode::op:
       training.emplace_back("--recompute-granularity selective");
       out.warnings.emplace_back("torchtitan's op-level AC is written as Megatron-LM's selective recomputation");

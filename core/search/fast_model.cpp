@@ -79,6 +79,10 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const WorkTime* moe = m.is_moe() ? &ev.layer(l, w, true) : nullptr;
   const auto& [embedding, head] = ev.ends(l, w);
   const bool full = w.recompute == RecomputeMode::full;
+  // Selective recompute of a dense MLP or an MoE layer (recompute_modules mlp, moe) repeats its half
+  // of the forward TP collectives, and moe its all-to-alls (as estimate_step).
+  const double mlp_recomputed = recomputes_module(w, RecomputeModule::mlp) ? 0.5 : 0.0;
+  const double moe_recomputed = recomputes_module(w, RecomputeModule::moe) ? 0.5 : 0.0;
   // DualPipe (DeepSeek-V3 §3.2.1) runs a forward chunk's all-to-alls under the paired backward's
   // compute and vice versa, and sends asynchronously (as estimate_step).
   // Megatron's combined 1F1B (ep_comm_overlap) pairs the steady state's passes the same way.
@@ -108,10 +112,10 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     double f = stage(&WorkTime::forward_s) + dense_count * tp_dense.forward_s + moe_count * tp_moe.forward_s +
                static_cast<double>(stage_layers) * cp_forward_exposed + moe_count * ep_forward;
     double b = stage(&WorkTime::backward_input_s) + stage(&WorkTime::recompute_s) +
-               dense_count * (tp_dense.backward_s + (full ? tp_dense.forward_s : 0.0)) +
-               moe_count * (tp_moe.backward_s + (full ? tp_moe.forward_s : 0.0)) +
+               dense_count * (tp_dense.backward_s + (full ? tp_dense.forward_s : mlp_recomputed * tp_dense.forward_s)) +
+               moe_count * (tp_moe.backward_s + (full ? tp_moe.forward_s : moe_recomputed * tp_moe.forward_s)) +
                static_cast<double>(stage_layers) * (cp_backward_exposed + (full ? cp_forward_exposed : 0.0)) +
-               moe_count * ep_backward;
+               moe_count * (ep_backward + (full || moe_recomputed > 0 ? ep_forward : 0.0));
     double wt = stage(&WorkTime::backward_weight_s);
     if (s == 0) {
       f += embedding.forward_s;

@@ -246,7 +246,7 @@ TEST_CASE("estimate fidelity: Korthikanti 2022 Table 4 per-layer forward and bac
         continue;
       forward += op.forward_s;
       backward += op.backward_input_s + op.backward_weight_s;
-      if (op.recomputed_by_selective) selective += op.forward_s;
+      selective += recompute_forward_s(op, w.recompute_modules);
     }
     const double passes = recompute == RecomputeMode::full ? 3.0 : 2.0;
     double tp_per_pass = 0;

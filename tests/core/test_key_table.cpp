@@ -72,6 +72,7 @@ std::string other_value(const KeyInfo& info) {
       return fallback;
     case KeyType::text:
       if (info.name == "recompute") return "full";
+      if (info.name == "recompute_modules") return "core_attn+moe_act";
       if (info.name == "master") return "none";
       if (info.name == "reshard_after_forward") return "always";
       if (info.name == "stages") return "3:5";

@@ -548,6 +548,34 @@ TEST_CASE("launcher: Megatron-LM's FP8 recipes, NVFP4 and the MoE token dispatch
 
 // Megatron-LM's uneven splits (validate_args; transformer_block.py get_num_layers_to_build): the
 // embedding and the loss counted as a layer each, or the first and last stage's layers given.
+TEST_CASE("launcher: Megatron-LM's --recompute-modules import and export; unknown modules are listed") {
+  // megatron/training/arguments.py: --recompute-modules takes several names (nargs='*'); a name
+  // meshscope does not model (a fork's, or the EP-overlap segments) is reported, the others kept.
+  const std::string args =
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --swiglu \\\n"
+      "--normalization RMSNorm --position-embedding-type rope --vocab-size 128256 --ffn-hidden-size 14336 \\\n"
+      "--micro-batch-size 1 --global-batch-size 64 --bf16 --recompute-granularity selective \\\n"
+      "--recompute-modules core_attn layernorm mlp a2a_overlap_attn\n";
+  LauncherImportOptions options;
+  options.gpus = 8;
+  auto r = import_megatron_args(args, "args.txt", options);
+  REQUIRE(r);
+  CHECK(r->project.training.recompute == RecomputeMode::selective);
+  CHECK(recompute_modules_text(r->project.training.recompute_modules) == "core_attn+layernorm+mlp");
+  CHECK(contains(r->unmodelled, "--recompute-modules a2a_overlap_attn"));
+  const std::string exported = export_megatron_args(r->project).text;
+  CHECK(exported.find("--recompute-modules core_attn layernorm mlp") != std::string::npos);
+  auto again = import_megatron_args(exported, "exported.sh", options);
+  REQUIRE(again);
+  CHECK(again->project.training.recompute_modules == r->project.training.recompute_modules);
+  // Without --recompute-modules the default (core_attn) stays, and none is written back.
+  auto plain = import_megatron_args(
+      replaced(args, " \\\n--recompute-modules core_attn layernorm mlp a2a_overlap_attn", ""), "args.txt", options);
+  REQUIRE(plain);
+  CHECK(recompute_modules_text(plain->project.training.recompute_modules) == "core_attn");
+  CHECK(export_megatron_args(plain->project).text.find("--recompute-modules") == std::string::npos);
+}
+
 TEST_CASE("launcher: Megatron-LM's uneven pipeline splits become a pipeline layout") {
   const std::string model =
       "--num-layers 126 --hidden-size 16384 --num-attention-heads 128 --group-query-attention --num-query-groups 8 \\\n"

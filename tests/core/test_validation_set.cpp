@@ -389,12 +389,19 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     // gpt_oss_llm_pretrain.py, a later version than the tables'): the provider's all-to-all
     // dispatcher; GB300 and B300 with Transformer Engine's CUDA graphs of the attention, the router
     // and the dispatch preprocessing; the GB200 preset of the 26.02 layout (V2) overlaps the EP
-    // all-to-alls across micro-batches (moe_a2a_overlap). GB200, B200 and H100 recompute the
-    // layernorms and the expert activation (recompute_modules): element-wise work, left out here.
+    // all-to-alls across micro-batches (moe_a2a_overlap). The GB200, B200 and H100 presets of the
+    // 26.02 layouts (GPT_OSS_120B_PRETRAIN_CONFIG_{GB200,B200,H100}_BF16_V1: EP 64 at micro-batch 4, PP 4)
+    // recompute the layernorms and the expert activation, recompute_modules=["layernorm", "moe_act"],
+    // which replaces Megatron-Core's default core_attn; the 25.11 layouts have no preset of their own.
     if (row.at("model") == "gpt-oss-120b") {
       w.cuda_graphs = row.at("gpu") == "GB300" || row.at("gpu") == "B300";
       w.cuda_graph_moe_router = w.cuda_graphs;
       w.ep_comm_overlap = row.at("gpu") == "GB200" && starts_with(row.at("id"), "mb2602_");
+      if (starts_with(row.at("id"), "mb2602_") &&
+          (row.at("gpu") == "GB200" || row.at("gpu") == "B200" || starts_with(row.at("gpu"), "H100"))) {
+        w.recompute = RecomputeMode::selective;
+        w.recompute_modules = recompute_bit(RecomputeModule::layernorm) | recompute_bit(RecomputeModule::moe_act);
+      }
     }
     // A recipe that states it (the API reference's 64-GPU GB200 Llama 3.1 405B MXFP8 recipe): the
     // gradients accumulate in BF16; the master weights and Adam moments stay FP32.

@@ -23,13 +23,6 @@ namespace {
 
 constexpr double kMaskBytes = 1.0;  // dropout masks are stored as bytes (Korthikanti §4.1)
 constexpr double kFp32Bytes = 4.0;
-constexpr uint32_t kCoreAttn = recompute_bit(RecomputeModule::core_attn);
-constexpr uint32_t kLayernorm = recompute_bit(RecomputeModule::layernorm);
-constexpr uint32_t kMlaUpProj = recompute_bit(RecomputeModule::mla_up_proj);
-constexpr uint32_t kMlp = recompute_bit(RecomputeModule::mlp);
-constexpr uint32_t kMoe = recompute_bit(RecomputeModule::moe);
-constexpr uint32_t kMoeAct = recompute_bit(RecomputeModule::moe_act);
-constexpr uint32_t kSharedExperts = recompute_bit(RecomputeModule::shared_experts);
 
 void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const ActivationConfig& c) {
   const double e = c.element_bytes;
@@ -38,8 +31,8 @@ void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
   out.push_back({"attention: norm input", e * h, TensorSplit::tp_replicated});
   // MLA's input norm is a module of its own (its output feeds two down-projections), which the
   // layernorm recompute discards; the TE layer spec fuses the others into the QKV projection.
-  out.push_back(
-      {"attention: QKV projection input", e * h, TensorSplit::tp_replicated, m.mla.enabled() ? kLayernorm : 0U, true});
+  out.push_back({"attention: QKV projection input", e * h, TensorSplit::tp_replicated,
+                 m.mla.enabled() ? recompute_bits::layernorm : 0U, true});
   double q_width = static_cast<double>(m.q_width());
   double k_width = static_cast<double>(m.kv_width());
   double v_width = static_cast<double>(m.kv_width());
@@ -62,7 +55,7 @@ void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
     context_width = v_width;
   }
   // MLA's up-projection outputs (with RoPE applied): what mla_up_proj discards and recomputes.
-  const uint32_t qkv_recomputed_by = m.mla.enabled() ? kMlaUpProj : 0U;
+  const uint32_t qkv_recomputed_by = m.mla.enabled() ? recompute_bits::mla_up_proj : 0U;
   out.push_back({"attention: Q", e * q_width, TensorSplit::tp_split, qkv_recomputed_by});
   out.push_back({"attention: K", e * k_width, TensorSplit::tp_split, qkv_recomputed_by});
   out.push_back({"attention: V", e * v_width, TensorSplit::tp_split, qkv_recomputed_by});
@@ -70,10 +63,11 @@ void attention_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
     out.push_back({"attention: softmax log-sum-exp (fp32)", kFp32Bytes * heads, TensorSplit::tp_split});
   } else {
     const auto keys = static_cast<double>(c.seq_len);
-    out.push_back({"attention: softmax output", e * heads * keys, TensorSplit::scores, kCoreAttn});
+    out.push_back({"attention: softmax output", e * heads * keys, TensorSplit::scores, recompute_bits::core_attn});
     if (c.dropout) {
-      out.push_back({"attention: softmax dropout mask", kMaskBytes * heads * keys, TensorSplit::scores, kCoreAttn});
-      out.push_back({"attention: dropout output", e * heads * keys, TensorSplit::scores, kCoreAttn});
+      out.push_back({"attention: softmax dropout mask", kMaskBytes * heads * keys, TensorSplit::scores,
+                     recompute_bits::core_attn});
+      out.push_back({"attention: dropout output", e * heads * keys, TensorSplit::scores, recompute_bits::core_attn});
     }
   }
   out.push_back({"attention: output projection input", e * context_width, TensorSplit::tp_split, false, true});
@@ -101,8 +95,8 @@ void dense_mlp_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const 
   // The mlp recompute checkpoints the MLP from its input (the norm fused into its first linear),
   // so everything the MLP saves but that input goes.
   out.push_back({"mlp: norm input", e * h, TensorSplit::tp_replicated});
-  out.push_back({"mlp: first linear input", e * h, TensorSplit::tp_replicated, kMlp, true});
-  mlp_tensors(out, m, c, m.ffn_hidden_size, "mlp: ", TensorSplit::tp_split, kMlp);
+  out.push_back({"mlp: first linear input", e * h, TensorSplit::tp_replicated, recompute_bits::mlp, true});
+  mlp_tensors(out, m, c, m.ffn_hidden_size, "mlp: ", TensorSplit::tp_split, recompute_bits::mlp);
   if (c.dropout) out.push_back({"mlp: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
 }
 
@@ -114,26 +108,27 @@ void moe_tensors(std::vector<SavedTensor>& out, const ModelSpec& m, const Activa
   // recompute discards that output; the moe recompute checkpoints the layer from it and drops the
   // rest; moe_act discards the experts' activation output; shared_experts the shared experts'.
   out.push_back({"moe: norm input", e * h, TensorSplit::tp_replicated});
-  out.push_back({"moe: router input", e * h, TensorSplit::tp_replicated, kLayernorm});
+  out.push_back({"moe: router input", e * h, TensorSplit::tp_replicated, recompute_bits::layernorm});
   out.push_back({"moe: router probabilities (fp32)", kFp32Bytes * static_cast<double>(m.moe.num_experts),
-                 TensorSplit::tp_replicated, kMoe});
+                 TensorSplit::tp_replicated, recompute_bits::moe});
   // Routed tokens: each token reaches top_k experts; with balanced routing a rank processes as
   // many token-expert pairs as it sends, gathered over the expert-TP group (Megatron-Core MoE).
-  out.push_back({"moe: dispatched expert inputs", e * k * h, TensorSplit::expert_routed, kMoe, true});
+  out.push_back({"moe: dispatched expert inputs", e * k * h, TensorSplit::expert_routed, recompute_bits::moe, true});
   const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(c.etp);
   if (m.mlp == MlpKind::gated) {
-    out.push_back({"moe: expert gate and up outputs", e * k * 2 * f_local, TensorSplit::expert_routed, kMoe});
     out.push_back(
-        {"moe: expert down projection input", e * k * f_local, TensorSplit::expert_routed, kMoeAct | kMoe, true});
+        {"moe: expert gate and up outputs", e * k * 2 * f_local, TensorSplit::expert_routed, recompute_bits::moe});
+    out.push_back({"moe: expert down projection input", e * k * f_local, TensorSplit::expert_routed,
+                   recompute_bits::moe_act | recompute_bits::moe, true});
   } else {
-    out.push_back({"moe: expert activation input", e * k * f_local, TensorSplit::expert_routed, kMoe});
-    out.push_back(
-        {"moe: expert second linear input", e * k * f_local, TensorSplit::expert_routed, kMoeAct | kMoe, true});
+    out.push_back({"moe: expert activation input", e * k * f_local, TensorSplit::expert_routed, recompute_bits::moe});
+    out.push_back({"moe: expert second linear input", e * k * f_local, TensorSplit::expert_routed,
+                   recompute_bits::moe_act | recompute_bits::moe, true});
   }
-  out.push_back({"moe: expert outputs before combine", e * k * h, TensorSplit::expert_routed, kMoe});
+  out.push_back({"moe: expert outputs before combine", e * k * h, TensorSplit::expert_routed, recompute_bits::moe});
   if (m.moe.num_shared_experts > 0)
     mlp_tensors(out, m, c, m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size, "moe: shared experts ",
-                TensorSplit::tp_split, kSharedExperts | kMoe);
+                TensorSplit::tp_split, recompute_bits::shared_experts | recompute_bits::moe);
   if (c.dropout) out.push_back({"moe: dropout mask", kMaskBytes * h, TensorSplit::tp_replicated});
 }
 

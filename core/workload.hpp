@@ -38,6 +38,17 @@ enum class RecomputeModule : uint8_t { core_attn, moe_act, layernorm, mla_up_pro
 [[nodiscard]] constexpr uint32_t recompute_bit(RecomputeModule module) {
   return 1U << static_cast<unsigned>(module);
 }
+// Each module's bit by its name, for the tables that tag tensors and operations with the modules
+// that recompute them (core/activations.cpp, core/estimate/compute.cpp).
+namespace recompute_bits {
+inline constexpr uint32_t core_attn = recompute_bit(RecomputeModule::core_attn);
+inline constexpr uint32_t moe_act = recompute_bit(RecomputeModule::moe_act);
+inline constexpr uint32_t layernorm = recompute_bit(RecomputeModule::layernorm);
+inline constexpr uint32_t mla_up_proj = recompute_bit(RecomputeModule::mla_up_proj);
+inline constexpr uint32_t mlp = recompute_bit(RecomputeModule::mlp);
+inline constexpr uint32_t moe = recompute_bit(RecomputeModule::moe);
+inline constexpr uint32_t shared_experts = recompute_bit(RecomputeModule::shared_experts);
+}  // namespace recompute_bits
 // FSDP's reshard_after_forward per transformer block, as torchtitan's
 // parallelism.fsdp_reshard_after_forward names it (torchtitan/models/llama3/infra/parallelize.py,
 // apply_fsdp): "default" frees a block's gathered parameters after its forward except the last

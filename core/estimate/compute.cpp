@@ -229,14 +229,6 @@ struct Gemm {
   uint32_t recomputed_by = 0;  // OperationCost::recomputed_by
 };
 
-constexpr uint32_t kMlaUpProj = recompute_bit(RecomputeModule::mla_up_proj);
-constexpr uint32_t kMlp = recompute_bit(RecomputeModule::mlp);
-constexpr uint32_t kMoe = recompute_bit(RecomputeModule::moe);
-constexpr uint32_t kMoeAct = recompute_bit(RecomputeModule::moe_act);
-constexpr uint32_t kSharedExperts = recompute_bit(RecomputeModule::shared_experts);
-constexpr uint32_t kLayernorm = recompute_bit(RecomputeModule::layernorm);
-constexpr uint32_t kCoreAttn = recompute_bit(RecomputeModule::core_attn);
-
 void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, double tp) {
   const auto h = static_cast<double>(m.hidden_size);
   if (m.mla.enabled()) {
@@ -245,14 +237,15 @@ void attention_gemms(std::vector<Gemm>& g, const ModelSpec& m, double tokens, do
     const double q_out = heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim) / tp;
     if (a.q_lora_rank > 0) {
       g.push_back({"attention: q down-projection", tokens, static_cast<double>(a.q_lora_rank), h});
-      g.push_back({"attention: q up-projection", tokens, q_out, static_cast<double>(a.q_lora_rank), 1, 0, kMlaUpProj});
+      g.push_back({"attention: q up-projection", tokens, q_out, static_cast<double>(a.q_lora_rank), 1, 0,
+                   recompute_bits::mla_up_proj});
     } else {
       g.push_back({"attention: q projection", tokens, q_out, h});
     }
     g.push_back({"attention: kv down-projection", tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h});
     g.push_back({"attention: kv up-projection", tokens,
                  heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim) / tp,
-                 static_cast<double>(a.kv_lora_rank), 1, 0, kMlaUpProj});
+                 static_cast<double>(a.kv_lora_rank), 1, 0, recompute_bits::mla_up_proj});
     g.push_back({"attention: output projection", tokens, h, heads * static_cast<double>(a.v_head_dim) / tp});
     return;
   }
@@ -309,24 +302,24 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   double routed = 0, local_experts = 1;
   if (moe_layer) {
     const auto k = static_cast<double>(m.moe.top_k);
-    gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), h, 1, 0, kMoe});
+    gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), h, 1, 0, recompute_bits::moe});
     // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing),
     // split over the rank's local experts: one GEMM each (a grouped GEMM).
     routed = tokens / sp_div * static_cast<double>(l.etp) * k;
     local_experts =
         std::max(1.0, static_cast<double>(m.moe.num_experts) / static_cast<double>(std::max<int64_t>(l.ep, 1)));
     const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
-    mlp_gemms(gemms, m, routed, f_local, "moe: experts ", kMoe, local_experts);
+    mlp_gemms(gemms, m, routed, f_local, "moe: experts ", recompute_bits::moe, local_experts);
     ffn_width_elementwise += routed / tokens * f_local;
     expert_ffn_width = routed / tokens * f_local;
     if (m.moe.num_shared_experts > 0) {
       const double shared = static_cast<double>(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size) / tp;
-      mlp_gemms(gemms, m, tokens, shared, "moe: shared experts ", kSharedExperts | kMoe);
+      mlp_gemms(gemms, m, tokens, shared, "moe: shared experts ", recompute_bits::shared_experts | recompute_bits::moe);
       ffn_width_elementwise += shared;
     }
   } else {
     const double f_local = static_cast<double>(m.ffn_hidden_size) / tp;
-    mlp_gemms(gemms, m, tokens, f_local, "mlp: ", kMlp, 1, true);
+    mlp_gemms(gemms, m, tokens, f_local, "mlp: ", recompute_bits::mlp, 1, true);
     ffn_width_elementwise += f_local;
   }
   std::vector<OperationCost> ops;
@@ -400,7 +393,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // load-balancing loss's sums (read); about ten ops forward, eight backward.
     const double routing_bytes = tokens * experts * 4 * 6;
     ops.push_back({"moe: routing (softmax, top-k, load-balancing loss)", 0.0, routing_bytes, r.memory_s(routing_bytes),
-                   r.memory_s(routing_bytes), 0.0, kMoe});
+                   r.memory_s(routing_bytes), 0.0, recompute_bits::moe});
     ops.back().op_sac_share = 1;  // element-wise: not saved by the op-level SAC
     set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, graph_router);
     // Token dispatch and combine (MoEAlltoAllTokenDispatcher, token_dispatcher.py; permute,
@@ -419,7 +412,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     const double rows = routed * h * e;
     const double permute_bytes = (sort ? 7 : 3) * rows + tokens / sp_div * h * e;
     ops.push_back({"moe: token permutation and unpermutation", 0.0, permute_bytes, r.memory_s(permute_bytes),
-                   r.memory_s(permute_bytes), 0.0, kMoe});
+                   r.memory_s(permute_bytes), 0.0, recompute_bits::moe});
     set_host_time(ops.back(), {22.0 - (graph_router ? 8.0 : 0.0), 0, 12, 0}, c.efficiency, false);
   }
 
@@ -498,7 +491,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // The attention core is what selective recompute repeats (with its score traffic).
   ops.push_back({w.flash_attention ? "attention: core (FlashAttention)" : "attention: scores, softmax, A·V",
                  attention_flops, score_bytes, attention_forward + r.memory_s(score_bytes),
-                 attention_backward + r.memory_s(score_backward_bytes), 0.0, kCoreAttn});
+                 attention_backward + r.memory_s(score_backward_bytes), 0.0, recompute_bits::core_attn});
   // FlashAttention: one kernel forward; backward the main kernel and FlashAttention-2's two
   // helpers (the dO·O row sums before, the dQ conversion after). Unfused: QKᵀ, softmax, dropout,
   // A·V forward, twice that backward.
@@ -524,7 +517,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     const double o = tokens * static_cast<double>(m.attention_output_width()) / tp * e;
     const double merge_forward = (23 * (cp - 1) + 6) * o, merge_backward = (30 * (cp - 1) + 38) * o;
     ops.push_back({"attention: ring-attention merges (PyTorch context parallel, fp32)", 0.0, merge_forward,
-                   r.memory_s(merge_forward), r.memory_s(merge_backward), 0.0, kCoreAttn});
+                   r.memory_s(merge_forward), r.memory_s(merge_backward), 0.0, recompute_bits::core_attn});
     // Per step about seven framework ops forward (the concatenation, the SDPA call, the cast, the
     // merge's four) and eight backward; the recomputation of each is the attention core's.
     set_host_time(ops.back(), {7 * (cp - 1) + 2, 0, 8 * cp + 6, 0}, c.efficiency, false);
@@ -540,18 +533,19 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // experts' under moe_act as well, and MLA's RoPE with its up-projections.
     auto& parts = ops.back().recomputed_parts;
     const double norm = r.memory_s(2 * h * e / sp_div * tokens);
-    if (m.mla.enabled()) parts.push_back({kLayernorm, norm});
-    parts.push_back({moe_layer ? kLayernorm : kMlp, norm});
+    if (m.mla.enabled()) parts.push_back({recompute_bits::layernorm, norm});
+    parts.push_back({moe_layer ? recompute_bits::layernorm : recompute_bits::mlp, norm});
     const double activation_per_width = (gated ? 3.0 : 2.0) * e * tokens;
     if (moe_layer) {
-      parts.push_back({kMoeAct | kMoe, r.memory_s(activation_per_width * expert_ffn_width)});
+      parts.push_back(
+          {recompute_bits::moe_act | recompute_bits::moe, r.memory_s(activation_per_width * expert_ffn_width)});
       if (ffn_width_elementwise > expert_ffn_width)
-        parts.push_back(
-            {kSharedExperts | kMoe, r.memory_s(activation_per_width * (ffn_width_elementwise - expert_ffn_width))});
+        parts.push_back({recompute_bits::shared_experts | recompute_bits::moe,
+                         r.memory_s(activation_per_width * (ffn_width_elementwise - expert_ffn_width))});
     } else {
-      parts.push_back({kMlp, r.memory_s(activation_per_width * ffn_width_elementwise)});
+      parts.push_back({recompute_bits::mlp, r.memory_s(activation_per_width * ffn_width_elementwise)});
     }
-    if (m.mla.enabled() && rope > 0) parts.push_back({kMlaUpProj, r.memory_s(rope * tokens)});
+    if (m.mla.enabled() && rope > 0) parts.push_back({recompute_bits::mla_up_proj, r.memory_s(rope * tokens)});
   }
   // Two norms, two residual adds, the activation, RoPE on Q and on K; as many backward, with the
   // residual branch's gradient accumulations. Eager composites: six ops per RMSNorm (ten

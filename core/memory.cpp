@@ -330,7 +330,8 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
   // Megatron with Transformer Engine FP8: the GEMM inputs are saved in FP8 (activations.cpp).
   const bool te_fp8 = te_fp8_memory(framework, w);
   if (te_fp8) act.gemm_input_bytes = 1.0;
-  if (framework.moe_capacity_factor > 0) act.routed_token_factor = framework.moe_capacity_factor;
+  // Experts padded to capacity (moe_capacity_factor): the routed activations grow by the factor.
+  if (w.moe_capacity_factor > 0) act.routed_token_factor = w.moe_capacity_factor;
   const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
   const int64_t dense_shard = l.shard_group() * l.cp;
   const int64_t expert_shard = std::max<int64_t>(l.expert_dp() * l.shard_group() / std::max<int64_t>(l.dp, 1), 1);
@@ -489,11 +490,11 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
     }
     // The same total as training_communication_bytes(), which the layout search uses.
     communication = training_communication_bytes(m, w, l);
-    if (framework.moe_capacity_factor > 0 && m.is_moe() && l.ep > 1) {
+    if (w.moe_capacity_factor > 0 && m.is_moe() && l.ep > 1) {
       const double a2a =
           2.0 * tokens / sp_divisor * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden_size) * e;
-      communication += (framework.moe_capacity_factor - 1.0) * a2a;
-      comm_formula += fmt(" × %.3g capacity factor", framework.moe_capacity_factor);
+      communication += (w.moe_capacity_factor - 1.0) * a2a;
+      comm_formula += fmt(" × %.3g capacity factor", w.moe_capacity_factor);
     }
     rank.items.push_back({MemoryCategory::communication, communication, comm_formula});
     rank.items.push_back(

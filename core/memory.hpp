@@ -118,10 +118,6 @@ struct FrameworkMemory {
   // The first iteration: the optimizer creates its moments at its first step (torch.optim.Adam
   // _init_group, Apex/TE FusedAdam `if len(state) == 0`), so its forward/backward holds none.
   bool first_iteration = false;
-  // Megatron-Core MoE with --moe-expert-capacity-factor and --moe-pad-expert-input-to-capacity:
-  // every expert's input is padded to capacity = factor × its balanced share, so the routed
-  // activations and the dispatch buffers grow by the factor. 0: dropless (no padding).
-  double moe_capacity_factor = 0;
 };
 [[nodiscard]] MemoryFramework resolved_framework(const FrameworkMemory& framework, const TrainingWorkload& workload);
 // The workload's context-parallel implementation: cp_comm as given, else PyTorch's context_parallel

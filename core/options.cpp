@@ -448,6 +448,13 @@ Result<TrainingWorkload> training_from_keys(const KeyValues& keys, TrainingWorkl
                       "overlap_param_gather needs overlap_grad_reduce (Megatron-LM: \"Must use "
                       "--overlap-param-gather with --overlap-grad-reduce\")",
                       option + " overlap_param_gather");
+  // Megatron-Bridge's apply_moe_token_drop asserts the all-to-all dispatcher (token dropping is
+  // its drop_and_pad path); so do we.
+  if (out.moe_capacity_factor > 0 && out.moe_dispatcher != MoeDispatcher::alltoall)
+    return make_error(ErrorCode::invalid_argument,
+                      "moe_capacity_factor needs moe_dispatcher=alltoall (Megatron pads experts to capacity in the "
+                      "all-to-all dispatcher's drop_and_pad path; Megatron-Bridge's apply_moe_token_drop asserts it)",
+                      option + " moe_capacity_factor");
   return out;
 }
 

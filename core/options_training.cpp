@@ -525,6 +525,28 @@ std::vector<TrainingRow> make_training_rows() {
          return ok();
        },
        [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.moe_dispatcher)); }});
+  rows.push_back(
+      {{"moe_capacity_factor",
+        "",
+        KeyType::number,
+        {},
+        "0–64",
+        "",
+        "0 (dropless)",
+        "token dropping with padded experts: each expert's input padded to this factor × its balanced share of "
+        "the routed tokens, the tokens past it dropped; the experts, the permutations and the all-to-alls move "
+        "factor × the balanced rows, with static shapes (no device-to-host sync of the splits; with "
+        "`cuda_graphs` the whole MoE layer replays from graphs). Needs `moe_dispatcher=alltoall`. 0: dropless",
+        "Megatron-LM --moe-expert-capacity-factor, --moe-pad-expert-input-to-capacity "
+        "(megatron/core/transformer/moe/token_dispatcher.py, drop_and_pad); Megatron-Bridge apply_moe_token_drop"},
+       0,
+       64,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.moe_capacity_factor = p.number;
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return fmt_double(w.moe_capacity_factor); }});
   add_runtime_rows(rows, true);
   // Keys written only when they differ from their default.
   rows.push_back(training_dtype<&TrainingWorkload::optimizer_state_dtype>(

@@ -154,6 +154,13 @@ struct TrainingWorkload {
   // sends and receives are asynchronous (isend/irecv, waited where the tensor is used). The warm-up
   // and cool-down stay synchronous unless overlap_p2p_comm_warmup_flush. Other schedules: no effect.
   bool overlap_p2p_comm = true;
+  // Token dropping with padded experts (Megatron --moe-expert-capacity-factor with
+  // --moe-pad-expert-input-to-capacity; Megatron-Bridge's apply_moe_token_drop, factor 1.0 by
+  // default): each expert's input is padded to capacity = factor × its balanced share of the
+  // routed tokens (tokens past it dropped), so the experts, their permutations and the all-to-alls
+  // move factor × the balanced rows, with static shapes: no device-to-host copy of the splits, and
+  // CUDA graphs capture the whole MoE layer. 0: dropless (the default).
+  double moe_capacity_factor = 0;
   bool overlap_p2p_comm_warmup_flush = false;
   ReshardAfterForward reshard_after_forward = ReshardAfterForward::torchtitan_default;
   // CUDA graphs (Megatron-LM --cuda-graph-impl / --external-cuda-graph, torch.compile's

@@ -306,6 +306,8 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing),
     // split over the rank's local experts: one GEMM each (a grouped GEMM).
     routed = tokens / sp_div * static_cast<double>(l.etp) * k;
+    // Padded to capacity (moe_capacity_factor): each expert computes factor × its balanced rows.
+    if (w.moe_capacity_factor > 0) routed *= w.moe_capacity_factor;
     local_experts =
         std::max(1.0, static_cast<double>(m.moe.num_experts) / static_cast<double>(std::max<int64_t>(l.ep, 1)));
     const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
@@ -332,6 +334,9 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // --cuda-graph-scope moe_router moe_preprocess (cuda_graph_moe_router): the router's GEMM and
   // routing, and the dispatcher's preprocess, replay from graphs too.
   const bool graph_router = graphs && w.cuda_graph_moe_router;
+  // Experts padded to capacity have static shapes and no device-to-host copy of the splits
+  // (token_dispatcher.py preprocess, drop_and_pad): graphs capture the whole MoE layer.
+  const bool moe_eager = moe_layer && w.moe_capacity_factor <= 0;
   double fp8_cast_bytes = 0, fp8_cast_backward_bytes = 0;
   std::vector<OperationCost::Part> recomputed_cast_bytes;  // forward cast bytes of GEMMs a module repeats
   // Transformer Engine keeps a weight's FP8 copy across the micro-batches of a step (its modules'
@@ -367,7 +372,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // FP8 a cast of its input (forward) and of the output gradient (backward) per GEMM.
     const bool expert = g.name.rfind("moe: experts", 0) == 0;
     set_host_time(ops.back(), {1, g.count - 1 + (low ? g.count : 0), 1, 2 * g.count - 1 + (low ? g.count : 0)},
-                  c.efficiency, graphs && !(moe_layer && (expert || (g.name == "moe: router" && !graph_router))));
+                  c.efficiency, graphs && !(moe_eager && (expert || (g.name == "moe: router" && !graph_router))));
     if (low) {
       // Transformer Engine's FP8 GEMMs take FP8 operands in the TN layout on Hopper, so each one
       // costs memory-bound cast kernels around it: forward, the input is cast and transposed for
@@ -395,7 +400,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     ops.push_back({"moe: routing (softmax, top-k, load-balancing loss)", 0.0, routing_bytes, r.memory_s(routing_bytes),
                    r.memory_s(routing_bytes), 0.0, recompute_bits::moe});
     ops.back().op_sac_share = 1;  // element-wise: not saved by the op-level SAC
-    set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, graph_router);
+    set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, graph_router || (graphs && !moe_eager));
     // Token dispatch and combine (MoEAlltoAllTokenDispatcher, token_dispatcher.py; permute,
     // sort_chunks_by_idxs and unpermute in moe_utils.py): permutation 1 gathers each token's k
     // copies (read and write the routed rows), permutation 2 sorts the received rows by local
@@ -413,7 +418,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     const double permute_bytes = (sort ? 7 : 3) * rows + tokens / sp_div * h * e;
     ops.push_back({"moe: token permutation and unpermutation", 0.0, permute_bytes, r.memory_s(permute_bytes),
                    r.memory_s(permute_bytes), 0.0, recompute_bits::moe});
-    set_host_time(ops.back(), {22.0 - (graph_router ? 8.0 : 0.0), 0, 12, 0}, c.efficiency, false);
+    set_host_time(ops.back(), {22.0 - (graph_router ? 8.0 : 0.0), 0, 12, 0}, c.efficiency, graphs && !moe_eager);
   }
 
   // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx, a
@@ -551,7 +556,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // residual branch's gradient accumulations. Eager composites: six ops per RMSNorm (ten
   // backward), five per rotation (three backward), silu and the product.
   set_host_time(ops.back(), w.eager_kernels ? Dispatch{26, 0, 31, 0} : Dispatch{7, 0, 9, 0}, c.efficiency,
-                graphs && !moe_layer);
+                graphs && !moe_eager);
   // The casts are kernels of the GEMM modules' calls: their host time is counted with the GEMMs.
   if (fp8)
     ops.push_back({std::string(w.compute_dtype == DType::fp4 ? "fp4" : "fp8") +

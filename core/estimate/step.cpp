@@ -573,6 +573,13 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
                   " has no effect: recompute=" + std::string(recompute_name(w.recompute)) +
                   " (Megatron-Core reads --recompute-modules under "
                   "--recompute-granularity selective only)");
+  if (w.moe_capacity_factor > 0 && m.is_moe())
+    est.assumptions.push_back(
+        format("moe_capacity_factor=%g: every expert's input padded to that factor × its balanced share of the "
+               "routed tokens (Megatron --moe-pad-expert-input-to-capacity), the experts, permutations and "
+               "all-to-alls sized to it; static shapes, no device-to-host sync of the splits",
+               w.moe_capacity_factor) +
+        (w.cuda_graphs ? "; CUDA graphs replay the whole MoE layer" : ""));
   est.known_gaps = known_gaps(m, w, l, gpu);
   return est;
 }

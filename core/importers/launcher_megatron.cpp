@@ -103,7 +103,7 @@ struct UnmodelledFlag {
   std::string_view name;
   std::string_view why;
 };
-constexpr std::array<UnmodelledFlag, 13> kMegatronUnmodelled{{
+constexpr std::array<UnmodelledFlag, 12> kMegatronUnmodelled{{
     {"rampup-batch-size", "a batch-size ramp: the estimate is of the final --global-batch-size"},
     {"step-batch-size-schedule", "a batch-size schedule: the estimate is of the final --global-batch-size"},
     {"fp8-param-gather", "FP8 weights gathered (the distributed optimizer's all-gather in FP8): modelled as 16-bit"},
@@ -111,7 +111,6 @@ constexpr std::array<UnmodelledFlag, 13> kMegatronUnmodelled{{
     {"empty-unused-memory-level", "the allocator cache emptied each step: not modelled"},
     {"manual-gc", "Python garbage collection at fixed steps: host time not modelled"},
     {"moe-grouped-gemm", "grouped expert GEMMs: the expert GEMM efficiency is not changed"},
-    {"moe-expert-capacity-factor", "a token capacity per expert: dropless routing is modelled"},
     {"optimizer-cpu-offload", "the optimizer on the CPU: not modelled"},
     {"use-torch-fsdp2", "Megatron-LM with FSDP2: modelled as the distributed optimizer"},
     {"use-custom-fsdp", "Megatron-FSDP: modelled as the distributed optimizer"},
@@ -562,6 +561,16 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     out.unmodelled.push_back("--moe-token-dispatcher-type " + dispatcher.value_or("allgather (the default)") +
                              ": modelled as alltoall");
   }
+  // Token dropping (--moe-expert-capacity-factor): with --moe-pad-expert-input-to-capacity every
+  // expert computes its padded capacity (the key); without it, balanced routing fills no expert
+  // past its capacity, which is dropless work.
+  MS_TRY(capacity, args.text("moe-expert-capacity-factor"));
+  if (capacity && args.has("moe-pad-expert-input-to-capacity"))
+    keys.push_back({"moe_capacity_factor", *capacity});
+  else if (capacity)
+    out.unmodelled.push_back("--moe-expert-capacity-factor " + *capacity +
+                             " without --moe-pad-expert-input-to-capacity: modelled as dropless (balanced routing "
+                             "drops no token)");
   MS_TRY(attention_backend, args.text("attention-backend"));  // default auto (flash or fused)
   if (attention_backend && (*attention_backend == "unfused" || *attention_backend == "local"))
     keys.push_back({"flash", "false"});

@@ -3,6 +3,7 @@
 #include "core/report/launcher_export.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 #include <sstream>
 
@@ -274,6 +275,12 @@ LauncherExport export_megatron_args(const Project& project) {
       training.emplace_back("--recompute-method block");
       training.push_back("--recompute-num-layers " + std::to_string(w.recompute_layers));
       break;
+  }
+  if (w.moe_capacity_factor > 0) {
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%g", w.moe_capacity_factor);
+    training.push_back(std::string("--moe-expert-capacity-factor ") + factor);
+    training.emplace_back("--moe-pad-expert-input-to-capacity");
   }
   if (w.cuda_graphs) training.emplace_back("--cuda-graph-impl local");
   if (w.cuda_graphs && w.cuda_graph_moe_router)

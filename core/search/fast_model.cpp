@@ -43,7 +43,8 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                               ? 2 * ev.collective(l.etp, l.ep, CollectiveOp::all_to_all,
                                                   tokens / (l.sp ? static_cast<double>(l.tp) : 1.0) *
                                                       dispatched_rows_per_token(m, l.ep, w.moe_dispatcher) *
-                                                      static_cast<double>(m.hidden_size) * e,
+                                                      static_cast<double>(m.hidden_size) * e *
+                                                      (w.moe_capacity_factor > 0 ? w.moe_capacity_factor : 1.0),
                                                   w.moe_dispatcher == MoeDispatcher::flex)
                               : 0.0;
   double cp_forward = 0, cp_backward = 0, cp_exchange = 0;

@@ -576,6 +576,31 @@ TEST_CASE("launcher: Megatron-LM's --recompute-modules import and export; unknow
   CHECK(export_megatron_args(plain->project).text.find("--recompute-modules") == std::string::npos);
 }
 
+TEST_CASE("launcher: Megatron-LM's token dropping imports as moe_capacity_factor when padded") {
+  const std::string args =
+      "--num-layers 48 --hidden-size 2048 --num-attention-heads 32 --seq-length 4096 --swiglu \\\n"
+      "--normalization RMSNorm --position-embedding-type rope --vocab-size 151936 --ffn-hidden-size 6144 \\\n"
+      "--num-experts 128 --moe-router-topk 8 --moe-ffn-hidden-size 768 --expert-model-parallel-size 8 \\\n"
+      "--moe-token-dispatcher-type alltoall --micro-batch-size 1 --global-batch-size 512 --bf16 \\\n"
+      "--moe-expert-capacity-factor 1.0 --moe-pad-expert-input-to-capacity\n";
+  LauncherImportOptions options;
+  options.gpus = 8;
+  auto r = import_megatron_args(args, "args.txt", options);
+  REQUIRE(r);
+  CHECK(r->project.training.moe_capacity_factor == 1.0);
+  const std::string exported = export_megatron_args(r->project).text;
+  CHECK(exported.find("--moe-expert-capacity-factor 1\n") != std::string::npos);
+  CHECK(exported.find("--moe-pad-expert-input-to-capacity") != std::string::npos);
+  auto again = import_megatron_args(exported, "exported.sh", options);
+  REQUIRE(again);
+  CHECK(again->project.training.moe_capacity_factor == 1.0);
+  // Without padding, balanced routing fills no expert past its capacity: dropless work, and said so.
+  auto unpadded = import_megatron_args(replaced(args, " --moe-pad-expert-input-to-capacity", ""), "args.txt", options);
+  REQUIRE(unpadded);
+  CHECK(unpadded->project.training.moe_capacity_factor == 0);
+  CHECK(contains(unpadded->unmodelled, "--moe-expert-capacity-factor 1.0 without"));
+}
+
 TEST_CASE("launcher: Megatron-LM's uneven pipeline splits become a pipeline layout") {
   const std::string model =
       "--num-layers 126 --hidden-size 16384 --num-attention-heads 128 --group-query-attention --num-query-groups 8 \\\n"

@@ -372,6 +372,16 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     if (row.at("model") == "qwen3-30b-a3b" &&
         (row.at("gpu") == "GB200" || row.at("gpu") == "GB300" || row.at("gpu") == "B300"))
       w.moe_dispatcher = MoeDispatcher::flex;
+    // The 25.09 Qwen3-30B-A3B rows ("tokendrop"): the recipes of that time
+    // (scripts/performance/configs/qwen3/qwen3_30b_a3b_llm_pretrain.py @ 4054233ae08b) apply
+    // apply_moe_token_drop by default (capacity factor 1.0, experts padded to capacity) with the
+    // all-to-all dispatcher, and on GB200 and B200 local CUDA graphs of the full iteration (H100:
+    // none).
+    if (row.at("model") == "qwen3-30b-a3b" && starts_with(row.at("id"), "mb2509_")) {
+      w.moe_dispatcher = MoeDispatcher::alltoall;
+      w.moe_capacity_factor = 1.0;
+      w.cuda_graphs = row.at("gpu") == "GB200" || row.at("gpu") == "B200";
+    }
     // Qwen3-235B-A22B (the same file's *_V2 presets: 256 GPUs, GBS 8192, the 26.02 tables' layouts):
     // GB200 and GB300 run the flex dispatcher over HybridEP with Transformer Engine's CUDA graphs of
     // the attention, the router and the dispatch preprocessing (cuda_graph_scope: cuda_graphs=1 with

@@ -15,21 +15,15 @@
 #include "core/topology/generators.hpp"
 #include "core/topology/routing.hpp"
 #include "kineto_test_support.hpp"
+#include "operations_support.hpp"
 
 using namespace meshscope;
+using meshscope::test::operation;
 using namespace meshscope::test::kineto;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
 namespace {
-
-const OperationCost& operation(const std::vector<OperationCost>& ops, const std::string& name) {
-  for (const auto& op : ops)
-    if (op.name == name) return op;
-  FAIL("no operation " << name);
-  static const OperationCost none;
-  return none;
-}
 
 struct Setup {
   ModelSpec model;

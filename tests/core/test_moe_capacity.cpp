@@ -15,19 +15,21 @@
 #include "core/options.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/routing.hpp"
+#include "operations_support.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinRel;
+using meshscope::test::operation;
 
 namespace {
 
-const OperationCost& operation(const std::vector<OperationCost>& ops, const std::string& name) {
-  for (const auto& op : ops)
-    if (op.name == name) return op;
-  FAIL("no operation " << name);
-  static const OperationCost none;
-  return none;
+// Megatron-Bridge's Qwen3-30B-A3B layout on one DGX B200: EP 8 over DP 8.
+Layout qwen_layout() {
+  Layout l;
+  l.dp = 8;
+  l.ep = 8;
+  return l;
 }
 
 TrainingWorkload qwen_workload(double factor) {
@@ -42,9 +44,7 @@ TrainingWorkload qwen_workload(double factor) {
 
 TEST_CASE("moe_capacity_factor: the experts compute and exchange their padded capacity") {
   const ModelSpec m = *model_preset("qwen3-30b-a3b");
-  Layout l;
-  l.dp = 8;
-  l.ep = 8;
+  const Layout l = qwen_layout();
   const GpuSpec gpu = *find_gpu("b200");
   const ComputeEfficiency efficiency;
   const TrainingWorkload dropless = qwen_workload(0), padded = qwen_workload(1.25);
@@ -83,9 +83,7 @@ TEST_CASE("moe_capacity_factor: the experts compute and exchange their padded ca
 
 TEST_CASE("moe_capacity_factor: static shapes let CUDA graphs replay the whole MoE layer") {
   const ModelSpec m = *model_preset("qwen3-30b-a3b");
-  Layout l;
-  l.dp = 8;
-  l.ep = 8;
+  const Layout l = qwen_layout();
   const GpuSpec gpu = *find_gpu("b200");
   const ComputeEfficiency efficiency;
   TrainingWorkload dropless = qwen_workload(0), padded = qwen_workload(1);

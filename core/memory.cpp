@@ -331,7 +331,7 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
   const bool te_fp8 = te_fp8_memory(framework, w);
   if (te_fp8) act.gemm_input_bytes = 1.0;
   // Experts padded to capacity (moe_capacity_factor): the routed activations grow by the factor.
-  if (w.moe_capacity_factor > 0) act.routed_token_factor = w.moe_capacity_factor;
+  act.routed_token_factor = moe_routed_rows_factor(w);
   const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
   const int64_t dense_shard = l.shard_group() * l.cp;
   const int64_t expert_shard = std::max<int64_t>(l.expert_dp() * l.shard_group() / std::max<int64_t>(l.dp, 1), 1);

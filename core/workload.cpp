@@ -77,6 +77,14 @@ bool recomputes_module(const TrainingWorkload& workload, RecomputeModule module)
   return workload.recompute == RecomputeMode::selective && (workload.recompute_modules & recompute_bit(module)) != 0;
 }
 
+bool recomputes_layer_mlp(const TrainingWorkload& workload, bool moe_layer) {
+  return recomputes_module(workload, moe_layer ? RecomputeModule::moe : RecomputeModule::mlp);
+}
+
+double moe_routed_rows_factor(const TrainingWorkload& workload) {
+  return workload.moe_capacity_factor > 0 ? workload.moe_capacity_factor : 1.0;
+}
+
 std::string_view memory_framework_name(MemoryFramework framework) {
   return enum_name(framework);
 }

@@ -281,6 +281,12 @@ struct EnumNames<ReshardAfterForward> {
 [[nodiscard]] std::optional<uint32_t> parse_recompute_modules(std::string_view text, std::string* bad = nullptr);
 // Whether a layer pass re-runs `module` in its backward: selective recompute with the module set.
 [[nodiscard]] bool recomputes_module(const TrainingWorkload& workload, RecomputeModule module);
+// Whether selective recompute re-runs a layer's MLP: the MoE layer (moe) or a dense MLP (mlp);
+// its half of the forward TP collectives repeats, and an MoE layer's all-to-alls.
+[[nodiscard]] bool recomputes_layer_mlp(const TrainingWorkload& workload, bool moe_layer);
+// The experts' rows relative to the balanced routed tokens: moe_capacity_factor when experts are
+// padded to capacity, 1 when dropless.
+[[nodiscard]] double moe_routed_rows_factor(const TrainingWorkload& workload);
 [[nodiscard]] std::string_view optimizer_name(Optimizer optimizer);
 [[nodiscard]] std::string_view reshard_after_forward_name(ReshardAfterForward policy);
 // Whether FSDP gathers a block's parameters again for its backward (torchtitan's policies above).

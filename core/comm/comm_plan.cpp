@@ -204,8 +204,8 @@ CommPlan plan_communication(const ModelSpec& m, const TrainingWorkload& w, const
     // in forward and both again in backward; each rank's buffer holds its tokens × top-k.
     const double tokens = seq * mbs / cp / (l.sp ? tp : 1.0);
     // Experts padded to capacity (moe_capacity_factor) exchange factor × the balanced rows.
-    const double bytes = tokens * dispatched_rows_per_token(m, l.ep, w.moe_dispatcher) * h * e *
-                         (w.moe_capacity_factor > 0 ? w.moe_capacity_factor : 1.0);
+    const double bytes =
+        tokens * dispatched_rows_per_token(m, l.ep, w.moe_dispatcher) * h * e * moe_routed_rows_factor(w);
     AxisSpec spec{MeshAxis::ep, g->groups, {}};
     spec.collectives.push_back(planned(CollectiveOp::all_to_all,
                                        "MoE token dispatch and combine (forward and backward)",

@@ -305,9 +305,8 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), h, 1, 0, recompute_bits::moe});
     // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing),
     // split over the rank's local experts: one GEMM each (a grouped GEMM).
-    routed = tokens / sp_div * static_cast<double>(l.etp) * k;
     // Padded to capacity (moe_capacity_factor): each expert computes factor × its balanced rows.
-    if (w.moe_capacity_factor > 0) routed *= w.moe_capacity_factor;
+    routed = tokens / sp_div * static_cast<double>(l.etp) * k * moe_routed_rows_factor(w);
     local_experts =
         std::max(1.0, static_cast<double>(m.moe.num_experts) / static_cast<double>(std::max<int64_t>(l.ep, 1)));
     const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
@@ -558,13 +557,13 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   set_host_time(ops.back(), w.eager_kernels ? Dispatch{26, 0, 31, 0} : Dispatch{7, 0, 9, 0}, c.efficiency,
                 graphs && !moe_eager);
   // The casts are kernels of the GEMM modules' calls: their host time is counted with the GEMMs.
-  if (fp8)
+  if (fp8) {
     ops.push_back({std::string(w.compute_dtype == DType::fp4 ? "fp4" : "fp8") +
                        ": casts, transposes and amax around the low-precision GEMMs",
                    0.0, fp8_cast_bytes, r.memory_s(fp8_cast_bytes), r.memory_s(fp8_cast_backward_bytes), 0.0, 0});
-  if (fp8)
     for (const auto& [modules, bytes] : recomputed_cast_bytes)
       ops.back().recomputed_parts.push_back({modules, r.memory_s(bytes)});
+  }
   return ops;
 }
 

@@ -203,8 +203,7 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
       const TpLayerCost& tp_cost = m.is_moe_layer(layer) ? tp_moe : tp_dense;
       // Selective recompute of the MLP (mlp, a dense layer) or the MoE layer (moe) repeats its half
       // of the layer's forward TP collectives, and moe its dispatch and combine all-to-alls.
-      const bool mlp_recomputed = m.is_moe_layer(layer) ? recomputes_module(w, RecomputeModule::moe)
-                                                        : recomputes_module(w, RecomputeModule::mlp);
+      const bool mlp_recomputed = recomputes_layer_mlp(w, m.is_moe_layer(layer));
       const double tp_recompute = recomputed ? tp_cost.forward_s : mlp_recomputed ? 0.5 * tp_cost.forward_s : 0.0;
       const auto [cp_forward, cp_backward] =
           cp_exposed(cp_impl, l.cp, cp_layer_forward, cp_layer_backward, cp_exchange, t);

@@ -39,14 +39,14 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     tp_dense = tp_overlapped_layer(ev.tp_gemms(l, w, false), tp_ag, tp_rs, l.tp, ev.sms());
     if (m.is_moe()) tp_moe = tp_overlapped_layer(ev.tp_gemms(l, w, true), tp_ag, tp_rs, l.tp, ev.sms());
   }
-  const double ep_layer = (m.is_moe() && l.ep > 1)
-                              ? 2 * ev.collective(l.etp, l.ep, CollectiveOp::all_to_all,
-                                                  tokens / (l.sp ? static_cast<double>(l.tp) : 1.0) *
-                                                      dispatched_rows_per_token(m, l.ep, w.moe_dispatcher) *
-                                                      static_cast<double>(m.hidden_size) * e *
-                                                      (w.moe_capacity_factor > 0 ? w.moe_capacity_factor : 1.0),
-                                                  w.moe_dispatcher == MoeDispatcher::flex)
-                              : 0.0;
+  const double ep_layer =
+      (m.is_moe() && l.ep > 1)
+          ? 2 * ev.collective(l.etp, l.ep, CollectiveOp::all_to_all,
+                              tokens / (l.sp ? static_cast<double>(l.tp) : 1.0) *
+                                  dispatched_rows_per_token(m, l.ep, w.moe_dispatcher) *
+                                  static_cast<double>(m.hidden_size) * e * moe_routed_rows_factor(w),
+                              w.moe_dispatcher == MoeDispatcher::flex)
+          : 0.0;
   double cp_forward = 0, cp_backward = 0, cp_exchange = 0;
   const CpComm cp_impl = resolved_cp_comm(w);
   if (l.cp > 1 && cp_impl == CpComm::torch) {
@@ -82,8 +82,8 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
   const bool full = w.recompute == RecomputeMode::full;
   // Selective recompute of a dense MLP or an MoE layer (recompute_modules mlp, moe) repeats its half
   // of the forward TP collectives, and moe its all-to-alls (as estimate_step).
-  const double mlp_recomputed = recomputes_module(w, RecomputeModule::mlp) ? 0.5 : 0.0;
-  const double moe_recomputed = recomputes_module(w, RecomputeModule::moe) ? 0.5 : 0.0;
+  const double mlp_recomputed = recomputes_layer_mlp(w, false) ? 0.5 : 0.0;
+  const double moe_recomputed = recomputes_layer_mlp(w, true) ? 0.5 : 0.0;
   // DualPipe (DeepSeek-V3 §3.2.1) runs a forward chunk's all-to-alls under the paired backward's
   // compute and vice versa, and sends asynchronously (as estimate_step).
   // Megatron's combined 1F1B (ep_comm_overlap) pairs the steady state's passes the same way.

@@ -11,7 +11,7 @@ std::vector<KnownGap> known_gaps(const ModelSpec& m, const TrainingWorkload& w, 
   // Megatron-Bridge's MoE rows at micro-batches of 4,096 to 16,384 tokens: Qwen3-30B-A3B at
   // micro-batch 1–2 on B200 and H100 (dropless, 25.11 and 26.02) ran at half the predicted
   // throughput, Qwen3-235B-A22B and DeepSeek-V3 on B200/B300 at 0.55–0.80 of it, GPT-OSS-120B
-  // (micro-batches of 4,096–16,384 tokens) at 0.52–0.91 of it, Qwen3-235B-A22B on GB200/GB300
+  // (micro-batches of 4,096–16,384 tokens) at 0.60–0.93 of it, Qwen3-235B-A22B on GB200/GB300
   // faster than predicted; the same 30B layouts with token dropping (25.09) and the 32,768-token
   // micro-batches of GB300/B300 are predicted within 11 %. DGX Cloud Benchmarking's Grok-1 rows (8 large
   // experts, 4,096 tokens a micro-batch under CP 2): 0.88–1.23 of it.
@@ -21,7 +21,7 @@ std::vector<KnownGap> known_gaps(const ModelSpec& m, const TrainingWorkload& w, 
     gaps.push_back({"moe_small_micro_batch",
                     "MoE at 16,384 or fewer tokens per micro-batch: published runs in this regime (Megatron-Bridge, "
                     "DGX Cloud Benchmarking) took from 0.84× to 2.3× the step time predicted here — Qwen3-30B-A3B "
-                    "dropless at micro-batch 1–2 on B200 and H100 2.0–2.3×, GPT-OSS-120B 1.1–1.9×, Qwen3-235B-A22B "
+                    "dropless at micro-batch 1–2 on B200 and H100 2.0–2.3×, GPT-OSS-120B 1.1–1.7×, Qwen3-235B-A22B "
                     "and DeepSeek-V3 on B200 and B300 1.2–1.9×, Qwen3-235B-A22B on GB200 and GB300 0.84–0.90×, "
                     "Grok-1 (8 experts) on H100 and GB200 0.88–1.23×; the costs behind the spread are not "
                     "identified (docs/estimate.md §5)"});

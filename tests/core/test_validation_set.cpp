@@ -395,18 +395,18 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
       }
       w.ep_comm_overlap = starts_with(row.at("gpu"), "H100");
     }
-    // GPT-OSS-120B (scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py and
-    // gpt_oss_llm_pretrain.py, a later version than the tables'): the provider's all-to-all
-    // dispatcher; GB300 and B300 with Transformer Engine's CUDA graphs of the attention, the router
-    // and the dispatch preprocessing; the GB200 preset of the 26.02 layout (V2) overlaps the EP
-    // all-to-alls across micro-batches (moe_a2a_overlap). The GB200, B200 and H100 presets of the
-    // 26.02 layouts (GPT_OSS_120B_PRETRAIN_CONFIG_{GB200,B200,H100}_BF16_V1: EP 64 at micro-batch 4, PP 4)
-    // recompute the layernorms and the expert activation, recompute_modules=["layernorm", "moe_act"],
-    // which replaces Megatron-Core's default core_attn; the 25.11 layouts have no preset of their own.
+    // GPT-OSS-120B (scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py @ 1e7adfa90b18,
+    // the version whose V2 presets are the 26.02 tables' layouts: each V1 preset with GBS 1280, EP 64
+    // at micro-batch 4 on GB300, GB200, B300 and B200, PP 4 at micro-batch 1 on H100; and
+    // gpt_oss_llm_pretrain.py): the provider's all-to-all dispatcher, no cross-micro-batch EP overlap
+    // (a later version adds moe_a2a_overlap to GB200's V2 together with EP 8 on B200/B300, which the
+    // tables do not show); GB300 and B300 with Transformer Engine's CUDA graphs of the attention, the
+    // router and the dispatch preprocessing. The GB200, B200 and H100 presets recompute the layernorms
+    // and the expert activation, recompute_modules=["layernorm", "moe_act"], which replaces
+    // Megatron-Core's default core_attn; the 25.11 layouts have no preset of their own.
     if (row.at("model") == "gpt-oss-120b") {
       w.cuda_graphs = row.at("gpu") == "GB300" || row.at("gpu") == "B300";
       w.cuda_graph_moe_router = w.cuda_graphs;
-      w.ep_comm_overlap = row.at("gpu") == "GB200" && starts_with(row.at("id"), "mb2602_");
       if (starts_with(row.at("id"), "mb2602_") &&
           (row.at("gpu") == "GB200" || row.at("gpu") == "B200" || starts_with(row.at("gpu"), "H100"))) {
         w.recompute = RecomputeMode::selective;

@@ -1,13 +1,13 @@
 #include "core/importers/nccl_tests.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <set>
 #include <utility>
 
 #include "core/model_io.hpp"
+#include "core/text.hpp"
 
 namespace meshscope {
 namespace {
@@ -39,12 +39,14 @@ constexpr double kMaxCount = 1e18;
 constexpr int64_t kMaxRankId = int64_t{1} << 30;
 constexpr int64_t kMaxPerProcess = int64_t{1} << 16;
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using text::is_digit;
+using text::is_space;
+using text::lowercase;
+using text::parse_integer;
+using text::parse_number;
+using text::split_ws;
+using text::trim;
+
 bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
@@ -52,51 +54,8 @@ char to_lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split_ws(std::string_view s) {
-  std::vector<std::string_view> tokens;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    const size_t start = i;
-    while (i < s.size() && !is_space(s[i])) ++i;
-    if (i > start) tokens.push_back(s.substr(start, i - start));
-  }
-  return tokens;
-}
-
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_digit(c); });
-}
-
-std::optional<int64_t> parse_int(std::string_view s) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return std::nullopt;
-  int64_t value = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return value;
-}
-
-// A finite number in the whole token ("34.27", "16215", "1.2e+05").
-std::optional<double> parse_number(std::string_view s) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return std::nullopt;
-  double value = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = to_lower(c);
-  return out;
 }
 
 // A short printable excerpt of a line for messages (binary bytes become '?').
@@ -283,9 +242,9 @@ tl::expected<NcclTestsRow, std::string> parse_row(std::vector<std::string_view> 
     tokens.resize(tokens.size() - 2);  // the timestamp column of -t / report_timestamps
   }
   NcclTestsRow row;
-  const auto size = parse_int(tokens[0]);
+  const auto size = parse_integer(tokens[0]);
   if (!size || *size < 0) return tl::unexpected("the size \"" + excerpt(tokens[0]) + "\" is not a whole number");
-  const auto count = parse_int(tokens[1]);
+  const auto count = parse_integer(tokens[1]);
   if (!count || *count < 0) return tl::unexpected("the count \"" + excerpt(tokens[1]) + "\" is not a whole number");
   if (tokens.size() < 3) return tl::unexpected(std::string("the row ends after the element count"));
   if (parse_number(tokens[2])) {
@@ -317,7 +276,7 @@ tl::expected<NcclTestsRow, std::string> parse_row(std::vector<std::string_view> 
     return {};
   };
   const auto take_root = [&](std::string_view token) -> tl::expected<void, std::string> {
-    const auto root = parse_int(token);
+    const auto root = parse_integer(token);
     if (!root) return tl::unexpected("the root \"" + excerpt(token) + "\" is not a whole number");
     row.root = *root;
     return {};
@@ -327,7 +286,7 @@ tl::expected<NcclTestsRow, std::string> parse_row(std::vector<std::string_view> 
     taken = take_redop(tokens[3]);
     if (taken) taken = take_root(tokens[4]);
   } else if (extras == 1) {
-    const bool numeric = parse_int(tokens[3]).has_value();
+    const bool numeric = parse_integer(tokens[3]).has_value();
     if (layout.known && layout.has_root != layout.has_redop) {
       taken = layout.has_root ? take_root(tokens[3]) : take_redop(tokens[3]);
     } else {
@@ -368,7 +327,7 @@ std::optional<NcclTestsRank> parse_rank_line(std::string_view body) {
   size_t i = 0;
   const auto number_after = [&](std::string_view key) -> std::optional<int64_t> {
     if (i + 1 >= tokens.size() || tokens[i] != key) return std::nullopt;
-    const auto value = parse_int(tokens[i + 1]);
+    const auto value = parse_integer(tokens[i + 1]);
     if (value) i += 2;
     return value;
   };
@@ -576,7 +535,7 @@ class Parser {
     }
     if (tokens.front() == "nThread") {
       for (size_t i = 0; i + 1 < tokens.size(); ++i) {
-        const int64_t value = std::clamp<int64_t>(parse_int(tokens[i + 1]).value_or(0), 0, kMaxPerProcess);
+        const int64_t value = std::clamp<int64_t>(parse_integer(tokens[i + 1]).value_or(0), 0, kMaxPerProcess);
         if (tokens[i] == "nThread") threads_ = value;
         if (tokens[i] == "nGpus") gpus_per_thread_ = value;
       }

@@ -9,6 +9,7 @@
 #include <pugixml.hpp>
 
 #include "core/importers/xml_input.hpp"
+#include "core/text.hpp"
 
 namespace meshscope {
 namespace {
@@ -43,10 +44,7 @@ int32_t nvlink_generation_of_sm(int64_t sm) {
   return 0;
 }
 
-std::string lower(std::string text) {
-  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return text;
-}
+constexpr auto lower = text::lowercase;
 
 // Beyond these a value is not a description of real hardware (and would overflow what is derived from it).
 constexpr double kMaxNicGbps = 1e5;

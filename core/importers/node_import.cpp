@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/catalogue.hpp"
+#include "core/text.hpp"
 #include "core/topology/link_defaults.hpp"
 
 namespace meshscope {
@@ -19,11 +20,7 @@ std::string_view node_topology_format_name(NodeTopologyFormat format) {
 namespace node_import {
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
+constexpr auto lower = text::lowercase;
 
 bool has(const std::string& text, std::string_view word) {
   return text.find(word) != std::string::npos;

@@ -1,4 +1,5 @@
 #include "core/importers/rocm_smi_topo.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -24,11 +25,7 @@ constexpr double kMi200XgmiBytesPerS = 50e9;
 
 enum class Section { none, weight, hops, type, numa };
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using text::trim;
 
 // "===== Weight between two GPUs =====" → "Weight between two GPUs"; nullopt for other lines.
 std::optional<std::string_view> title_of(std::string_view line) {
@@ -71,12 +68,7 @@ bool is_gpu_column(std::string_view name) {
   return name.size() > 3 && name.substr(0, 3) == "GPU" && all_digits(name.substr(3));
 }
 
-std::optional<int64_t> integer(std::string_view text) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
+constexpr auto integer = text::parse_integer;
 
 struct RawTable {
   Section section = Section::none;

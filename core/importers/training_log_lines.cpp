@@ -25,12 +25,6 @@ bool digits_at(std::string_view s, size_t at, size_t n) {
 
 }  // namespace
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 std::string strip_ansi(std::string_view in) {
   std::string out;
   out.reserve(in.size());

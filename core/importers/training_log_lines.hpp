@@ -7,12 +7,12 @@
 #include <string_view>
 #include <utility>
 
+#include "core/text.hpp"
+
 namespace meshscope::training_log_detail {
 
-[[nodiscard]] inline bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-[[nodiscard]] std::string_view trim(std::string_view s);
+using text::is_digit;
+using text::trim;
 
 // ANSI escape sequences (CSI "ESC [ params final", and two-byte "ESC x") removed, and "[31m"-style remnants of them
 // whose ESC byte was lost when the log was copied (torchtitan's colours in a README).

@@ -10,6 +10,7 @@
 #include "core/enum_names.hpp"
 #include "core/options.hpp"
 #include "core/report/launcher_export.hpp"
+#include "core/text.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/placement.hpp"
 
@@ -21,12 +22,7 @@ constexpr int64_t kMaxGpus = 65536;
 constexpr size_t kMaxSizes = 64;
 constexpr size_t kTopRejections = 3;
 
-std::optional<int64_t> whole_number(std::string_view text) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
+constexpr auto whole_number = text::parse_integer;
 
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/catalogue.hpp"
+#include "core/text.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/link_defaults.hpp"
 
@@ -353,26 +354,9 @@ std::string joined(const std::vector<std::string>& items) {
   return text;
 }
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
-std::optional<int64_t> parse_integer(std::string_view text) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-std::optional<double> parse_number(std::string_view text) {
-  // from_chars, not stod: the GUI's locale must not turn "1.5" into an error.
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
+using text::parse_integer;
+using text::parse_number;
+using text::trim;
 
 Result<Options> parse_options(const Generator& generator, std::string_view options_text, const std::string& spec) {
   Options options;

@@ -4,18 +4,10 @@
 #include <string>
 #include <utility>
 
+#include "core/text.hpp"
+
 namespace meshscope {
 namespace {
-
-// The canonical spelling: lowercase letters and digits only ("All_Reduce-perf" -> "allreduceperf").
-std::string squash(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
-    if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -44,7 +36,7 @@ std::string_view collective_op_name(CollectiveOp op) {
 std::optional<CollectiveOp> parse_collective_op(std::string_view name) {
   const size_t slash = name.find_last_of("/\\");
   if (slash != std::string_view::npos) name = name.substr(slash + 1);
-  std::string key = squash(name);
+  std::string key = text::lowercase_alnum(name);
   if (key.ends_with("perfmpi")) key.resize(key.size() - 3);  // "all_reduce_perf_mpi" builds
   if (key.ends_with("perf")) key.resize(key.size() - 4);
   static constexpr std::pair<std::string_view, CollectiveOp> kNames[] = {

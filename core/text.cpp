@@ -30,6 +30,15 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
+std::string lowercase_alnum(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if ((c >= 'a' && c <= 'z') || is_digit(c)) out += c;
+    if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 std::optional<int64_t> parse_integer(std::string_view s) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty()) return std::nullopt;

@@ -22,6 +22,9 @@ namespace meshscope::text {
 // The runs of non-space characters, in order.
 [[nodiscard]] std::vector<std::string_view> split_ws(std::string_view s);
 [[nodiscard]] std::string lowercase(std::string_view s);
+// Only the letters and digits, lower case: the canonical spelling under which names are compared
+// ("All_Reduce-perf" -> "allreduceperf", "c10d::allreduce_" -> "c10dallreduce").
+[[nodiscard]] std::string lowercase_alnum(std::string_view s);
 
 // The whole token as a number (an optional leading '+'); nullopt for anything else, trailing characters included.
 [[nodiscard]] std::optional<int64_t> parse_integer(std::string_view s);

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "core/importers/kineto.hpp"
+#include "core/text.hpp"
 
 namespace meshscope {
 namespace {
@@ -530,13 +531,7 @@ std::optional<int64_t> rank_from_file_name(const std::string& path) {
   return std::nullopt;
 }
 
-std::string lowercase_alnum(std::string_view s) {
-  std::string out;
-  for (const char c : s)
-    if (std::isalnum(static_cast<unsigned char>(c)))
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using text::lowercase_alnum;
 
 }  // namespace
 

@@ -50,9 +50,6 @@ using text::trim;
 bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
-char to_lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
 
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_digit(c); });
@@ -734,21 +731,12 @@ class Parser {
   bool saw_control_bytes_ = false;
 };
 
-// The canonical spelling: lowercase letters only ("All_Reduce-perf" -> "allreduceperf").
-std::string squash(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    if (is_alpha(c) || is_digit(c)) out += to_lower(c);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<CollectiveOp> collective_op_from_file_name(std::string_view path) {
   const size_t slash = path.find_last_of("/\\");
   if (slash != std::string_view::npos) path = path.substr(slash + 1);
-  std::string name = squash(path);
+  std::string name = text::lowercase_alnum(path);
   // Longer names first; a match is blanked out so that "reduce" is not found again inside "allreduce".
   static constexpr std::pair<std::string_view, CollectiveOp> kNeedles[] = {
       {"reducescatter", CollectiveOp::reduce_scatter},

@@ -32,3 +32,9 @@ TEST_CASE("text: numbers are whole tokens, finite, and independent of the locale
   CHECK_FALSE(text::parse_number("1e999"));
   CHECK(text::lowercase("All_Reduce-PERF") == "all_reduce-perf");
 }
+
+TEST_CASE("text: names compare by their letters and digits in lower case") {
+  CHECK(text::lowercase_alnum("All_Reduce-perf") == "allreduceperf");
+  CHECK(text::lowercase_alnum("c10d::allreduce_") == "c10dallreduce");
+  CHECK(text::lowercase_alnum("  ") == "");
+}

@@ -545,11 +545,13 @@ TEST_CASE("validation set: every published training row predicted, with its erro
     // MESHSCOPE_VALIDATION_DETAIL=1: where each row's predicted step goes (the busiest stage's parts).
     if (std::getenv("MESHSCOPE_VALIDATION_DETAIL") != nullptr) {
       const StepBreakdown& b = e->breakdown;
+      std::string gaps;
+      for (const KnownGap& gap : e->known_gaps) gaps += (gaps.empty() ? "; known gaps: " : ", ") + gap.id;
       std::printf(
           "[fidelity] validation %-34s   forward %.3f, backward %.3f, recompute %.3f, TP %.3f, CP %.3f, EP %.3f, "
-          "PP %.3f, bubble %.3f, DP %.3f, optimizer %.3f s\n",
+          "PP %.3f, bubble %.3f, DP %.3f, optimizer %.3f s%s\n",
           id.c_str(), b.forward_s, b.backward_s, b.recompute_s, b.tp_exposed_s, b.cp_exposed_s, b.ep_exposed_s,
-          b.pp_p2p_s, b.bubble_s, b.dp_exposed_s, b.optimizer_s);
+          b.pp_p2p_s, b.bubble_s, b.dp_exposed_s, b.optimizer_s, gaps.c_str());
     }
   }
   REQUIRE_FALSE(step_errors.empty());

@@ -39,21 +39,28 @@ std::string lowercase_alnum(std::string_view s) {
   return out;
 }
 
-std::optional<int64_t> parse_integer(std::string_view s) {
+namespace {
+
+// The whole token through from_chars, after an optional '+' (which from_chars does not take).
+template <typename T>
+std::optional<T> whole_token(std::string_view s) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty()) return std::nullopt;
-  int64_t value = 0;
+  T value{};
   const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (error != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return value;
 }
 
+}  // namespace
+
+std::optional<int64_t> parse_integer(std::string_view s) {
+  return whole_token<int64_t>(s);
+}
+
 std::optional<double> parse_number(std::string_view s) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return std::nullopt;
-  double value = 0;
-  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (error != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) return std::nullopt;
+  const auto value = whole_token<double>(s);
+  if (value && !std::isfinite(*value)) return std::nullopt;
   return value;
 }
 

@@ -360,6 +360,12 @@ Setup setup_of(const test::CsvRow& row, const ModelSpec& model) {
     w.tp_comm_overlap = l.tp > 1;
     w.overlap_grad_reduce = true;
     w.overlap_param_gather = true;
+    // Every family's performance script reduces and accumulates the gradients in BF16: the Llama 3,
+    // Qwen3, DeepSeek-V3 and GPT-OSS scripts' common settings (scripts/performance/configs/*/
+    // *_llm_pretrain.py, set_*_common_configs) set cfg.mixed_precision.grad_reduce_in_fp32 = False
+    // and cfg.ddp.grad_reduce_in_fp32 = False, so Megatron-Core's gradient buffer holds the
+    // parameters' dtype (param_and_grad_buffer.py) and the reduce-scatter moves 2 bytes a value.
+    w.grad_dtype = DType::bf16;
     // The FSDP rows run Megatron-FSDP (megatron/core/distributed/fsdp), not PyTorch's FSDP2: its
     // parameters and gradients live in contiguous buffers that the collectives gather into and
     // reduce-scatter from, with none of FSDP2's copy-out / copy-in.

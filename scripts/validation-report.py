@@ -52,8 +52,12 @@ def run_test(binary):
 
 
 def git_head():
-    return subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h (%cs)"], capture_output=True, text=True,
+    """The commit the numbers come from; a working tree that differs from it in core/ or tests/ says so."""
+    head = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h (%cs)"], capture_output=True, text=True,
                           check=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "core", "tests"], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    return head + (" with uncommitted changes to core/ or tests/" if dirty else "")
 
 
 def main():

@@ -103,7 +103,7 @@ struct UnmodelledFlag {
   std::string_view name;
   std::string_view why;
 };
-constexpr std::array<UnmodelledFlag, 12> kMegatronUnmodelled{{
+constexpr std::array<UnmodelledFlag, 14> kMegatronUnmodelled{{
     {"rampup-batch-size", "a batch-size ramp: the estimate is of the final --global-batch-size"},
     {"step-batch-size-schedule", "a batch-size schedule: the estimate is of the final --global-batch-size"},
     {"fp8-param-gather", "FP8 weights gathered (the distributed optimizer's all-gather in FP8): modelled as 16-bit"},
@@ -112,6 +112,10 @@ constexpr std::array<UnmodelledFlag, 12> kMegatronUnmodelled{{
     {"manual-gc", "Python garbage collection at fixed steps: host time not modelled"},
     {"moe-grouped-gemm", "grouped expert GEMMs: the expert GEMM efficiency is not changed"},
     {"optimizer-cpu-offload", "the optimizer on the CPU: not modelled"},
+    {"cpu-offloading",
+     "activations (or weights) of the first --cpu-offloading-num-layers layers kept on the CPU between forward and "
+     "backward: not modelled — the memory budget keeps them on the GPU, the step has no host-link transfers"},
+    {"cpu-offloading-num-layers", "the layers --cpu-offloading moves to the CPU: not modelled"},
     {"use-torch-fsdp2", "Megatron-LM with FSDP2: modelled as the distributed optimizer"},
     {"use-custom-fsdp", "Megatron-FSDP: modelled as the distributed optimizer"},
     {"defer-embedding-wgrad-compute", "the embedding's weight gradient deferred: not modelled"},

@@ -105,6 +105,19 @@ TEST_CASE("launcher: Megatron-LM's GPT-3 175B script imports its model, TP 8 × 
   CHECK(validate_training_layout(p.model, p.training, p.layout, p.gpu_count).empty());
 }
 
+TEST_CASE("launcher: Megatron's activation offloading is listed as unmodelled, not ignored") {
+  // The GPT-3 175B script with line 48's "--lr 6.0e-5" preceded by Megatron-Core's CPU offloading
+  // flags (megatron/training/arguments.py --cpu-offloading, --cpu-offloading-num-layers): they change
+  // the memory a run needs, so the import says they are not modelled rather than ignoring them.
+  const std::string name = "megatron_train_gpt3_175b_distributed.sh";
+  auto imported = import_launcher_config(
+      replaced(read(name), "--lr 6.0e-5", "--cpu-offloading --cpu-offloading-num-layers 8 --lr 6.0e-5"), name);
+  REQUIRE(imported);
+  CHECK(contains(imported->unmodelled, "--cpu-offloading"));
+  CHECK(contains(imported->unmodelled, "--cpu-offloading-num-layers"));
+  CHECK_FALSE(contains(imported->ignored, "--cpu-offloading"));
+}
+
 TEST_CASE("launcher: Megatron-LM's Llama 3 8B FP8 script reads its variables, its if branches and its arrays") {
   const LauncherImport imported = import_file("megatron_train_llama3_8b_h100_fp8.sh");
   const Project& p = imported.project;

@@ -4,17 +4,14 @@
 #include <cmath>
 #include <string>
 
+#include "core/options_rows.hpp"
 #include "core/serving/serving.hpp"
 #include "core/text.hpp"
 
 namespace meshscope {
 namespace {
 
-tl::unexpected<Error> bad_value(const std::string& option, const std::string& key, const std::string& value,
-                                const std::string& expected) {
-  return make_error(ErrorCode::invalid_argument, "\"" + value + "\" is not valid for " + key + ": expected " + expected,
-                    option + " " + key);
-}
+using key_rows::bad_value;
 
 Result<int64_t> non_negative_int(const std::string& option, const std::string& key, const std::string& value) {
   const auto parsed = text::parse_integer(value);

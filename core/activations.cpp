@@ -238,6 +238,46 @@ double output_activation_bytes(const ModelSpec& m, const ActivationConfig& c, bo
          tensor_bytes_on_rank({"logits", logit_bytes * static_cast<double>(m.vocab_size), TensorSplit::tp_split}, c);
 }
 
+double weight_gradient_held_bytes(const ModelSpec& m, int64_t layer, const ActivationConfig& c) {
+  const double tokens = static_cast<double>(c.seq_len) * static_cast<double>(c.micro_batch) /
+                        static_cast<double>(std::max<int64_t>(c.cp, 1));
+  const auto h = static_cast<double>(m.hidden_size);
+  const auto t = static_cast<double>(std::max<int64_t>(c.tp, 1));
+  const auto q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+  const double gated = m.mlp == MlpKind::gated ? 2.0 : 1.0;
+  // Widths per token: a column-parallel linear keeps its full input and its split output
+  // gradient, a row-parallel one its split input and its full output gradient.
+  const auto mlp_widths = [&](double ffn, double split) { return (h + gated * ffn / split) + (ffn / split + h); };
+  double widths = (h + (q + 2 * kv) / t) + (q / t + h);  // QKV, then the output projection
+  double rows = 1;                                       // of the routed experts, per token
+  double routed = 0;
+  if (m.is_moe_layer(layer)) {
+    routed =
+        mlp_widths(static_cast<double>(m.moe.expert_ffn_hidden_size), static_cast<double>(std::max<int64_t>(c.etp, 1)));
+    rows = static_cast<double>(m.moe.top_k) * c.routed_token_factor;
+    widths += static_cast<double>(m.moe.num_shared_experts) *
+              mlp_widths(static_cast<double>(m.moe.shared_expert_ffn_hidden_size), t);
+  } else {
+    widths += mlp_widths(static_cast<double>(m.ffn_hidden_size), t);
+  }
+  return tokens * c.element_bytes * (widths + rows * routed);
+}
+
+double deferred_weight_gradient_micro_batches(PipelineSchedule schedule, int64_t stage, int64_t pp,
+                                              int64_t micro_batches) {
+  if (pp <= 1) return 0;
+  const double in_flight = in_flight_micro_batches(schedule, stage, pp, 1, micro_batches);
+  const double left = std::max(0.0, static_cast<double>(micro_batches) - in_flight);
+  switch (schedule) {
+    case PipelineSchedule::zb_h1:
+      return std::min(left, static_cast<double>(stage));
+    case PipelineSchedule::zb_h2:
+      return std::min(left, 2.0 * static_cast<double>(stage));
+    default:
+      return 0;
+  }
+}
+
 double in_flight_micro_batches(PipelineSchedule schedule, int64_t stage, int64_t pp, int64_t vpp,
                                int64_t micro_batches) {
   const auto m = static_cast<double>(micro_batches);

@@ -90,6 +90,20 @@ struct OpSacBytes {
 // al. 2024 §2.1). ZB-H2: min(m, 2(p − i) − 1) (§2.2). DualPipe: p + 1 chunks of one model stage
 // on every rank (deepseek-ai/DualPipe README, "Activation PP+1"). docs/schedules.md derives each
 // from the simulated timeline.
+// What a layer's deferred W still needs after its B (dW = dYᵀX for every linear: its input and its
+// output gradient), per micro-batch: Qi et al. 2024 Table 1's M_W, 32sbh bytes for a GPT-3 layer
+// in 16-bit without TP, generalised to the model's widths (GQA, gated MLPs, routed and shared
+// experts). Column-parallel layers' inputs (QKV, FC1: gathered under SP) and row-parallel layers'
+// output gradients (projection, FC2) are full width on every TP rank; the others are split.
+[[nodiscard]] double weight_gradient_held_bytes(const ModelSpec& model, int64_t layer, const ActivationConfig& config);
+
+// Micro-batches whose W a zero-bubble stage still owes at its peak, beside its in-flight ones:
+// worker i (1-based) of ZB-H1 holds (p − i + 1)·M_B + (i − 1)·M_W, of ZB-H2 (2p − 2i + 1)·M_B +
+// (2i − 2)·M_W (Qi et al. 2024 §3, Table 2); none for other schedules. At most the micro-batches
+// not in flight.
+[[nodiscard]] double deferred_weight_gradient_micro_batches(PipelineSchedule schedule, int64_t stage, int64_t pp,
+                                                            int64_t micro_batches);
+
 [[nodiscard]] double in_flight_micro_batches(PipelineSchedule schedule, int64_t stage, int64_t pp, int64_t vpp,
                                              int64_t micro_batches);
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/activations.hpp"
+#include "core/framework/framework.hpp"
 
 namespace meshscope {
 
@@ -162,12 +163,15 @@ double training_communication_bytes(const ModelSpec& m, const TrainingWorkload& 
 MemoryFramework resolved_framework(const FrameworkMemory& f, const TrainingWorkload& w) {
   const MemoryFramework chosen = f.framework.value_or(w.memory_framework);
   if (chosen != MemoryFramework::automatic) return chosen;
-  // FSDP2 as torchtitan applies it is the ZeRO-3 the rest of the core assumes (overlap.hpp).
+  // The target framework's own allocations (core/framework/framework.cpp), and under `any` FSDP2
+  // as torchtitan applies it for the ZeRO-3 the rest of the core assumes (overlap.hpp).
+  if (const MemoryFramework own = framework_spec(w.framework).memory; own != MemoryFramework::automatic) return own;
   return w.zero_stage >= 3 ? MemoryFramework::fsdp2 : MemoryFramework::megatron;
 }
 
 CpComm resolved_cp_comm(const TrainingWorkload& w) {
   if (w.cp_comm != CpComm::automatic) return w.cp_comm;
+  if (const CpComm own = framework_spec(w.framework).default_cp_comm; own != CpComm::automatic) return own;
   return resolved_framework({}, w) == MemoryFramework::fsdp2 ? CpComm::torch : CpComm::p2p;
 }
 
@@ -461,9 +465,23 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
       per_micro_batch /= 2;
       extra /= 2;
     }
-    rank.items.push_back({MemoryCategory::activations, (per_micro_batch + extra) * in_flight,
-                          fmt("(%.3g B per micro-batch in %.0f layers + %.3g B embedding/output) × %.3g in flight",
-                              per_micro_batch, static_cast<double>(sp.layers + mirror.layers), extra, in_flight)});
+    std::string activation_formula =
+        fmt("(%.3g B per micro-batch in %.0f layers + %.3g B embedding/output) × %.3g in flight", per_micro_batch,
+            static_cast<double>(sp.layers + mirror.layers), extra, in_flight);
+    double activation_bytes = (per_micro_batch + extra) * in_flight;
+    // A zero-bubble stage also holds what its deferred Ws need (Qi et al. 2024 Table 2).
+    if (const double owed = deferred_weight_gradient_micro_batches(schedule, stage, l.pp, micro_batches); owed > 0) {
+      double held = 0;
+      for (const auto& [first_layer, count] : chunks)
+        for (int64_t i = 0; i < count; ++i)
+          held += weight_gradient_held_bytes(m, first_layer < 0 ? m.num_layers - 1 : first_layer + i, act);
+      activation_bytes += held * owed;
+      activation_formula +=
+          fmt(" + %.3g B of W inputs and output gradients per micro-batch × %.3g deferred Ws "
+              "(Qi et al. 2024 Table 2)",
+              held, owed);
+    }
+    rank.items.push_back({MemoryCategory::activations, activation_bytes, activation_formula});
 
     const bool first = stage == 0 || (dualpipe && stage == l.pp - 1);
     const StageBuffers buffers = stage_buffers(m, w, l, framework, sp, largest_recompute, first, last);

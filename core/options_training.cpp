@@ -547,6 +547,23 @@ std::vector<TrainingRow> make_training_rows() {
          return ok();
        },
        [](const TrainingWorkload& w) -> Get { return fmt_double(w.moe_capacity_factor); }});
+  rows.push_back(
+      {{"framework", "", KeyType::choice, names_of<Framework>(), "", "", "`any`",
+        "the training framework the layout is for: `rank` proposes only the schedules, parallelisms and options "
+        "it runs (at the version its table names), and its defaults resolve the `auto` keys (memory_framework, "
+        "cp_comm, fp8_recipe); `any` is every option the model has, each ranked layout marked with the frameworks "
+        "that run it ([estimate.md](estimate.md#the-target-framework))",
+        "core/framework/framework.cpp: Megatron-Core schedules.py, Megatron-Bridge config.py, torchtitan "
+        "job_config.py, DeepSpeed runtime/pipe/schedule.py"},
+       0,
+       0,
+       "",
+       [](TrainingWorkload& w, const Parsed& p) {
+         w.framework = *parse_enum<Framework>(p.text);
+         return ok();
+       },
+       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.framework)); },
+       false});
   add_runtime_rows(rows, true);
   // Keys written only when they differ from their default.
   rows.push_back(training_dtype<&TrainingWorkload::optimizer_state_dtype>(

@@ -83,6 +83,11 @@ enum class AttentionKernel { automatic, flash2, cudnn, flash3 };
 // is_token_in_rank, and combined back as one row per rank).
 enum class MoeDispatcher { alltoall, flex };
 
+// The training framework the layout is meant to run in (core/framework/framework.hpp has each one's
+// table: the schedules, parallelisms and options it runs, at a stated version, with its defaults).
+// `any` is every option the cost core models, whichever framework has it.
+enum class Framework { any, megatron_lm, megatron_bridge, torchtitan, deepspeed };
+
 // Context parallelism's implementation (docs/estimate.md §2, CP): `p2p` ring attention as
 // Megatron-Core/Transformer Engine run it (K/V chunks passed around the CP ring under the attention
 // they feed, Megatron `--cp-comm-type p2p`); `a2a` DeepSpeed-Ulysses (all-to-alls of Q, K, V and the
@@ -176,6 +181,7 @@ struct TrainingWorkload {
   AttentionKernel attention_kernel = AttentionKernel::automatic;  // attention_kernel=
   Fp8Recipe fp8_recipe = Fp8Recipe::automatic;                    // fp8_recipe=
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;         // moe_dispatcher=
+  Framework framework = Framework::any;                           // framework=: what the search may propose
   std::string convention = "megatron-distopt";                    // the preset that set the dtypes above
   RuntimeAssumptions runtime;
 
@@ -263,6 +269,15 @@ template <>
 struct EnumNames<MoeDispatcher> {
   static constexpr std::array<std::pair<MoeDispatcher, std::string_view>, 2> table{
       {{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::flex, "flex"}}};
+};
+template <>
+struct EnumNames<Framework> {
+  static constexpr std::array<std::pair<Framework, std::string_view>, 5> table{
+      {{Framework::any, "any"},
+       {Framework::megatron_lm, "megatron-lm"},
+       {Framework::megatron_bridge, "megatron-bridge"},
+       {Framework::torchtitan, "torchtitan"},
+       {Framework::deepspeed, "deepspeed"}}};
 };
 template <>
 struct EnumNames<ReshardAfterForward> {

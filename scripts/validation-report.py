@@ -51,6 +51,53 @@ def run_test(binary):
     return done.stdout.splitlines()
 
 
+def run_plausibility(binary):
+    """Every expressible row searched under its own framework (tests/core/test_plausibility.cpp)."""
+    done = subprocess.run([binary, "[.plausibility-all]", "-s"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"{binary} \"[.plausibility-all]\" failed (exit {done.returncode}); fix the test first")
+    pattern = re.compile(r"^\[plausibility\] (\S+)\s+(\S+)\s+top (.*?)\s+([0-9.]+)x best published  runnable (\d)  "
+                         r"within 15% (\d)  published near top (\d)")
+    rows = []
+    for line in done.stdout.splitlines():
+        m = pattern.match(line)
+        if m:
+            rows.append((m.group(1), m.group(2), m.group(3), float(m.group(4)), m.group(5) == "1",
+                         m.group(6) == "1", m.group(7) == "1"))
+    return rows
+
+
+def plausibility_section(rows, catalogue):
+    """The section on the ranked list's top: the criteria, the summary and every row's verdict."""
+    out = ["## A believable top of the ranked list
+"]
+    passed = [r for r in rows if r[4] and r[5] and r[6]]
+    out.append(
+        "For every expressible row, `rank` searches the row's model, cluster, batch, sequence and precision under the "
+        "framework its source ran (NeMo and Megatron-Bridge: `megatron-bridge`; torchtitan; Megatron-LM; "
+        "Megatron-DeepSpeed: `deepspeed`) with the recipe settings the validation test uses, and its top layout is "
+        "judged as issue 41 asks: (a) the framework runs it, (b) its predicted throughput is at most 1.15× the best "
+        "published throughput of that model, GPU, GPU count, batch, sequence and precision, and (c) the published "
+        "layout's TP · PP · CP · EP · DP is among the top 10, or the model predicts it within the top layout's "
+        "uncertainty of it. `tests/core/test_plausibility.cpp` checks nine of these rows in CI (A100, H100 and "
+        "GB200, dense and MoE); the hidden `[.plausibility-all]` case prints all of them.\n")
+    out.append(f"**{len(passed)} of {len(rows)} rows meet all three.** (a) fails for "
+               f"{sum(1 for r in rows if not r[4])}, (b) for {sum(1 for r in rows if not r[5])}, (c) for "
+               f"{sum(1 for r in rows if not r[6])}.\n")
+    out.append("Where (b) fails the model's top is faster than anything measured: the regimes of the validation set's "
+               "known gaps (fine-grained MoE at small micro-batches, PyTorch's context parallelism, the MI300X log) "
+               "and the A100 GPT-175B runs of MegaScale and MT-NLG, which the model already predicts 5–23 % fast "
+               "at their own layouts; the search then adds what it finds in the knobs those runs did not use "
+               "(TP overlap, no recompute, deeper interleaving).\n")
+    out.append("| row | framework | top layout | top / best published | (a) runs | (b) ≤ 1.15× | (c) published near top |")
+    out.append("|---|---|---|---:|:-:|:-:|:-:|")
+    mark = lambda ok: "yes" if ok else "**no**"
+    for row_id, framework, top, ratio, a, b, c in rows:
+        out.append(f"| `{row_id}` | {framework} | {top} | {ratio:.2f}× | {mark(a)} | {mark(b)} | {mark(c)} |")
+    out.append("")
+    return out
+
+
 def git_head():
     """The commit the numbers come from; a working tree that differs from it in core/ or tests/ says so."""
     head = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h (%cs)"], capture_output=True, text=True,
@@ -147,9 +194,12 @@ def main():
         for row_id, why in skipped.items():
             out.append(f"| `{row_id}` | {why} |")
         out.append("")
+    out += plausibility_section(run_plausibility(args.test_binary), catalogue)
     with open(OUT, "w", encoding="utf-8") as f:
         f.write("\n".join(out))
     print(f"wrote {os.path.relpath(OUT, ROOT)}: {len(rows)} rows, {len(skipped)} skipped")
+    # The search's uncertainty bands come from the document just written (core/search/ties.hpp).
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts/validation-bands.py")], check=True)
 
 
 if __name__ == "__main__":

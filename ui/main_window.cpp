@@ -173,6 +173,7 @@ void MainWindow::create_docks() {
   connect(ranked_, &RankedLayoutsPanel::layoutActivated, this, [this](const RankedLayout& layout) {
     if (!updating_ranked_) apply_ranked(layout);
   });
+  connect(ranked_, &RankedLayoutsPanel::exportRequested, this, &MainWindow::exportRankedLayout);
   connect(ranked_, &RankedLayoutsPanel::servingLayoutActivated, this, [this](const RankedServing& ranked) {
     if (updating_ranked_) return;
     if (ranked.disaggregated) {

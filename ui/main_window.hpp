@@ -128,6 +128,9 @@ class MainWindow final : public QMainWindow {
   // Writes the current layout as a launcher config (File → Export), with what the user must still
   // supply as <PLACEHOLDERS> (named in the status line). False with an inline error when it cannot.
   bool exportLauncherConfig(LauncherFormat format, const QString& path);
+  // A ranked layout as the launcher config of the framework it runs in (the project's target
+  // framework, or under `any` the first framework that runs it); asks for the file.
+  void exportRankedLayout(const RankedLayout& layout);
   // Fits the link efficiencies to nccl-tests logs (the first `ranks` GPUs of the cluster ran
   // each), shows the error before and after, and applies the fit to the project (Edit → Undo
   // reverts it; it is saved with the project). Returns the summary, empty on error (shown inline).

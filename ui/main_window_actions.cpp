@@ -26,6 +26,7 @@
 #include "core/calibration/calibrate.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/catalogue.hpp"
+#include "core/framework/framework.hpp"
 #include "core/importers/launcher_config.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
@@ -389,6 +390,43 @@ bool MainWindow::importLauncherConfig(const QString& path, int64_t gpus) {
   if (!details.isEmpty()) summary += QStringLiteral(" — ") + details.join(QStringLiteral("; "));
   status_->setText(summary);
   return true;
+}
+
+void MainWindow::exportRankedLayout(const RankedLayout& layout) {
+  Framework framework = project().training.framework;
+  if (framework == Framework::any)
+    for (const Framework f : named_frameworks())
+      if ((layout.frameworks & framework_bit(f)) != 0) {
+        framework = f;
+        break;
+      }
+  const auto format = launcher_format_of(framework);
+  if (!format) {
+    show_inline_error(
+        tr("Not exported \u2014 no framework meshscope knows runs this layout (its schedule or options)."));
+    return;
+  }
+  const QString filter = *format == LauncherFormat::torchtitan ? tr("TOML (*.toml)")
+                         : *format == LauncherFormat::megatron ? tr("Shell scripts (*.sh)")
+                                                               : tr("JSON (*.json)");
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export for %1").arg(QString::fromUtf8(enum_name(framework).data())), QString(), filter);
+  if (path.isEmpty()) return;
+  Project ranked = project_with_ranked_layout(project(), layout);
+  ranked.training.framework = framework;
+  auto exported = export_launcher_config(ranked, *format);
+  if (!exported) {
+    show_inline_error(QString::fromStdString(exported.error().to_string()));
+    return;
+  }
+  QString error;
+  if (!write_file_atomically(path, QByteArray::fromStdString(exported->text), error)) {
+    show_inline_error(tr("Not exported \u2014 %1.").arg(error));
+    return;
+  }
+  show_inline_error({});
+  status_->setText(
+      tr("Exported the ranked layout for %1 to %2").arg(QString::fromUtf8(enum_name(framework).data()), path));
 }
 
 bool MainWindow::exportLauncherConfig(LauncherFormat format, const QString& path) {

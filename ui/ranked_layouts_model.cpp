@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/framework/framework.hpp"
 #include "ui/formatting.hpp"
 
 namespace meshscope::ui {
@@ -105,6 +106,16 @@ QString serving_layout_text(const RankedServing& ranked) {
       .arg(instance_text(ranked.prefill_layout), instance_text(ranked.layout));
 }
 
+// The frameworks a ranked layout runs in, as the key names them ("megatron-lm, megatron-bridge").
+QString frameworks_badge(uint32_t bits) {
+  if (bits == 0) return QObject::tr("none named");
+  QStringList names;
+  for (const Framework f : named_frameworks())
+    if ((bits & framework_bit(f)) != 0)
+      names << QString::fromUtf8(enum_name(f).data(), static_cast<int>(enum_name(f).size()));
+  return names.join(QStringLiteral(", "));
+}
+
 QString percent_text(double fraction) {
   return QStringLiteral("%1 %").arg(100 * fraction, 0, 'f', 1);
 }
@@ -159,8 +170,22 @@ std::vector<SnapshotColumn<RankedLayout>> RankedLayoutsModel::rankedColumns() co
           },
           [](const RankedLayout&, int row) { return static_cast<double>(row + 1); }),
       column(
+          QT_TR_NOOP("Tie"),
+          tr("Layouts with the same = number are within the model's uncertainty of the group's first (the "
+             "validation set's median error for the regime, docs/validation.md): the model cannot order them"),
+          [this](const RankedLayout& r, int) {
+            return tieGroupSize(r.tie_group) > 1 ? QStringLiteral("= %1").arg(r.tie_group) : QString();
+          },
+          [](const RankedLayout& r, int) { return static_cast<double>(r.tie_group); }),
+      column(
           QT_TR_NOOP("Layout"), {}, [](const RankedLayout& r, int) { return ranked_layout_text(r); },
           [](const RankedLayout& r, int) { return ranked_layout_text(r); }, false),
+      column(
+          QT_TR_NOOP("Runs in"),
+          tr("The frameworks that run this layout as ranked (the target framework's table, or under \"any\" "
+             "every framework whose table allows it)"),
+          [](const RankedLayout& r, int) { return frameworks_badge(r.frameworks); },
+          [](const RankedLayout& r, int) { return frameworks_badge(r.frameworks); }, false),
       column(
           QT_TR_NOOP("Step"),
           tr("Predicted time of one optimizer step; \u26a0 a known gap in the validation (published runs like it "
@@ -207,6 +232,12 @@ void RankedLayoutsModel::setResult(std::shared_ptr<const SearchResult> result, R
 void RankedLayoutsModel::setPinnedRows(std::vector<int> rows) {
   pinned_rows_ = std::move(rows);
   if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, kColumnCount - 1), {Qt::DisplayRole});
+}
+
+int RankedLayoutsModel::tieGroupSize(int group) const {
+  if (!result_) return 0;
+  return static_cast<int>(std::count_if(result_->layouts.begin(), result_->layouts.end(),
+                                        [&](const RankedLayout& r) { return r.tie_group == group; }));
 }
 
 const RankedLayout* RankedLayoutsModel::layoutAt(int row) const {
@@ -261,6 +292,11 @@ QString RankedLayoutsModel::rowToolTip(int row) const {
   compare(tr("Memory headroom %1 of the GPU (peak %2)")
               .arg(binary_bytes_text(r.headroom_bytes), binary_bytes_text(r.peak_memory_bytes)),
           binary_bytes_text(best.headroom_bytes));
+  lines << tr("Uncertainty \u00b1%1 (the validation set's median error for this regime)")
+               .arg(percent_text(r.uncertainty));
+  if (tieGroupSize(r.tie_group) > 1)
+    lines << tr("Tie group %1: within the model's uncertainty of the group's first layout").arg(r.tie_group);
+  lines << tr("Runs in: %1").arg(frameworks_badge(r.frameworks));
   lines << (r.refined ? tr("Scored by the full event simulation")
                       : tr("Scored by the fast closed-form model (no link sharing between groups)"));
   if (!r.known_gaps.empty())

@@ -46,7 +46,7 @@ class RankedLayoutsModel final : public SnapshotTableModel<RankedLayout> {
   Q_OBJECT
 
  public:
-  enum Column { kRank, kLayout, kStepTime, kTokensPerGpu, kMfu, kPeakMemory, kHeadroom, kBubble };
+  enum Column { kRank, kTie, kLayout, kFrameworks, kStepTime, kTokensPerGpu, kMfu, kPeakMemory, kHeadroom, kBubble };
   static constexpr int kColumnCount = kBubble + 1;
 
   explicit RankedLayoutsModel(QObject* parent = nullptr);
@@ -62,6 +62,7 @@ class RankedLayoutsModel final : public SnapshotTableModel<RankedLayout> {
 
  private:
   [[nodiscard]] std::vector<SnapshotColumn<RankedLayout>> rankedColumns() const;
+  [[nodiscard]] int tieGroupSize(int group) const;  // layouts of the result in tie group `group`
   [[nodiscard]] QString rowToolTip(int row) const;
   std::shared_ptr<const SearchResult> result_;
   RankObjective objective_ = RankObjective::throughput;

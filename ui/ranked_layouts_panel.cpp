@@ -111,6 +111,7 @@ RankedLayoutsPanel::RankedLayoutsPanel(QWidget* parent)
       filter_(new QLineEdit(this)),
       pin_button_(new QPushButton(tr("Pin"), this)),
       clear_pins_button_(new QPushButton(tr("Clear pins"), this)),
+      export_button_(new QPushButton(tr("Export config\u2026"), this)),
       pinned_label_(new QLabel(this)),
       tabs_(new QTabWidget(this)),
       valid_view_(nullptr),
@@ -128,12 +129,19 @@ RankedLayoutsPanel::RankedLayoutsPanel(QWidget* parent)
   pin_button_->setToolTip(tr("Pin the selected layout for side-by-side comparison (up to two)"));
   connect(pin_button_, &QPushButton::clicked, this, &RankedLayoutsPanel::togglePinCurrent);
   connect(clear_pins_button_, &QPushButton::clicked, this, &RankedLayoutsPanel::clearPins);
+  export_button_->setToolTip(
+      tr("Write the selected layout as its framework's own launcher config (Megatron-LM arguments, torchtitan "
+         "TOML or DeepSpeed JSON)"));
+  connect(export_button_, &QPushButton::clicked, this, [this] {
+    if (const RankedLayout* layout = ranked_model_->layoutAt(currentSourceRow())) emit exportRequested(*layout);
+  });
   pinned_label_->setTextFormat(Qt::PlainText);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(filter_, 1);
   bar->addWidget(pin_button_);
   bar->addWidget(clear_pins_button_);
+  bar->addWidget(export_button_);
 
   valid_view_ = make_table(valid_proxy_, tabs_);
   valid_view_->sortByColumn(RankedLayoutsModel::kRank, Qt::AscendingOrder);
@@ -322,6 +330,8 @@ void RankedLayoutsPanel::updatePinButton() {
   pin_button_->setEnabled(!serving_ && ranked_model_->layoutAt(row) != nullptr);
   pin_button_->setVisible(!serving_);
   clear_pins_button_->setVisible(!serving_);
+  export_button_->setVisible(!serving_);
+  export_button_->setEnabled(!serving_ && ranked_model_->layoutAt(row) != nullptr);
   clear_pins_button_->setEnabled(!pinned_rows_.empty());
   QStringList pins;
   for (size_t i = 0; i < pinned_rows_.size(); ++i) {

@@ -65,6 +65,8 @@ class RankedLayoutsPanel final : public QWidget {
 
  signals:
   void layoutActivated(const meshscope::RankedLayout& layout);
+  // The selected ranked layout, to be written as its framework's own launcher config.
+  void exportRequested(const meshscope::RankedLayout& layout);
   void servingLayoutActivated(const meshscope::RankedServing& layout);
   // The pinned layouts, oldest first (at most kMaxPinned).
   void pinnedChanged(const std::vector<meshscope::RankedLayout>& pinned);
@@ -83,6 +85,7 @@ class RankedLayoutsPanel final : public QWidget {
   QLineEdit* filter_;
   QPushButton* pin_button_;
   QPushButton* clear_pins_button_;
+  QPushButton* export_button_;
   QLabel* pinned_label_;
   QTabWidget* tabs_;
   QTableView* valid_view_;

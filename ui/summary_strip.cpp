@@ -3,7 +3,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStringList>
+
 #include <QVBoxLayout>
+#include "core/framework/framework.hpp"
 
 #include <string>
 
@@ -94,6 +96,13 @@ void SummaryStrip::showEvaluation(const Evaluation& e) {
                   .arg(100 * s.mfu, 0, 'f', 1)
                   .arg(100 * s.bubble_fraction, 0, 'f', 1);
     if (e.cluster) summary += tr(" · on %1").arg(html(e.cluster->name));
+    // The target framework (core/framework/framework.hpp): which one the numbers assume, and
+    // whether it runs this layout.
+    const FrameworkSpec& framework = framework_spec(p.training.framework);
+    summary += tr(" · framework %1").arg(html(std::string(enum_name(framework.id))));
+    if (auto why =
+            framework_rejects(framework, p.layout, p.training, p.training.schedule, p.order == AxisOrder::tp_pp_dp))
+      summary += tr("<br><span style=\"color:%1\">%2</span>").arg(kProblemColour, html(*why));
     // A validation gap (core/estimate/known_gaps.hpp): measured runs like this one differ by more
     // than 20 %; the Explain panel says how and where.
     if (!s.known_gaps.empty())

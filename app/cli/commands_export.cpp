@@ -1,5 +1,6 @@
 // meshscope-cli export: a project (or one of its ranked layouts) as a launcher config (docs/launchers.md).
-//   export --project P.json [--rank K] --format torchtitan|megatron|deepspeed [--out FILE] [--json]
+//   export --project P.json [--rank K] [--format torchtitan|megatron|deepspeed] [--out FILE] [--json]
+//   (without --format: the project's framework's own config)
 #include <atomic>
 #include <fstream>
 #include <iostream>
@@ -25,11 +26,19 @@ Result<Project> load_project_file(const std::string& path) {
 
 int cmd_export(const Args& args) {
   if (!args.has("--project")) return fail("export needs --project P.json");
-  if (!args.has("--format")) return fail("export needs --format torchtitan, megatron or deepspeed");
-  const auto format = parse_launcher_format(args.get("--format"));
-  if (!format) return fail("--format must be torchtitan, megatron or deepspeed, got \"" + args.get("--format") + "\"");
   auto project = load_project_file(args.get("--project"));
   if (!project) return fail(project.error());
+  // Without --format, the project's target framework names its launcher config.
+  std::optional<LauncherFormat> format;
+  if (args.has("--format")) {
+    format = parse_launcher_format(args.get("--format"));
+    if (!format)
+      return fail("--format must be torchtitan, megatron or deepspeed, got \"" + args.get("--format") + "\"");
+  } else {
+    format = launcher_format_of(project->training.framework);
+    if (!format)
+      return fail("export needs --format torchtitan, megatron or deepspeed (the project's framework is \"any\")");
+  }
   if (args.has("--rank")) {
     const std::string& text = args.get("--rank");
     char* end = nullptr;

@@ -25,8 +25,9 @@ Usage:
                            [--comm k=v,...] [--json]
   meshscope-cli estimate   --model M --cluster C --train k=v,... --layout k=v,... [--schedule S]
                            [--efficiency k=v,...] [--comm k=v,...] [--order megatron|tp-pp-dp|torchtitan] [--json]
-  meshscope-cli rank       --model M --cluster C --train k=v,... [--top N] [--refine N]
+  meshscope-cli rank       --model M --cluster C --train k=v,... [--framework F] [--top N] [--refine N]
                            [--objective throughput|memory-headroom|cost-per-token] [--threads T] [--json]
+                           (F: any, megatron-lm, megatron-bridge, torchtitan, deepspeed: what the search proposes)
   meshscope-cli scaling    (--model M --cluster GENERATOR --train k=v,... | --project P.json) --gpus A:B[:+S|:xF]|LIST
                            [--mode weak|strong] [--json]   (the best layout at each GPU count, scaling efficiency)
   meshscope-cli schedule   --stages P --microbatches M --schedule 1f1b|gpipe|interleaved|zb-h1|zb-h2|dualpipe
@@ -96,7 +97,7 @@ Result<Args> parse_args(int argc, char** argv) {
       "--engine",        "--target-ttft", "--target-itl",   "--prefill-layout",
       "--decode-layout", "--trace",       "--nccl-tests",   "--topo",
       "--rules",         "--nodes",       "--min-bytes",    "--log",
-      "--scope",         "--threads"};
+      "--scope",         "--threads",     "--framework"};
   // Launcher configs (import --launcher, export).
   static const std::vector<std::string> kLauncherValued = {"--launcher", "--project", "--rank", "--format", "--out"};
   static const std::vector<std::string> kScalingValued = {"--mode"};  // scaling (commands_scaling.cpp)
@@ -155,6 +156,8 @@ Result<TrainingSetup> training_setup(const Args& args, bool with_layout) {
   MS_TRY(model, model_arg(args));
   MS_TRY(cluster, cluster_arg(args));
   MS_TRY(train_keys, key_values_arg(args, "--train"));
+  // --framework F is --train framework=F (one field: TrainingWorkload::framework).
+  if (args.has("--framework")) train_keys.emplace_back("framework", args.get("--framework"));
   MS_TRY(workload, training_from_keys(train_keys));
   MS_TRY(layout_keys, key_values_arg(args, "--layout"));
   MS_TRY(layout, layout_from_keys(layout_keys));

@@ -2,6 +2,7 @@
 
 #include "core/catalogue.hpp"
 #include "core/estimate/gemm_rate.hpp"
+#include "core/framework/framework.hpp"
 #include "core/memory.hpp"
 
 #include <algorithm>
@@ -120,6 +121,7 @@ AttentionCall attention_call(const ModelSpec& m, const TrainingWorkload& w, cons
 
 Fp8Recipe fp8_recipe_of(const TrainingWorkload& w) {
   if (w.fp8_recipe != Fp8Recipe::automatic) return w.fp8_recipe;
+  if (const Fp8Recipe own = framework_spec(w.framework).default_fp8_recipe; own != Fp8Recipe::automatic) return own;
   return resolved_framework({}, w) == MemoryFramework::fsdp2 ? Fp8Recipe::current : Fp8Recipe::delayed;
 }
 

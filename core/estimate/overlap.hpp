@@ -60,6 +60,26 @@ struct TpLayerCost {
 [[nodiscard]] TpLayerCost tp_overlapped_layer(const TpOverlapGemms& gemms, double all_gather_s, double reduce_scatter_s,
                                               int64_t tp, double sms);
 
+// Whether the schedule splits the backward into B and a W run later (zero bubble, Qi et al. 2024
+// §2; DualPipe, DeepSeek-V3 §3.2.1): only with a pipeline.
+[[nodiscard]] constexpr bool splits_backward(PipelineSchedule schedule, int64_t pp) {
+  return pp > 1 && (schedule == PipelineSchedule::zb_h1 || schedule == PipelineSchedule::zb_h2 ||
+                    schedule == PipelineSchedule::dualpipe);
+}
+
+// The GEMMs a TP overlap can hide under when the backward is split: a deferred W is not there for
+// the bulk overlap of the backward's reduce-scatter, which Transformer Engine runs beside the
+// same backward's weight-gradient GEMM (transformer_engine/pytorch/module/layernorm_linear.py,
+// ub_bulk_wgrad: the dgrad reduce-scatter under the wgrad GEMM); so the reduce-scatter is exposed
+// in B and W runs at the full SM count. (The zero-bubble implementation itself,
+// sail-sg/zero-bubble-pipeline-parallelism WeightGradStore.is_supported, falls back to the
+// unsplit schedule under Transformer Engine: "hard to capture weight gradient computation".)
+[[nodiscard]] inline TpOverlapGemms without_deferred_wgrad(TpOverlapGemms gemms) {
+  gemms.qkv_wgrad_s = 0;
+  gemms.fc1_wgrad_s = 0;
+  return gemms;
+}
+
 // Streaming multiprocessors (AMD: compute units) of a GPU, from the vendors' datasheets; 0 when
 // unknown (then no SM margin can be charged, and the estimate says so).
 [[nodiscard]] double streaming_multiprocessors(const GpuSpec& gpu);

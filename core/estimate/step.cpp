@@ -115,10 +115,12 @@ Result<StepEstimate> estimate_step(const ModelSpec& m, const TrainingWorkload& w
   const double sms = streaming_multiprocessors(gpu);
   TpLayerCost tp_dense{tp_layer, tp_layer}, tp_moe = tp_dense;  // per pass
   if (tp_overlap) {
+    // A split backward (zero bubble, DualPipe) runs W later: no wgrad GEMM for the bulk overlap.
+    const bool split = splits_backward(schedule_kind, l.pp);
     const auto overlapped = [&](int64_t layer) {
-      return tp_overlapped_layer(tp_overlap_gemms(layer_operations(context, layer)),
-                                 call_time(tp, CollectiveOp::all_gather), call_time(tp, CollectiveOp::reduce_scatter),
-                                 l.tp, sms);
+      const TpOverlapGemms gemms = tp_overlap_gemms(layer_operations(context, layer));
+      return tp_overlapped_layer(split ? without_deferred_wgrad(gemms) : gemms, call_time(tp, CollectiveOp::all_gather),
+                                 call_time(tp, CollectiveOp::reduce_scatter), l.tp, sms);
     };
     int64_t first_dense = 0, first_moe = 0;
     while (first_dense < m.num_layers && m.is_moe_layer(first_dense)) ++first_dense;

@@ -12,6 +12,21 @@ namespace meshscope {
 std::string_view launcher_format_name(LauncherFormat format) {
   return enum_name(format);
 }
+std::optional<LauncherFormat> launcher_format_of(Framework framework) {
+  switch (framework) {
+    case Framework::megatron_lm:
+    case Framework::megatron_bridge:
+      return LauncherFormat::megatron;
+    case Framework::torchtitan:
+      return LauncherFormat::torchtitan;
+    case Framework::deepspeed:
+      return LauncherFormat::deepspeed;
+    case Framework::any:
+      break;
+  }
+  return std::nullopt;
+}
+
 std::optional<LauncherFormat> parse_launcher_format(std::string_view name) {
   return parse_enum_ignoring_case<LauncherFormat>(name);
 }

@@ -27,6 +27,10 @@ struct EnumNames<LauncherFormat> {
 };
 [[nodiscard]] std::string_view launcher_format_name(LauncherFormat format);
 [[nodiscard]] std::optional<LauncherFormat> parse_launcher_format(std::string_view name);
+// The launcher config a target framework reads: Megatron-LM's arguments for megatron-lm and
+// megatron-bridge (whose recipes take Megatron-Core's arguments), torchtitan's TOML, DeepSpeed's
+// JSON; nullopt for `any`.
+[[nodiscard]] std::optional<LauncherFormat> launcher_format_of(Framework framework);
 
 struct LauncherImportOptions {
   std::optional<int64_t> gpus;  // total GPUs (--gpus); needed where the file leaves it open (dp_shard = -1)

@@ -196,6 +196,7 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
                       reader.where("zero_optimization.stage"));
   KeyValues keys{{"convention", "zero"},
                  {"memory_framework", "generic"},
+                 {"framework", "deepspeed"},
                  {"seq", std::to_string(base_seq)},
                  {"global_batch", std::to_string(global_batch)},
                  {"zero", std::to_string(stage)},

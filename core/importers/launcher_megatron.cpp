@@ -461,6 +461,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   const bool distributed_optimizer = args.has("use-distributed-optimizer");
   KeyValues keys{{"convention", distributed_optimizer ? "megatron-distopt" : "megatron"},
                  {"memory_framework", "megatron"},
+                 {"framework", "megatron-lm"},
                  {"seq", std::to_string(seq)}};
   MS_TRY(micro_dp, launcher_detail::checked_product(micro, dp, origin + ": --micro-batch-size"));
   MS_TRY(global_batch, optional_int("global-batch-size", micro_dp));  // default micro × DP

@@ -248,7 +248,8 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
   if (!layout) return tl::unexpected(layout.error());
   project.layout = *layout;
 
-  KeyValues keys{{"convention", "zero"}, {"memory_framework", "fsdp2"}, {"seq", std::to_string(seq)}};
+  KeyValues keys{
+      {"convention", "zero"}, {"memory_framework", "fsdp2"}, {"framework", "torchtitan"}, {"seq", std::to_string(seq)}};
   keys.push_back({"global_batch", std::to_string(global)});
   // FSDP (ZeRO-3) whenever the shard degree is above 1; plain DDP replication otherwise.
   keys.push_back({"zero", shard > 1 ? "3" : "0"});

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/framework/framework.hpp"
 #include "core/report/text.hpp"
 #include "core/report/units.hpp"
 
@@ -12,6 +13,8 @@ namespace meshscope {
 using nlohmann::json;
 
 namespace {
+
+json frameworks_json(uint32_t bits);
 
 json ranked_layout_json(const RankedLayout& r) {
   return {{"layout", ranked_layout_keys_json(r)},
@@ -23,7 +26,23 @@ json ranked_layout_json(const RankedLayout& r) {
           {"bubble_fraction", r.bubble_fraction},
           {"cost_per_million_tokens", r.cost_per_million_tokens},
           {"refined", r.refined},
-          {"known_gaps", r.known_gaps}};
+          {"known_gaps", r.known_gaps},
+          {"frameworks", frameworks_json(r.frameworks)},
+          {"tie_group", r.tie_group},
+          {"uncertainty", r.uncertainty}};
+}
+
+json frameworks_json(uint32_t bits) {
+  json names = json::array();
+  for (const Framework f : named_frameworks())
+    if ((bits & framework_bit(f)) != 0) names.push_back(enum_name(f));
+  return names;
+}
+
+// How many layouts share each tie group (a group of one is no tie).
+int group_size(const SearchResult& result, int group) {
+  return static_cast<int>(std::count_if(result.layouts.begin(), result.layouts.end(),
+                                        [&](const RankedLayout& r) { return r.tie_group == group; }));
 }
 
 std::string_view work_kind_name(WorkKind kind) {
@@ -63,6 +82,7 @@ json ranked_layouts_report(const SearchResult& result, RankObjective objective) 
           {"largest_overflow_bytes", result.largest_overflow_bytes},
           {"elapsed_s", result.elapsed_s},
           {"objective", rank_objective_name(objective)},
+          {"framework", enum_name(result.framework)},
           {"layouts", layouts}};
 }
 
@@ -88,8 +108,13 @@ std::string ranked_layouts_text(const SearchResult& result) {
             result.elapsed_s, static_cast<long long>(result.valid), static_cast<long long>(result.collapsed));
   for (const auto& [reason, count] : result.rejected)
     printf_to(out, "  rejected %8lld  %s\n", static_cast<long long>(count), reason.c_str());
-  printf_to(out, "\n%4s %-52s %10s %10s %7s %10s\n", "#", "layout", "step (s)", "tok/s/GPU", "MFU", "memory");
+  const FrameworkSpec& framework = framework_spec(result.framework);
+  printf_to(out, "framework: %s (%s %s)\n", std::string(enum_name(result.framework)).c_str(),
+            std::string(framework.title).c_str(), std::string(framework.version).c_str());
+  printf_to(out, "\n%4s %4s %-52s %10s %10s %7s %10s  %s\n", "#", "tie", "layout", "step (s)", "tok/s/GPU", "MFU",
+            "memory", "runs in");
   int index = 1;
+  bool ties = false;
   for (const auto& r : result.layouts) {
     char layout[160];
     std::snprintf(layout, sizeof layout, "TP%lld CP%lld PP%lld v%lld DP%lld EP%lld mbs%lld %s z%d %s%s%s",
@@ -102,9 +127,17 @@ std::string ranked_layouts_text(const SearchResult& result) {
                   r.tp_comm_overlap ? " tp-overlap" : "");
     std::string gaps;
     for (const std::string& gap : r.known_gaps) gaps += (gaps.empty() ? "  ! " : ", ") + gap;
-    printf_to(out, "%4d %-52s %10.3f %10.1f %6.1f%% %10s%s\n", index++, layout, r.step_time_s, r.tokens_per_s_per_gpu,
-              percent(r.mfu), gib_text(r.peak_memory_bytes).c_str(), gaps.c_str());
+    const bool tied = group_size(result, r.tie_group) > 1;
+    ties = ties || tied;
+    const std::string tie = tied ? "=" + std::to_string(r.tie_group) : "";
+    printf_to(out, "%4d %4s %-52s %10.3f %10.1f %6.1f%% %10s  %s%s\n", index++, tie.c_str(), layout, r.step_time_s,
+              r.tokens_per_s_per_gpu, percent(r.mfu), gib_text(r.peak_memory_bytes).c_str(),
+              frameworks_text(r.frameworks).c_str(), gaps.c_str());
   }
+  if (ties)
+    printf_to(out,
+              "= tie: the layouts of one group are within the model's uncertainty of the group's first (the "
+              "validation set's median |error| for the regime, docs/validation.md); the model cannot order them\n");
   if (std::any_of(result.layouts.begin(), result.layouts.end(),
                   [](const RankedLayout& r) { return !r.known_gaps.empty(); }))
     printf_to(out,

@@ -36,8 +36,14 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
                : 0.0;
   TpLayerCost tp_dense{tp_layer, tp_layer}, tp_moe = tp_dense;
   if (w.tp_comm_overlap && l.tp > 1 && l.sp) {
-    tp_dense = tp_overlapped_layer(ev.tp_gemms(l, w, false), tp_ag, tp_rs, l.tp, ev.sms());
-    if (m.is_moe()) tp_moe = tp_overlapped_layer(ev.tp_gemms(l, w, true), tp_ag, tp_rs, l.tp, ev.sms());
+    // A split backward has no wgrad GEMM beside B for the bulk overlap (as estimate_step).
+    const bool split = splits_backward(c.schedule, l.pp);
+    const auto gemms = [&](bool moe_layer) {
+      const TpOverlapGemms& g = ev.tp_gemms(l, w, moe_layer);
+      return split ? without_deferred_wgrad(g) : g;
+    };
+    tp_dense = tp_overlapped_layer(gemms(false), tp_ag, tp_rs, l.tp, ev.sms());
+    if (m.is_moe()) tp_moe = tp_overlapped_layer(gemms(true), tp_ag, tp_rs, l.tp, ev.sms());
   }
   const double ep_layer =
       (m.is_moe() && l.ep > 1)
@@ -291,7 +297,15 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     if (s == 0) per_micro_batch += embedding_act;
     const bool last = s == l.pp - 1;
     if (last && w.output_layer_activations) per_micro_batch += output_act;
-    const double activations = per_micro_batch * in_flight;
+    double activations = per_micro_batch * in_flight;
+    // A zero-bubble stage's deferred Ws (as training_memory, Qi et al. 2024 Table 2).
+    if (const double owed = deferred_weight_gradient_micro_batches(memory_schedule, s, l.pp, static_cast<int64_t>(mb));
+        owed > 0) {
+      const ActivationConfig act = ActivationConfig::from(w, m, l);
+      activations +=
+          owed * (dense_count * weight_gradient_held_bytes(m, ev.first_layer(false), act) +
+                  (moe_count > 0 ? moe_count * weight_gradient_held_bytes(m, ev.first_layer(true), act) : 0.0));
+    }
     const size_t end = s == 0 ? 0 : 1;
     end_states[end] = states;
     end_activation[end] = per_micro_batch;

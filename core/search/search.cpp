@@ -14,8 +14,10 @@
 #include "core/estimate/known_gaps.hpp"
 #include "core/estimate/overlap.hpp"
 #include "core/flops.hpp"
+#include "core/framework/framework.hpp"
 #include "core/memory.hpp"
 #include "core/search/fast_model.hpp"
+#include "core/search/ties.hpp"
 
 namespace meshscope {
 
@@ -112,6 +114,7 @@ struct MeshSearch {
   bool wants_dualpipe = false;
   int64_t examples_per_reason = 0;
   const std::string& does_not_fit;
+  const FrameworkSpec& framework;  // the target framework: what it runs (framework.hpp)
 };
 
 // Every candidate of one TP × CP × PP mesh, into `part`. `c` and `stage_split` are scratch (one
@@ -163,11 +166,13 @@ void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, std::vec
     reject("sequence not divisible by 2×CP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
     return;
   }
+  const FrameworkSpec& framework = search.framework;
   std::vector<int64_t> eps = {1};
-  if (m.is_moe()) eps = divisors(m.moe.num_experts, tp * cp * dp);
+  if (m.is_moe() && framework.expert_parallel) eps = divisors(m.moe.num_experts, tp * cp * dp);
   for (const int64_t ep : eps) {
     // Expert tensor parallelism: none, or as wide as TP (Megatron-Core's two common choices).
-    for (const int64_t etp : (m.is_moe() && tp > 1) ? std::vector<int64_t>{1, tp} : std::vector<int64_t>{1}) {
+    for (const int64_t etp : (m.is_moe() && tp > 1 && framework.expert_tensor_parallel) ? std::vector<int64_t>{1, tp}
+                                                                                        : std::vector<int64_t>{1}) {
       if ((tp * cp * dp) % (ep * etp) != 0) {
         reject("EP×expert-TP does not divide TP×CP×DP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
         continue;
@@ -205,6 +210,19 @@ void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, std::vec
                    mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
           for (const RecomputeMode recompute : space.recompute) {
             for (const int zero : space.zero_stages) {
+              if (pp > 1 && dp * cp > 1 && zero > framework.max_zero_stage_with_pipeline) {
+                // DeepSpeed's pipeline engine asserts ZeRO-1 at most (framework.cpp).
+                reject(std::string(framework.title) + " runs ZeRO stage " +
+                           std::to_string(framework.max_zero_stage_with_pipeline) +
+                           " at most with pipeline parallelism",
+                       mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
+                continue;
+              }
+              if (ep > 1 && dp * cp > 1 && zero >= 3 && !framework.fsdp_with_expert_parallel) {
+                reject(std::string(framework.title) + " runs no FSDP with expert parallelism",
+                       mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
+                continue;
+              }
               if (zero > 0 && dp * cp == 1) {
                 // ZeRO without data parallelism is the same layout: enumerate it once.
                 if (zero != space.zero_stages.front()) {
@@ -317,12 +335,67 @@ void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, std::vec
   }
 }
 
+// The asked space narrowed to what the target framework runs (framework.hpp): its schedules (and
+// interleaving only where it runs interleaved 1F1B), its ZeRO stages, its recompute modes (Korthikanti's
+// selective recompute is torchtitan's per-op selective AC there), SP where TP always has it, the TP
+// overlap, CP and the tp-pp-dp mapping where it has them. `any` keeps the asked space.
+Result<SearchOptions> framework_search_options(const SearchOptions& asked, const FrameworkSpec& framework) {
+  SearchOptions options = asked;
+  if (framework.id == Framework::any) return options;
+  SearchSpace& space = options.space;
+  const auto runs = [&](PipelineSchedule schedule) {
+    return std::find(framework.schedules.begin(), framework.schedules.end(), schedule) != framework.schedules.end();
+  };
+  std::erase_if(space.schedules, [&](PipelineSchedule schedule) { return !runs(schedule); });
+  if (space.schedules.empty()) {
+    // A pipeline needs one schedule: the framework's 1F1B (every framework here runs it).
+    space.schedules = {PipelineSchedule::one_f_one_b};
+  }
+  if (!runs(PipelineSchedule::interleaved)) space.max_vpp = 1;
+  const auto has_zero = [&](int zero) {
+    return std::find(framework.zero_stages.begin(), framework.zero_stages.end(), zero) != framework.zero_stages.end();
+  };
+  std::erase_if(space.zero_stages, [&](int zero) { return !has_zero(zero); });
+  if (space.zero_stages.empty())
+    return make_error(ErrorCode::invalid_argument,
+                      std::string(framework.title) + " runs none of the ZeRO stages the search was asked for",
+                      "framework");
+  const auto has_recompute = [&](RecomputeMode mode) {
+    return std::find(framework.recompute.begin(), framework.recompute.end(), mode) != framework.recompute.end();
+  };
+  std::vector<RecomputeMode> recompute;
+  for (RecomputeMode mode : space.recompute) {
+    if (mode == RecomputeMode::selective && !has_recompute(mode) && has_recompute(RecomputeMode::op))
+      mode = RecomputeMode::op;
+    if (has_recompute(mode) && std::find(recompute.begin(), recompute.end(), mode) == recompute.end())
+      recompute.push_back(mode);
+  }
+  if (recompute.empty())
+    return make_error(ErrorCode::invalid_argument,
+                      std::string(framework.title) + " runs none of the recompute modes the search was asked for",
+                      "framework");
+  space.recompute = std::move(recompute);
+  if (!framework.sequence_parallel_optional) space.sequence_parallel = {true};
+  if (!framework.tp_comm_overlap) space.tp_comm_overlap = {false};
+  if (framework.cp_comms.empty()) space.max_cp = 1;
+  if (!framework.tp_pp_dp_mapping) std::erase(space.orders, AxisOrder::tp_pp_dp);
+  if (space.orders.empty()) space.orders = {AxisOrder::megatron};
+  return options;
+}
+
 }  // namespace
 
 Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& base, const Cluster& cluster,
-                                  const SearchOptions& options) {
+                                  const SearchOptions& asked) {
   const auto started = std::chrono::steady_clock::now();
   SearchResult result;
+  const FrameworkSpec& framework = framework_spec(base.framework);
+  result.framework = framework.id;
+  if (auto why = framework_rejects_workload(framework, base))
+    return make_error(ErrorCode::invalid_argument, *why, "framework");
+  // The space the target framework runs: the asked space's knobs that it has (framework_space).
+  MS_TRY(framework_options, framework_search_options(asked, framework));
+  const SearchOptions& options = framework_options;
   const int64_t gpus = cluster.num_gpus();
   if (gpus < 1) return make_error(ErrorCode::invalid_argument, "the cluster has no GPUs", "--cluster");
   const Router router(cluster);
@@ -349,7 +422,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   const std::vector<int64_t> tps = divisors(gpus, max_tp);
   const bool wants_dualpipe =
       std::find(space.schedules.begin(), space.schedules.end(), PipelineSchedule::dualpipe) != space.schedules.end();
-  const MeshSearch search{m, base, options, gpus, per_node, wants_dualpipe, examples_per_reason, does_not_fit};
+  const MeshSearch search{m,        base, options, gpus, per_node, wants_dualpipe, examples_per_reason, does_not_fit,
+                          framework};
   struct Mesh {
     int64_t tp = 1, cp = 1, pp = 1;
   };
@@ -510,9 +584,15 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     TrainingWorkload w = base;
     w.recompute = r.recompute;
     w.zero_stage = r.zero_stage;
+    w.tp_comm_overlap = r.tp_comm_overlap;
     for (const KnownGap& gap : known_gaps(m, w, r.layout, ev.gpu())) r.known_gaps.push_back(gap.id);
+    r.frameworks = framework.id == Framework::any
+                       ? frameworks_running(r.layout, w, r.schedule, r.order == AxisOrder::tp_pp_dp)
+                       : framework_bit(framework.id);
+    r.uncertainty = step_uncertainty(m, r);
     result.layouts.push_back(r);
   }
+  mark_ties(result.layouts, options.objective);
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }

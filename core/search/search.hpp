@@ -80,6 +80,14 @@ struct RankedLayout {
   // Ids of the validation gaps this layout falls into (core/estimate/known_gaps.hpp): its number
   // is less certain than the others'.
   std::vector<std::string> known_gaps;
+  // The frameworks that run this layout as ranked (framework_bit of each, core/framework/framework.hpp):
+  // under a target framework that one; under `any` every framework whose table allows it.
+  uint32_t frameworks = 0;
+  // Ties (search/ties.hpp): layouts whose predicted steps lie within the model's own uncertainty of
+  // the best of their group share its 1-based group number; the model cannot order them.
+  int tie_group = 0;
+  // The relative uncertainty of this layout's step (the validation set's error for its regime).
+  double uncertainty = 0;
 };
 
 // How far the enumeration had gone when a candidate was rejected: structural checks turn away a
@@ -109,7 +117,8 @@ struct SearchResult {
   std::map<std::string, int64_t> rejected;  // reason → count
   double largest_overflow_bytes = 0;        // the worst "does not fit" amount
   double elapsed_s = 0;
-  std::vector<RankedLayout> layouts;  // the best `top`, best first
+  std::vector<RankedLayout> layouts;     // the best `top`, best first
+  Framework framework = Framework::any;  // the target framework the search proposed layouts for
   // At most `rejected_examples_per_reason` per reason: the first ones enumerated for structural
   // reasons, and for "does not fit in GPU memory" the nearest misses (smallest overflow first),
   // which are the ones a user can rescue by changing one knob. Grouped by reason in the order the

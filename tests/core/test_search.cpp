@@ -74,7 +74,14 @@ TEST_CASE("search: the fast model's memory equals the memory budget; its time is
     w.zero_stage = candidate.zero_stage;
     w.tp_comm_overlap = candidate.tp_comm_overlap;
     w.schedule = candidate.schedule;
-    INFO(layout_to_keys(candidate.layout).size());
+    INFO(layout_to_keys(candidate.layout).size()
+         << " " << enum_name(candidate.schedule) << " TP" << candidate.layout.tp << " PP" << candidate.layout.pp
+         << " CP" << candidate.layout.cp << " mbs" << candidate.layout.micro_batch << " z" << candidate.zero_stage
+         << " rc " << enum_name(candidate.recompute));
+    std::string totals;
+    for (const auto& rank : training_memory(m, w, candidate.layout, *find_gpu("h100-sxm")).ranks)
+      totals += " " + std::to_string(rank.total_bytes() / 1e9);
+    INFO(totals);
     CHECK_THAT(candidate.peak_memory_bytes,
                WithinRel(training_memory(m, w, candidate.layout, *find_gpu("h100-sxm")).peak_total_bytes(), 1e-9));
     EstimateOptions e;

@@ -41,4 +41,11 @@ void search_1t_3072_a100(benchmark::State& state) {
 }
 BENCHMARK(search_1t_3072_a100)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// GPT-3 175B on 1,024 A100s (128 DGX A100), sequence 2,048, 1,536 sequences a step (SC21 Table 1's
+// run), under `any` and under Megatron-LM's table (framework.hpp).
+void search_gpt3_1024_a100(benchmark::State& state) {
+  run(state, "gpt3-175b", "dgx-a100:nodes=128", 2048, 1536);
+}
+BENCHMARK(search_gpt3_1024_a100)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace

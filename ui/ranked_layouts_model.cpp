@@ -106,14 +106,39 @@ QString serving_layout_text(const RankedServing& ranked) {
       .arg(instance_text(ranked.prefill_layout), instance_text(ranked.layout));
 }
 
-// The frameworks a ranked layout runs in, as the key names them ("megatron-lm, megatron-bridge").
+// The frameworks a ranked layout runs in, short enough for a table cell ("Megatron, Bridge"); the
+// column's tooltip and the row's name them in full.
 QString frameworks_badge(uint32_t bits) {
-  if (bits == 0) return QObject::tr("none named");
+  if (bits == 0) return QObject::tr("none");
+  QStringList names;
+  for (const Framework f : named_frameworks()) {
+    if ((bits & framework_bit(f)) == 0) continue;
+    switch (f) {
+      case Framework::megatron_lm:
+        names << QStringLiteral("Megatron");
+        break;
+      case Framework::megatron_bridge:
+        names << QStringLiteral("Bridge");
+        break;
+      case Framework::torchtitan:
+        names << QStringLiteral("torchtitan");
+        break;
+      case Framework::deepspeed:
+        names << QStringLiteral("DeepSpeed");
+        break;
+      case Framework::any:
+        break;
+    }
+  }
+  return names.join(QStringLiteral(", "));
+}
+
+// The same in full, as the key names them ("megatron-lm, megatron-bridge").
+QString frameworks_names(uint32_t bits) {
   QStringList names;
   for (const Framework f : named_frameworks())
-    if ((bits & framework_bit(f)) != 0)
-      names << QString::fromUtf8(enum_name(f).data(), static_cast<int>(enum_name(f).size()));
-  return names.join(QStringLiteral(", "));
+    if ((bits & framework_bit(f)) != 0) names << QString::fromUtf8(enum_name(f).data(), static_cast<int>(enum_name(f).size()));
+  return names.isEmpty() ? QObject::tr("no framework meshscope knows (its schedule or options)") : names.join(QStringLiteral(", "));
 }
 
 QString percent_text(double fraction) {
@@ -182,8 +207,9 @@ std::vector<SnapshotColumn<RankedLayout>> RankedLayoutsModel::rankedColumns() co
           [](const RankedLayout& r, int) { return ranked_layout_text(r); }, false),
       column(
           QT_TR_NOOP("Runs in"),
-          tr("The frameworks that run this layout as ranked (the target framework's table, or under \"any\" "
-             "every framework whose table allows it)"),
+          tr("The frameworks that run this layout as ranked (the target framework's table, or under \"any\" every "
+             "framework whose table allows it): Megatron = megatron-lm, Bridge = megatron-bridge (NeMo 2), "
+             "torchtitan, DeepSpeed"),
           [](const RankedLayout& r, int) { return frameworks_badge(r.frameworks); },
           [](const RankedLayout& r, int) { return frameworks_badge(r.frameworks); }, false),
       column(
@@ -296,7 +322,7 @@ QString RankedLayoutsModel::rowToolTip(int row) const {
                .arg(percent_text(r.uncertainty));
   if (tieGroupSize(r.tie_group) > 1)
     lines << tr("Tie group %1: within the model's uncertainty of the group's first layout").arg(r.tie_group);
-  lines << tr("Runs in: %1").arg(frameworks_badge(r.frameworks));
+  lines << tr("Runs in: %1").arg(frameworks_names(r.frameworks));
   lines << (r.refined ? tr("Scored by the full event simulation")
                       : tr("Scored by the fast closed-form model (no link sharing between groups)"));
   if (!r.known_gaps.empty())

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/catalogue.hpp"
+#include "core/framework/framework.hpp"
 #include "core/memory.hpp"
 #include "core/project.hpp"
 #include "core/search/search.hpp"
@@ -123,6 +124,27 @@ TEST_CASE("ranked layouts: a layout in a known validation gap is marked in the s
   // On DGX H100 nodes the same model's best layout has none (search() above).
   REQUIRE_FALSE(search().result->layouts.empty());
   CHECK(search().result->layouts.front().known_gaps.empty());
+}
+
+TEST_CASE("ranked layouts: ties and the frameworks that run each layout are columns of their own") {
+  const Search& s = search();
+  RankedLayoutsModel model;
+  model.setResult(s.result, RankObjective::throughput);
+  REQUIRE(model.rowCount() > 1);
+  for (int row = 0; row < model.rowCount(); ++row) {
+    const RankedLayout& r = s.result->layouts[static_cast<size_t>(row)];
+    const auto in_group = std::count_if(s.result->layouts.begin(), s.result->layouts.end(),
+                                        [&](const RankedLayout& o) { return o.tie_group == r.tie_group; });
+    const QString tie = model.index(row, RankedLayoutsModel::kTie).data().toString();
+    CHECK(tie == (in_group > 1 ? QStringLiteral("= %1").arg(r.tie_group) : QString()));
+    const QString runs = model.index(row, RankedLayoutsModel::kFrameworks).data().toString();
+    // The default project's target is `any`: a layout Megatron-LM runs says so, a zero-bubble one none.
+    CHECK(runs.contains(QStringLiteral("Megatron")) == ((r.frameworks & framework_bit(Framework::megatron_lm)) != 0));
+    if (r.frameworks == 0) CHECK(runs == QStringLiteral("none"));
+    const QString tip = model.index(row, RankedLayoutsModel::kLayout).data(Qt::ToolTipRole).toString();
+    CHECK(tip.contains(QStringLiteral("Uncertainty")));
+    CHECK(tip.contains(QStringLiteral("Runs in: ")));
+  }
 }
 
 TEST_CASE("ranked layouts: one row per ranked layout, each cell the search's own number") {

@@ -69,8 +69,7 @@ def run_plausibility(binary):
 
 def plausibility_section(rows, catalogue):
     """The section on the ranked list's top: the criteria, the summary and every row's verdict."""
-    out = ["## A believable top of the ranked list
-"]
+    out = ["## A believable top of the ranked list\n"]
     passed = [r for r in rows if r[4] and r[5] and r[6]]
     out.append(
         "For every expressible row, `rank` searches the row's model, cluster, batch, sequence and precision under the "

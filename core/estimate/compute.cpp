@@ -682,7 +682,9 @@ double optimizer_step_bytes(const ComputeContext& c, double params_on_rank, int6
 }
 
 double optimizer_step_s(const ComputeContext& c, double params_on_rank, int64_t shard) {
-  return rates(c).memory_s(optimizer_step_bytes(c, params_on_rank, shard));
+  // Memory-bound: Rates::memory_s's rate, without building the GEMM rates it does not use (the
+  // layout search's fast model calls this for every candidate).
+  return optimizer_step_bytes(c, params_on_rank, shard) / (c.gpu.memory_bandwidth_bytes_per_s * c.efficiency.memory);
 }
 
 }  // namespace meshscope

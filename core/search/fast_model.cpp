@@ -310,8 +310,7 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     end_states[end] = states;
     end_activation[end] = per_micro_batch;
     // The framework's buffers (temporaries, side-stream pools) as training_memory's stage_buffers.
-    const StageBuffers buffers =
-        stage_buffers(m, w, l, {}, stage_params(m, l, s), largest_recompute, s == 0, last, false);
+    const StageBuffers buffers = stage_buffers(m, w, l, {}, ev.stage(l, s), largest_recompute, s == 0, last, false);
     const double temporary = buffers.temporary;
     const double total = states + activations + temporary + communication + w.runtime.runtime_bytes +
                          (activations + temporary + communication) * w.runtime.allocator_fraction +
@@ -323,8 +322,8 @@ Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket
     // and the last stage's temporaries (the logits gradient) beside the first's.
     const double in_flight = in_flight_micro_batches(memory_schedule, 0, l.pp, l.vpp, static_cast<int64_t>(mb));
     const double activations = 0.5 * (end_activation[0] + end_activation[1]) * in_flight;
-    StageParams both = stage_params(m, l, 0);
-    const StageParams mirror = stage_params(m, l, l.pp - 1);
+    StageParams both = ev.stage(l, 0);
+    const StageParams& mirror = ev.stage(l, l.pp - 1);
     both.dense += mirror.dense;
     both.experts += mirror.experts;
     both.largest_layer = std::max(both.largest_layer, mirror.largest_layer);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -28,17 +30,54 @@ inline uint64_t key_of(std::initializer_list<int64_t> parts) {
   return key;
 }
 
+// A cache shared by the search's threads for what is costly to compute and the same for every
+// thread: the routes and bandwidth of a strided group of ranks (a group of a 16,384-GPU cluster
+// takes milliseconds to route) and one layer's operations and times. Each value is computed once:
+// the first thread to ask computes it, the others wait for it. Each Evaluator keeps its own
+// lock-free copy of what it has met, so the lock is only taken on a thread's first use of a key.
+template <class V>
+class SharedCache {
+ public:
+  template <class Compute>
+  const V& get(uint64_t key, Compute&& compute) {
+    std::shared_ptr<Entry> entry;
+    {
+      const std::lock_guard lock(mutex_);
+      auto& slot = values_[key];
+      if (!slot) slot = std::make_shared<Entry>();
+      entry = slot;
+    }
+    std::call_once(entry->once, [&] { entry->value = compute(); });
+    return entry->value;
+  }
+
+ private:
+  struct Entry {
+    std::once_flag once;
+    V value;
+  };
+  std::mutex mutex_;
+  std::unordered_map<uint64_t, std::shared_ptr<Entry>> values_;
+};
+
+struct SharedCaches {
+  SharedCache<std::pair<GroupPaths, GroupBandwidth>> groups;
+  SharedCache<WorkTime> layers;
+  SharedCache<TpOverlapGemms> tp_gemms;
+};
+
 // Everything about the model and cluster that does not depend on the candidate, and caches of
 // what depends on a few of its degrees only.
 class Evaluator {
  public:
   // The router is shared by the search's threads (its lazy caches are locked, routing.hpp).
-  Evaluator(const ModelSpec& m, const Cluster& c, const SearchOptions& o, const Router& router)
+  Evaluator(const ModelSpec& m, const Cluster& c, const SearchOptions& o, const Router& router, SharedCaches& shared)
       : m_(m),
         cluster_(c),
         options_(o),
         router_(router),
-        efficiency_(on_host_cpu(o.estimate.efficiency, host_cpu_name(c))) {  // as estimate_step
+        efficiency_(on_host_cpu(o.estimate.efficiency, host_cpu_name(c))),
+        shared_(shared) {  // as estimate_step
     auto gpu = find_gpu(c.gpus.empty() ? "" : c.device(c.gpus.front()).gpu_model);
     gpu_ = gpu ? *gpu : *find_gpu("h100-sxm");
     sms_ = streaming_multiprocessors(gpu_);
@@ -90,8 +129,11 @@ class Evaluator {
     const uint64_t key = layer_key(l, w, moe_layer);
     auto it = layer_cache_.find(key);
     if (it != layer_cache_.end()) return it->second;
-    const ComputeContext context{m_, w, l, gpu_, efficiency_};
-    return layer_cache_.emplace(key, layer_compute(context, first_layer(moe_layer), false)).first->second;
+    const WorkTime& shared = shared_.layers.get(key, [&] {
+      const ComputeContext context{m_, w, l, gpu_, efficiency_};
+      return layer_compute(context, first_layer(moe_layer), false);
+    });
+    return layer_cache_.emplace(key, shared).first->second;
   }
 
   // The GEMMs Transformer Engine overlaps the TP collectives with (overlap.hpp), per layer kind,
@@ -100,9 +142,11 @@ class Evaluator {
     const uint64_t key = layer_key(l, w, moe_layer);
     auto it = tp_gemm_cache_.find(key);
     if (it != tp_gemm_cache_.end()) return it->second;
-    const ComputeContext context{m_, w, l, gpu_, efficiency_};
-    return tp_gemm_cache_.emplace(key, tp_overlap_gemms(layer_operations(context, first_layer(moe_layer))))
-        .first->second;
+    const TpOverlapGemms& shared = shared_.tp_gemms.get(key, [&] {
+      const ComputeContext context{m_, w, l, gpu_, efficiency_};
+      return tp_overlap_gemms(layer_operations(context, first_layer(moe_layer)));
+    });
+    return tp_gemm_cache_.emplace(key, shared).first->second;
   }
   double sms() const { return sms_; }
 
@@ -138,20 +182,16 @@ class Evaluator {
     const uint64_t key = key_of({stride, size, static_cast<int64_t>(op), one_kernel ? 1 : 0});
     auto it = comm_cache_.find(key);
     if (it == comm_cache_.end()) {
-      const uint64_t group_key = key_of({stride, size});
-      auto group = group_cache_.find(group_key);
-      if (group == group_cache_.end()) {
+      const auto& group = shared_.groups.get(key_of({stride, size}), [&] {
         std::vector<DeviceId> gpus;
         for (int64_t i = 0; i < size; ++i) gpus.push_back(cluster_.gpus[static_cast<size_t>(i * stride)]);
         GroupPaths paths = group_paths(router_, gpus);
         GroupBandwidth bandwidth = group_bandwidth(router_, paths, options_.estimate.comm.constants);
-        group = group_cache_.emplace(group_key, std::pair{std::move(paths), bandwidth}).first;
-      }
+        return std::pair{std::move(paths), bandwidth};
+      });
       CommConstants constants = options_.estimate.comm.constants;
       constants.all_to_all_one_kernel = one_kernel;
-      it = comm_cache_
-               .emplace(key, prepare_collective(router_, group->second.first, op, constants, group->second.second))
-               .first;
+      it = comm_cache_.emplace(key, prepare_collective(router_, group.first, op, constants, group.second)).first;
     }
     return evaluate_collective(it->second, bytes, options_.estimate.comm.constants).time_s;
   }
@@ -165,6 +205,15 @@ class Evaluator {
     return outer_cache_
         .emplace(key, std::pair{embedding_activation_bytes(m_, act), output_activation_bytes(m_, act, w.fp32_logits)})
         .first->second;
+  }
+
+  // A stage's parameters on one rank (memory.hpp stage_params: a walk over the model's layers), by
+  // the degrees they depend on.
+  const StageParams& stage(const Layout& l, int64_t stage_index) {
+    const uint64_t key = key_of({l.tp, l.cp, l.pp, l.vpp, l.ep, l.etp, stage_index});
+    auto it = stage_cache_.find(key);
+    if (it != stage_cache_.end()) return it->second;
+    return stage_cache_.emplace(key, stage_params(m_, l, stage_index)).first->second;
   }
 
   double split(int64_t from, int64_t to) const {
@@ -194,7 +243,8 @@ class Evaluator {
   double sms_ = 0;
   std::unordered_map<uint64_t, std::pair<WorkTime, WorkTime>> ends_cache_;
   std::unordered_map<uint64_t, std::pair<double, double>> activation_cache_;
-  std::unordered_map<uint64_t, std::pair<GroupPaths, GroupBandwidth>> group_cache_;
+  SharedCaches& shared_;
+  std::unordered_map<uint64_t, StageParams> stage_cache_;
   std::unordered_map<uint64_t, CollectiveModel> comm_cache_;
   std::unordered_map<uint64_t, std::pair<double, double>> outer_cache_;
   std::vector<double> stage_times_;

@@ -117,10 +117,68 @@ struct MeshSearch {
   const FrameworkSpec& framework;  // the target framework: what it runs (framework.hpp)
 };
 
-// Every candidate of one TP × CP × PP mesh, into `part`. `c` and `stage_split` are scratch (one
-// candidate rewritten in place for every combination: no allocation per candidate).
-void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, std::vector<int64_t>& stage_split,
-                 SearchPart& part, int64_t tp, int64_t cp, int64_t pp) {
+// One sub-tree of a TP × CP × PP mesh: its EP, expert-TP and virtual-stage degrees, or the
+// structural reason the sub-tree (or the whole mesh) is rejected. The units of a mesh, in
+// enumeration order, are what the search's threads share out (a large mesh is several tasks).
+struct MeshUnit {
+  int64_t ep = 1, etp = 1, vpp = 1;
+  const char* reason = nullptr;  // rejected: the sentence that keys SearchResult::rejected
+};
+
+// Layers per stage of an uneven split (Llama 3: 126 on 16), or empty when PP divides them.
+std::vector<int64_t> stage_split_of(const ModelSpec& m, int64_t pp) {
+  return m.num_layers % pp != 0 ? balanced_stage_layers(m.num_layers, pp) : std::vector<int64_t>{};
+}
+
+// The units of one mesh: a single rejected unit when a structural check turns the whole mesh
+// away (counted once), else every (EP, expert-TP, virtual stages), the EP × expert-TP pairs that
+// do not divide as rejected units.
+std::vector<MeshUnit> mesh_units(const MeshSearch& search, int64_t tp, int64_t cp, int64_t pp) {
+  const ModelSpec& m = search.m;
+  const SearchSpace& space = search.options.space;
+  const int64_t dp = search.gpus / (tp * cp * pp);
+  const std::vector<int64_t> stage_split = stage_split_of(m, pp);
+  const bool uneven = !stage_split.empty();
+  // Structural checks first: each failure rejects the whole sub-tree, counted once.
+  if (m.num_heads % tp != 0 || (!m.mla.enabled() && m.num_kv_heads % tp != 0))
+    return {MeshUnit{1, 1, 1, "attention heads or KV heads not divisible by TP"}};
+  if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % tp != 0) return {MeshUnit{1, 1, 1, "FFN width not divisible by TP"}};
+  if (uneven && m.num_layers / pp < 2) return {MeshUnit{1, 1, 1, "fewer than two layers per pipeline stage"}};
+  if (cp > 1 && search.base.seq_len % (2 * cp) != 0) return {MeshUnit{1, 1, 1, "sequence not divisible by 2×CP"}};
+  const FrameworkSpec& framework = search.framework;
+  std::vector<int64_t> eps = {1};
+  if (m.is_moe() && framework.expert_parallel) eps = divisors(m.moe.num_experts, tp * cp * dp);
+  std::vector<MeshUnit> units;
+  for (const int64_t ep : eps) {
+    // Expert tensor parallelism: none, or as wide as TP (Megatron-Core's two common choices).
+    for (const int64_t etp : (m.is_moe() && tp > 1 && framework.expert_tensor_parallel) ? std::vector<int64_t>{1, tp}
+                                                                                        : std::vector<int64_t>{1}) {
+      if ((tp * cp * dp) % (ep * etp) != 0) {
+        units.push_back({ep, etp, 1, "EP×expert-TP does not divide TP×CP×DP"});
+        continue;
+      }
+      if (m.is_moe() && m.moe.expert_ffn_hidden_size % etp != 0) {
+        units.push_back({ep, etp, 1, "expert FFN width not divisible by expert-TP"});
+        continue;
+      }
+      // Virtual stages: divisors of the layers per stage; with an uneven split (Llama 3: 126
+      // layers on 16 stages, one fewer on the first and last), divisors of the fuller stages'
+      // count that still leave every chunk a layer (layers_per_virtual_stage spreads them).
+      std::vector<int64_t> vpps = divisors(uneven ? stage_split[1] : m.num_layers / pp, pp > 1 ? space.max_vpp : 1);
+      if (uneven) {
+        const int64_t fewest = *std::min_element(stage_split.begin(), stage_split.end());
+        vpps.erase(std::remove_if(vpps.begin(), vpps.end(), [&](int64_t v) { return v > fewest; }), vpps.end());
+      }
+      for (const int64_t vpp : vpps) units.push_back({ep, etp, vpp, nullptr});
+    }
+  }
+  return units;
+}
+
+// Every candidate of the units [first, last) of one TP × CP × PP mesh, into `part`. `c` is scratch
+// (one candidate rewritten in place for every combination: no allocation per candidate).
+void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, SearchPart& part, int64_t tp, int64_t cp,
+                 int64_t pp, const std::vector<MeshUnit>& units, size_t first, size_t last) {
   const ModelSpec& m = search.m;
   const TrainingWorkload& base = search.base;
   const SearchOptions& options = search.options;
@@ -146,188 +204,150 @@ void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, std::vec
     example.reason = reason;
     structural_examples.push_back(std::move(example));
   };
-  const bool uneven = m.num_layers % pp != 0;
-  if (uneven) stage_split = balanced_stage_layers(m.num_layers, pp);
+  const std::vector<int64_t> stage_split = stage_split_of(m, pp);
+  const bool uneven = !stage_split.empty();
   const int64_t dp = gpus / (tp * cp * pp);
-  // Structural checks first: each failure rejects the whole sub-tree, counted once.
-  if (m.num_heads % tp != 0 || (!m.mla.enabled() && m.num_kv_heads % tp != 0)) {
-    reject("attention heads or KV heads not divisible by TP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
-    return;
-  }
-  if (m.ffn_hidden_size > 0 && m.ffn_hidden_size % tp != 0) {
-    reject("FFN width not divisible by TP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
-    return;
-  }
-  if (uneven && m.num_layers / pp < 2) {
-    reject("fewer than two layers per pipeline stage", mesh(tp, cp, pp, dp), RejectedScope::mesh);
-    return;
-  }
-  if (cp > 1 && base.seq_len % (2 * cp) != 0) {
-    reject("sequence not divisible by 2×CP", mesh(tp, cp, pp, dp), RejectedScope::mesh);
-    return;
-  }
   const FrameworkSpec& framework = search.framework;
-  std::vector<int64_t> eps = {1};
-  if (m.is_moe() && framework.expert_parallel) eps = divisors(m.moe.num_experts, tp * cp * dp);
-  for (const int64_t ep : eps) {
-    // Expert tensor parallelism: none, or as wide as TP (Megatron-Core's two common choices).
-    for (const int64_t etp : (m.is_moe() && tp > 1 && framework.expert_tensor_parallel) ? std::vector<int64_t>{1, tp}
-                                                                                        : std::vector<int64_t>{1}) {
-      if ((tp * cp * dp) % (ep * etp) != 0) {
-        reject("EP×expert-TP does not divide TP×CP×DP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
+  for (size_t u = first; u < last; ++u) {
+    const MeshUnit& unit = units[u];
+    const int64_t ep = unit.ep, etp = unit.etp, vpp = unit.vpp;
+    if (unit.reason != nullptr) {
+      reject(unit.reason, mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
+      continue;
+    }
+    for (const int64_t mbs : space.micro_batches) {
+      if (base.global_batch % (dp * mbs) != 0) {
+        reject("global batch not divisible by DP×micro-batch", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
+               RejectedScope::micro_batch);
         continue;
       }
-      if (m.is_moe() && m.moe.expert_ffn_hidden_size % etp != 0) {
-        reject("expert FFN width not divisible by expert-TP", mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
+      const int64_t micro_batches = base.global_batch / (dp * mbs);
+      if (vpp > 1 && micro_batches % pp != 0) {
+        reject("interleaving needs micro-batches in multiples of PP", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
+               RejectedScope::micro_batch);
         continue;
       }
-      // Virtual stages: divisors of the layers per stage; with an uneven split (Llama 3: 126
-      // layers on 16 stages, one fewer on the first and last), divisors of the fuller stages'
-      // count that still leave every chunk a layer (layers_per_virtual_stage spreads them).
-      std::vector<int64_t> vpps = divisors(uneven ? stage_split[1] : m.num_layers / pp, pp > 1 ? space.max_vpp : 1);
-      if (uneven) {
-        const int64_t fewest = *std::min_element(stage_split.begin(), stage_split.end());
-        vpps.erase(std::remove_if(vpps.begin(), vpps.end(), [&](int64_t v) { return v > fewest; }), vpps.end());
-      }
-      for (const int64_t vpp : vpps) {
-        for (const int64_t mbs : space.micro_batches) {
-          if (base.global_batch % (dp * mbs) != 0) {
-            reject("global batch not divisible by DP×micro-batch", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
-                   RejectedScope::micro_batch);
-            continue;
-          }
-          const int64_t micro_batches = base.global_batch / (dp * mbs);
-          if (vpp > 1 && micro_batches % pp != 0) {
-            reject("interleaving needs micro-batches in multiples of PP", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
-                   RejectedScope::micro_batch);
-            continue;
-          }
-          // DualPipe feeds half the micro-batches from each end: an even PP and at least
-          // 2·PP micro-batches, an even number (deepseek-ai/DualPipe asserts these).
-          const bool dualpipe_fits = pp % 2 == 0 && vpp == 1 && micro_batches % 2 == 0 && micro_batches >= 2 * pp;
-          if (pp > 1 && vpp == 1 && !dualpipe_fits && wants_dualpipe)
-            reject("DualPipe needs an even PP and an even number of at least 2×PP micro-batches",
+      // DualPipe feeds half the micro-batches from each end: an even PP and at least
+      // 2·PP micro-batches, an even number (deepseek-ai/DualPipe asserts these).
+      const bool dualpipe_fits = pp % 2 == 0 && vpp == 1 && micro_batches % 2 == 0 && micro_batches >= 2 * pp;
+      if (pp > 1 && vpp == 1 && !dualpipe_fits && wants_dualpipe)
+        reject("DualPipe needs an even PP and an even number of at least 2×PP micro-batches",
+               mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
+      for (const RecomputeMode recompute : space.recompute) {
+        for (const int zero : space.zero_stages) {
+          if (pp > 1 && dp * cp > 1 && zero > framework.max_zero_stage_with_pipeline) {
+            // DeepSpeed's pipeline engine asserts ZeRO-1 at most (framework.cpp).
+            reject(std::string(framework.title) + " runs ZeRO stage " +
+                       std::to_string(framework.max_zero_stage_with_pipeline) + " at most with pipeline parallelism",
                    mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
-          for (const RecomputeMode recompute : space.recompute) {
-            for (const int zero : space.zero_stages) {
-              if (pp > 1 && dp * cp > 1 && zero > framework.max_zero_stage_with_pipeline) {
-                // DeepSpeed's pipeline engine asserts ZeRO-1 at most (framework.cpp).
-                reject(std::string(framework.title) + " runs ZeRO stage " +
-                           std::to_string(framework.max_zero_stage_with_pipeline) +
-                           " at most with pipeline parallelism",
-                       mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
-                continue;
-              }
-              if (ep > 1 && dp * cp > 1 && zero >= 3 && !framework.fsdp_with_expert_parallel) {
-                reject(std::string(framework.title) + " runs no FSDP with expert parallelism",
-                       mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
-                continue;
-              }
-              if (zero > 0 && dp * cp == 1) {
-                // ZeRO without data parallelism is the same layout: enumerate it once.
-                if (zero != space.zero_stages.front()) {
-                  ++result.collapsed;
-                  continue;
-                }
-              }
-              for (const PipelineSchedule schedule : space.schedules) {
-                if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
-                  ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
-                  continue;
-                }
-                if (schedule == PipelineSchedule::dualpipe && !dualpipe_fits) continue;  // rejected above
-                for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1); ++sp_variant)
-                  for (size_t overlap_variant = 0; overlap_variant < std::max<size_t>(space.tp_comm_overlap.size(), 1);
-                       ++overlap_variant)
-                    for (const AxisOrder order : space.orders) {
-                      const bool sp_on = tp > 1 && space.sequence_parallel[sp_variant];
-                      const bool tp_overlap = !space.tp_comm_overlap.empty() && space.tp_comm_overlap[overlap_variant];
-                      if (overlap_variant > 0 && !sp_on) {
-                        ++result.collapsed;  // TE's TP overlap needs TP > 1 with SP: the same layout
-                        continue;
-                      }
-                      if (order != space.orders.front() && (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 ||
-                                                            cp > 1 || ep > 1 || etp > 1 || tp * pp > per_node)) {
-                        ++result.collapsed;  // the same placement as the first order
-                        continue;
-                      }
-                      c.layout.tp = tp;
-                      c.layout.cp = cp;
-                      c.layout.pp = pp;
-                      c.layout.dp = dp;
-                      c.layout.ep = ep;
-                      c.layout.etp = etp;
-                      c.layout.vpp = vpp;
-                      if (uneven)
-                        c.layout.stage_layers = stage_split;
-                      else
-                        c.layout.stage_layers.clear();
-                      c.layout.pipeline_layout.clear();  // the search splits the layers itself
-                      c.layout.micro_batch = mbs;
-                      c.layout.sp = sp_on;
-                      c.workload.tp_comm_overlap = sp_on && tp_overlap;
-                      c.workload.recompute = recompute;
-                      c.workload.zero_stage = zero;
-                      c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
-                      c.order = order;
-                      const Score s = score(ev, m, c, options.estimate.comm.bucket_params);
-                      const double capacity = ev.gpu().memory_bytes;
-                      // Memory does not depend on the order: the first order's verdict stands.
-                      if (s.peak_memory_bytes > capacity && order != space.orders.front()) {
-                        ++result.collapsed;
-                        continue;
-                      }
-                      ++result.evaluated;
-                      if (s.peak_memory_bytes > capacity) {
-                        if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
-                        const double overflow = s.peak_memory_bytes - capacity;
-                        result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
-                        if (examples_per_reason > 0 &&
-                            (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
-                             overflow < nearest_misses.front().example.overflow_bytes)) {
-                          Miss miss;
-                          miss.example.layout = c.layout;
-                          miss.example.recompute = recompute;
-                          miss.example.zero_stage = zero;
-                          miss.example.schedule = c.schedule;
-                          miss.example.scope = RejectedScope::candidate;
-                          miss.example.reason = does_not_fit;
-                          miss.example.peak_memory_bytes = s.peak_memory_bytes;
-                          miss.example.overflow_bytes = overflow;
-                          miss.order = result.evaluated;
-                          if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
-                            std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-                            nearest_misses.pop_back();
-                          }
-                          nearest_misses.push_back(std::move(miss));
-                          std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-                        }
-                        continue;
-                      }
-                      ++result.valid;
-                      RankedLayout r;
-                      r.layout = c.layout;
-                      r.recompute = recompute;
-                      r.zero_stage = zero;
-                      r.schedule = c.schedule;
-                      r.order = order;
-                      r.tp_comm_overlap = c.workload.tp_comm_overlap;
-                      r.step_time_s = s.step_time_s;
-                      r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) *
-                                               static_cast<double>(base.seq_len) / s.step_time_s /
-                                               static_cast<double>(gpus);
-                      r.peak_memory_bytes = s.peak_memory_bytes;
-                      r.headroom_bytes = capacity - s.peak_memory_bytes;
-                      r.bubble_fraction = s.bubble_fraction;
-                      r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
-                      const double objective = options.objective == RankObjective::throughput ? s.step_time_s
-                                               : options.objective == RankObjective::memory_headroom
-                                                   ? -r.headroom_bytes
-                                                   : r.cost_per_million_tokens;
-                      ranked.emplace_back(r, objective);
-                    }
-              }
+            continue;
+          }
+          if (ep > 1 && dp * cp > 1 && zero >= 3 && !framework.fsdp_with_expert_parallel) {
+            reject(std::string(framework.title) + " runs no FSDP with expert parallelism",
+                   mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
+            continue;
+          }
+          if (zero > 0 && dp * cp == 1) {
+            // ZeRO without data parallelism is the same layout: enumerate it once.
+            if (zero != space.zero_stages.front()) {
+              ++result.collapsed;
+              continue;
             }
+          }
+          for (const PipelineSchedule schedule : space.schedules) {
+            if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
+              ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
+              continue;
+            }
+            if (schedule == PipelineSchedule::dualpipe && !dualpipe_fits) continue;  // rejected above
+            for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1); ++sp_variant)
+              for (size_t overlap_variant = 0; overlap_variant < std::max<size_t>(space.tp_comm_overlap.size(), 1);
+                   ++overlap_variant)
+                for (const AxisOrder order : space.orders) {
+                  const bool sp_on = tp > 1 && space.sequence_parallel[sp_variant];
+                  const bool tp_overlap = !space.tp_comm_overlap.empty() && space.tp_comm_overlap[overlap_variant];
+                  if (overlap_variant > 0 && !sp_on) {
+                    ++result.collapsed;  // TE's TP overlap needs TP > 1 with SP: the same layout
+                    continue;
+                  }
+                  if (order != space.orders.front() && (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 || cp > 1 ||
+                                                        ep > 1 || etp > 1 || tp * pp > per_node)) {
+                    ++result.collapsed;  // the same placement as the first order
+                    continue;
+                  }
+                  c.layout.tp = tp;
+                  c.layout.cp = cp;
+                  c.layout.pp = pp;
+                  c.layout.dp = dp;
+                  c.layout.ep = ep;
+                  c.layout.etp = etp;
+                  c.layout.vpp = vpp;
+                  if (uneven)
+                    c.layout.stage_layers = stage_split;
+                  else
+                    c.layout.stage_layers.clear();
+                  c.layout.pipeline_layout.clear();  // the search splits the layers itself
+                  c.layout.micro_batch = mbs;
+                  c.layout.sp = sp_on;
+                  c.workload.tp_comm_overlap = sp_on && tp_overlap;
+                  c.workload.recompute = recompute;
+                  c.workload.zero_stage = zero;
+                  c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
+                  c.order = order;
+                  const Score s = score(ev, m, c, options.estimate.comm.bucket_params);
+                  const double capacity = ev.gpu().memory_bytes;
+                  // Memory does not depend on the order: the first order's verdict stands.
+                  if (s.peak_memory_bytes > capacity && order != space.orders.front()) {
+                    ++result.collapsed;
+                    continue;
+                  }
+                  ++result.evaluated;
+                  if (s.peak_memory_bytes > capacity) {
+                    if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
+                    const double overflow = s.peak_memory_bytes - capacity;
+                    result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
+                    if (examples_per_reason > 0 && (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
+                                                    overflow < nearest_misses.front().example.overflow_bytes)) {
+                      Miss miss;
+                      miss.example.layout = c.layout;
+                      miss.example.recompute = recompute;
+                      miss.example.zero_stage = zero;
+                      miss.example.schedule = c.schedule;
+                      miss.example.scope = RejectedScope::candidate;
+                      miss.example.reason = does_not_fit;
+                      miss.example.peak_memory_bytes = s.peak_memory_bytes;
+                      miss.example.overflow_bytes = overflow;
+                      miss.order = result.evaluated;
+                      if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
+                        std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                        nearest_misses.pop_back();
+                      }
+                      nearest_misses.push_back(std::move(miss));
+                      std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+                    }
+                    continue;
+                  }
+                  ++result.valid;
+                  RankedLayout r;
+                  r.layout = c.layout;
+                  r.recompute = recompute;
+                  r.zero_stage = zero;
+                  r.schedule = c.schedule;
+                  r.order = order;
+                  r.tp_comm_overlap = c.workload.tp_comm_overlap;
+                  r.step_time_s = s.step_time_s;
+                  r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) * static_cast<double>(base.seq_len) /
+                                           s.step_time_s / static_cast<double>(gpus);
+                  r.peak_memory_bytes = s.peak_memory_bytes;
+                  r.headroom_bytes = capacity - s.peak_memory_bytes;
+                  r.bubble_fraction = s.bubble_fraction;
+                  r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+                  const double objective = options.objective == RankObjective::throughput ? s.step_time_s
+                                           : options.objective == RankObjective::memory_headroom
+                                               ? -r.headroom_bytes
+                                               : r.cost_per_million_tokens;
+                  ranked.emplace_back(r, objective);
+                }
           }
         }
       }
@@ -399,7 +419,8 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   const int64_t gpus = cluster.num_gpus();
   if (gpus < 1) return make_error(ErrorCode::invalid_argument, "the cluster has no GPUs", "--cluster");
   const Router router(cluster);
-  Evaluator ev(m, cluster, options, router);
+  SharedCaches shared;  // the collective groups' routes and the layers' times, shared by the threads
+  Evaluator ev(m, cluster, options, router, shared);
   if (auto supported = check_training_precision(ev.gpu(), base.compute_dtype); !supported)
     return tl::unexpected(supported.error());
   int64_t per_node = 1;
@@ -432,6 +453,9 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     for (const int64_t cp : divisors(gpus / tp, space.max_cp))
       for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) meshes.push_back({tp, cp, pp});
   const auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed); };
+  // Each mesh's sub-trees (EP, expert-TP, virtual stages), in enumeration order.
+  std::vector<std::vector<MeshUnit>> units(meshes.size());
+  for (size_t i = 0; i < meshes.size(); ++i) units[i] = mesh_units(search, meshes[i].tp, meshes[i].cp, meshes[i].pp);
   const size_t threads =
       std::min(meshes.size(), options.threads > 0 ? static_cast<size_t>(options.threads)
                                                   : std::max<size_t>(1, std::thread::hardware_concurrency()));
@@ -440,10 +464,9 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     SearchPart all;
     Candidate c;
     c.workload = base;
-    std::vector<int64_t> stage_split;
-    for (const Mesh& mesh : meshes) {
+    for (size_t i = 0; i < meshes.size(); ++i) {
       if (cancelled()) return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
-      search_mesh(search, ev, c, stage_split, all, mesh.tp, mesh.cp, mesh.pp);
+      search_mesh(search, ev, c, all, meshes[i].tp, meshes[i].cp, meshes[i].pp, units[i], 0, units[i].size());
     }
     result.evaluated = all.result.evaluated;
     result.valid = all.result.valid;
@@ -455,31 +478,41 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
     nearest_misses = std::move(all.nearest_misses);
     ranked = std::move(all.ranked);
   } else {
-    // One part per mesh, searched by a pool of threads (each with its own evaluator and caches),
-    // then joined in mesh order exactly as the serial enumeration accumulates them: counts summed,
-    // reasons by first occurrence, the first examples of each reason, the nearest misses by
-    // (overflow, enumeration order) with each part's order offset by the candidates before it, and
-    // the valid candidates concatenated. The result is the same as with one thread, bit for bit.
-    std::vector<SearchPart> parts(meshes.size());
+    // One part per mesh unit (a large mesh, such as 405B's TP 8 on 16,384 GPUs, is most of the
+    // search: its units let both threads share it), searched by a pool of threads (each with its own
+    // evaluator and caches), then joined in enumeration order exactly as the serial enumeration
+    // accumulates them: counts summed, reasons by first occurrence, the first examples of each
+    // reason, the nearest misses by (overflow, enumeration order) with each part's order offset by
+    // the candidates before it, and the valid candidates concatenated. The result is the same as
+    // with one thread, bit for bit.
+    struct Task {
+      size_t mesh = 0, unit = 0;
+    };
+    std::vector<Task> tasks;
+    for (size_t i = 0; i < meshes.size(); ++i)
+      for (size_t u = 0; u < units[i].size(); ++u) tasks.push_back({i, u});
+    std::vector<SearchPart> parts(tasks.size());
     std::atomic<size_t> next{0};
     std::atomic<bool> stopped{false};
     const auto work = [&](Evaluator& evaluator) {
       Candidate scratch;
       scratch.workload = base;
-      std::vector<int64_t> split;
-      for (size_t i = next.fetch_add(1); i < meshes.size(); i = next.fetch_add(1)) {
+      for (size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) {
         if (stopped || cancelled()) {
           stopped = true;
           return;
         }
-        search_mesh(search, evaluator, scratch, split, parts[i], meshes[i].tp, meshes[i].cp, meshes[i].pp);
+        const Task& task = tasks[i];
+        const Mesh& mesh = meshes[task.mesh];
+        search_mesh(search, evaluator, scratch, parts[i], mesh.tp, mesh.cp, mesh.pp, units[task.mesh], task.unit,
+                    task.unit + 1);
       }
     };
     {
       std::vector<std::jthread> pool;
       for (size_t t = 1; t < threads; ++t)
         pool.emplace_back([&] {
-          Evaluator own(m, cluster, options, router);
+          Evaluator own(m, cluster, options, router, shared);
           work(own);
         });
       work(ev);

@@ -210,25 +210,31 @@ DeviceId Router::switch_of(DeviceId nic) const {
 }
 
 const std::vector<int32_t>& Router::switch_distances(DeviceId source) const {
-  const std::lock_guard lock(*switch_distances_lock_);
-  auto [it, inserted] = switch_distances_.try_emplace(source.value);
-  std::vector<int32_t>& dist = it->second;
-  if (!inserted) return dist;  // an unordered_map's values stay where they are as it grows
-  const Cluster& c = cluster_;
-  dist.assign(c.devices.size(), -1);
-  dist[source.index()] = 0;
-  std::deque<DeviceId> frontier{source};
-  while (!frontier.empty()) {
-    const DeviceId d = frontier.front();
-    frontier.pop_front();
-    c.for_each_link(d, [&](LinkId l) {
-      const DeviceId next = c.other_end(l, d);
-      if (dist[next.index()] >= 0 || !is_switch(c.device(next).kind)) return;
-      dist[next.index()] = dist[d.index()] + 1;
-      frontier.push_back(next);
-    });
+  SwitchDistances* entry = nullptr;
+  {
+    const std::lock_guard lock(*switch_distances_lock_);
+    auto& slot = switch_distances_[source.value];
+    if (!slot) slot = std::make_unique<SwitchDistances>();
+    entry = slot.get();  // the entry stays where it is as the map grows
   }
-  return dist;
+  std::call_once(entry->once, [&] {
+    const Cluster& c = cluster_;
+    std::vector<int32_t>& dist = entry->dist;
+    dist.assign(c.devices.size(), -1);
+    dist[source.index()] = 0;
+    std::deque<DeviceId> frontier{source};
+    while (!frontier.empty()) {
+      const DeviceId d = frontier.front();
+      frontier.pop_front();
+      c.for_each_link(d, [&](LinkId l) {
+        const DeviceId next = c.other_end(l, d);
+        if (dist[next.index()] >= 0 || !is_switch(c.device(next).kind)) return;
+        dist[next.index()] = dist[d.index()] + 1;
+        frontier.push_back(next);
+      });
+    }
+  });
+  return entry->dist;
 }
 
 bool Router::network_path(DeviceId from_nic, DeviceId to_nic, std::vector<LinkId>& path) const {

@@ -68,8 +68,13 @@ class Router {
   // Per device index (GPUs only): the nearest NIC first (nearest_nic), then the equally near ones.
   std::vector<std::vector<DeviceId>> nearest_nics_;
   std::vector<LinkId> nic_uplink_;  // per device index: the NIC's link into the fabric
-  // BFS distances over the switch graph, by source switch (computed on first use).
-  mutable std::unordered_map<int32_t, std::vector<int32_t>> switch_distances_;
+  // BFS distances over the switch graph, by source switch (computed on first use, once: the lock
+  // guards the map, each entry's once_flag its BFS, so threads route from different switches at once).
+  struct SwitchDistances {
+    std::once_flag once;
+    std::vector<int32_t> dist;
+  };
+  mutable std::unordered_map<int32_t, std::unique_ptr<SwitchDistances>> switch_distances_;
   std::unique_ptr<std::mutex> switch_distances_lock_ = std::make_unique<std::mutex>();
 };
 

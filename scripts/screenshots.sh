@@ -16,6 +16,8 @@ done
 # A configuration in a known validation gap (AMD): the strip, Explain and the ranked list mark it.
 "$app" examples/mesh-llama3.1-70b-mi300x.json --view explain --screenshot "$out/explain-known-gap.png"
 "$app" --pin 1,3 --view compare --screenshot "$out/compare.png"
+# The ranked list under a target framework: the SC21 GPT-3 175B script imported (framework megatron-lm).
+"$app" examples/rank-gpt3-175b-dgx-a100-megatron.json --view ranked --screenshot "$out/ranked-framework.png"
 "$app" examples/serving-llama3.1-70b-h200.json --view serving --screenshot "$out/serving.png"
 "$app" examples/serving-deepseek-v3-h200.json --view serving --screenshot "$out/serving-moe.png"
 "$app" examples/serving-deepseek-v3-h200.json --view topology --screenshot "$out/serving-topology.png"

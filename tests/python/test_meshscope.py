@@ -183,6 +183,19 @@ def test_rank_has_the_wall_clock_field_the_comparison_leaves_out():
     assert len(result["layouts"]) == 2
 
 
+def test_rank_under_a_target_framework_proposes_only_what_it_runs():
+    # Megatron-Core runs 1F1B and interleaved 1F1B, not zero bubble or DualPipe (core/framework/).
+    result = meshscope.rank("llama3.1-70b", "dgx-h100:nodes=8",
+                            train={"seq": 8192, "global_batch": 512, "framework": "megatron-lm"}, top=5)
+    assert result["framework"] == "megatron-lm"
+    for ranked in result["layouts"]:
+        assert ranked["frameworks"] == ["megatron-lm"]
+        assert ranked["layout"]["schedule"] in ("1f1b", "interleaved")
+        assert ranked["tie_group"] >= 1 and ranked["uncertainty"] > 0
+    anything = meshscope.rank("llama3.1-70b", "dgx-h100:nodes=8", train={"seq": 8192, "global_batch": 512}, top=5)
+    assert anything["framework"] == "any"
+
+
 # ---- Published anchors (the CLI tests check the same numbers) ----
 
 

@@ -426,9 +426,14 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
     if (sp.mtp_layers > 0) chunks.emplace_back(-1, sp.mtp_layers);
     double per_micro_batch = 0;
     double largest_recompute = 0;
+    // A zero-bubble stage also holds what its deferred Ws need (Qi et al. 2024 Table 2): per
+    // micro-batch, each layer's weight_gradient_held_bytes, summed in the same walk.
+    const double owed_ws = deferred_weight_gradient_micro_batches(schedule, stage, l.pp, micro_batches);
+    double held_for_w = 0;
     for (const auto& [first, count] : chunks) {
       for (int64_t i = 0; i < count; ++i) {
         const int64_t layer = first < 0 ? m.num_layers - 1 : first + i;
+        if (owed_ws > 0) held_for_w += weight_gradient_held_bytes(m, layer, act);
         if (is_recomputed_fully(w, i)) {
           per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
           largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
@@ -469,17 +474,12 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
         fmt("(%.3g B per micro-batch in %.0f layers + %.3g B embedding/output) × %.3g in flight", per_micro_batch,
             static_cast<double>(sp.layers + mirror.layers), extra, in_flight);
     double activation_bytes = (per_micro_batch + extra) * in_flight;
-    // A zero-bubble stage also holds what its deferred Ws need (Qi et al. 2024 Table 2).
-    if (const double owed = deferred_weight_gradient_micro_batches(schedule, stage, l.pp, micro_batches); owed > 0) {
-      double held = 0;
-      for (const auto& [first_layer, count] : chunks)
-        for (int64_t i = 0; i < count; ++i)
-          held += weight_gradient_held_bytes(m, first_layer < 0 ? m.num_layers - 1 : first_layer + i, act);
-      activation_bytes += held * owed;
+    if (owed_ws > 0) {
+      activation_bytes += held_for_w * owed_ws;
       activation_formula +=
           fmt(" + %.3g B of W inputs and output gradients per micro-batch × %.3g deferred Ws "
               "(Qi et al. 2024 Table 2)",
-              held, owed);
+              held_for_w, owed_ws);
     }
     rank.items.push_back({MemoryCategory::activations, activation_bytes, activation_formula});
 

@@ -196,6 +196,9 @@ class MainWindow final : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  // export_launcher_config of `source`, written atomically to `path`; the placeholders to fill in the
+  // status bar, or the error inline.
+  bool writeLauncherConfig(const Project& source, LauncherFormat format, const QString& path);
   void create_docks();
   void create_menus();  // the three below, then View
   void create_file_menu();

@@ -50,6 +50,19 @@ namespace meshscope::ui {
 
 namespace {
 
+// The save dialog's filter for a launcher config of `format`.
+QString launcher_file_filter(LauncherFormat format) {
+  switch (format) {
+    case LauncherFormat::torchtitan:
+      return QObject::tr("TOML (*.toml)");
+    case LauncherFormat::megatron:
+      return QObject::tr("Shell scripts (*.sh)");
+    case LauncherFormat::deepspeed:
+      break;
+  }
+  return QObject::tr("JSON (*.json)");
+}
+
 constexpr int kMaxRecentFiles = 8;
 
 }  // namespace
@@ -237,10 +250,8 @@ void MainWindow::create_export_menu(QMenu* file) {
   for (const auto& [format, title] : launcher_exports) {
     QAction* action = export_menu->addAction(title);
     connect(action, &QAction::triggered, this, [this, format = format] {
-      const QString filter = format == LauncherFormat::torchtitan ? tr("TOML (*.toml)")
-                             : format == LauncherFormat::megatron ? tr("Shell scripts (*.sh)")
-                                                                  : tr("JSON (*.json)");
-      const QString path = QFileDialog::getSaveFileName(this, tr("Export launcher config"), QString(), filter);
+      const QString path =
+          QFileDialog::getSaveFileName(this, tr("Export launcher config"), QString(), launcher_file_filter(format));
       if (!path.isEmpty()) exportLauncherConfig(format, path);
     });
   }
@@ -394,43 +405,31 @@ bool MainWindow::importLauncherConfig(const QString& path, int64_t gpus) {
 
 void MainWindow::exportRankedLayout(const RankedLayout& layout) {
   Framework framework = project().training.framework;
-  if (framework == Framework::any)
-    for (const Framework f : named_frameworks())
-      if ((layout.frameworks & framework_bit(f)) != 0) {
-        framework = f;
-        break;
-      }
+  if (framework == Framework::any) {
+    const std::vector<Framework> running = frameworks_in(layout.frameworks);
+    if (!running.empty()) framework = running.front();
+  }
   const auto format = launcher_format_of(framework);
   if (!format) {
     show_inline_error(
         tr("Not exported \u2014 no framework meshscope knows runs this layout (its schedule or options)."));
     return;
   }
-  const QString filter = *format == LauncherFormat::torchtitan ? tr("TOML (*.toml)")
-                         : *format == LauncherFormat::megatron ? tr("Shell scripts (*.sh)")
-                                                               : tr("JSON (*.json)");
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export for %1").arg(QString::fromUtf8(enum_name(framework).data())), QString(), filter);
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export for %1").arg(QString::fromUtf8(enum_name(framework).data())),
+                                   QString(), launcher_file_filter(*format));
   if (path.isEmpty()) return;
   Project ranked = project_with_ranked_layout(project(), layout);
   ranked.training.framework = framework;
-  auto exported = export_launcher_config(ranked, *format);
-  if (!exported) {
-    show_inline_error(QString::fromStdString(exported.error().to_string()));
-    return;
-  }
-  QString error;
-  if (!write_file_atomically(path, QByteArray::fromStdString(exported->text), error)) {
-    show_inline_error(tr("Not exported \u2014 %1.").arg(error));
-    return;
-  }
-  show_inline_error({});
-  status_->setText(
-      tr("Exported the ranked layout for %1 to %2").arg(QString::fromUtf8(enum_name(framework).data()), path));
+  writeLauncherConfig(ranked, *format, path);
 }
 
 bool MainWindow::exportLauncherConfig(LauncherFormat format, const QString& path) {
-  auto exported = export_launcher_config(project(), format);
+  return writeLauncherConfig(project(), format, path);
+}
+
+bool MainWindow::writeLauncherConfig(const Project& source, LauncherFormat format, const QString& path) {
+  auto exported = export_launcher_config(source, format);
   if (!exported) {
     show_inline_error(QString::fromStdString(exported.error().to_string()));
     return false;

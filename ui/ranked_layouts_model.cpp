@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/framework/framework.hpp"
+#include "core/search/ties.hpp"
 #include "ui/formatting.hpp"
 
 namespace meshscope::ui {
@@ -111,8 +112,7 @@ QString serving_layout_text(const RankedServing& ranked) {
 QString frameworks_badge(uint32_t bits) {
   if (bits == 0) return QObject::tr("none");
   QStringList names;
-  for (const Framework f : named_frameworks()) {
-    if ((bits & framework_bit(f)) == 0) continue;
+  for (const Framework f : frameworks_in(bits)) {
     switch (f) {
       case Framework::megatron_lm:
         names << QStringLiteral("Megatron");
@@ -136,9 +136,10 @@ QString frameworks_badge(uint32_t bits) {
 // The same in full, as the key names them ("megatron-lm, megatron-bridge").
 QString frameworks_names(uint32_t bits) {
   QStringList names;
-  for (const Framework f : named_frameworks())
-    if ((bits & framework_bit(f)) != 0) names << QString::fromUtf8(enum_name(f).data(), static_cast<int>(enum_name(f).size()));
-  return names.isEmpty() ? QObject::tr("no framework meshscope knows (its schedule or options)") : names.join(QStringLiteral(", "));
+  for (const Framework f : frameworks_in(bits))
+    names << QString::fromUtf8(enum_name(f).data(), static_cast<int>(enum_name(f).size()));
+  return names.isEmpty() ? QObject::tr("no framework meshscope knows (its schedule or options)")
+                         : names.join(QStringLiteral(", "));
 }
 
 QString percent_text(double fraction) {
@@ -261,9 +262,7 @@ void RankedLayoutsModel::setPinnedRows(std::vector<int> rows) {
 }
 
 int RankedLayoutsModel::tieGroupSize(int group) const {
-  if (!result_) return 0;
-  return static_cast<int>(std::count_if(result_->layouts.begin(), result_->layouts.end(),
-                                        [&](const RankedLayout& r) { return r.tie_group == group; }));
+  return result_ ? tie_group_size(result_->layouts, group) : 0;
 }
 
 const RankedLayout* RankedLayoutsModel::layoutAt(int row) const {

@@ -158,6 +158,7 @@ FrameworkSpec deepspeed() {
   return f;
 }
 
+// In Framework's order, so that a framework's table is at its own index.
 const std::array<FrameworkSpec, 5>& tables() {
   static const std::array<FrameworkSpec, 5> all{any_framework(), megatron_lm(), megatron_bridge(), torchtitan(),
                                                 deepspeed()};
@@ -176,9 +177,7 @@ std::string named(const FrameworkSpec& f) {
 }  // namespace
 
 const FrameworkSpec& framework_spec(Framework framework) {
-  for (const FrameworkSpec& f : tables())
-    if (f.id == framework) return f;
-  return tables().front();
+  return tables()[static_cast<size_t>(framework)];
 }
 
 std::span<const Framework> named_frameworks() {
@@ -238,10 +237,16 @@ uint32_t frameworks_running(const Layout& l, const TrainingWorkload& w, Pipeline
   return bits;
 }
 
+std::vector<Framework> frameworks_in(uint32_t bits) {
+  std::vector<Framework> in;
+  for (const Framework f : named_frameworks())
+    if ((bits & framework_bit(f)) != 0) in.push_back(f);
+  return in;
+}
+
 std::string frameworks_text(uint32_t bits) {
   std::string text;
-  for (const Framework f : named_frameworks()) {
-    if ((bits & framework_bit(f)) == 0) continue;
+  for (const Framework f : frameworks_in(bits)) {
     if (!text.empty()) text += '+';
     text += enum_name(f);
   }

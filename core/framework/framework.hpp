@@ -73,6 +73,8 @@ struct FrameworkSpec {
 // framework_bit of every named framework that runs it.
 [[nodiscard]] uint32_t frameworks_running(const Layout& layout, const TrainingWorkload& workload,
                                           PipelineSchedule schedule, bool tp_pp_dp_order = false);
+// The named frameworks whose bits are set, in the key's order.
+[[nodiscard]] std::vector<Framework> frameworks_in(uint32_t bits);
 // "megatron-lm+torchtitan"; "none" for 0.
 [[nodiscard]] std::string frameworks_text(uint32_t bits);
 

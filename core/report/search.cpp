@@ -7,6 +7,7 @@
 #include "core/framework/framework.hpp"
 #include "core/report/text.hpp"
 #include "core/report/units.hpp"
+#include "core/search/ties.hpp"
 
 namespace meshscope {
 
@@ -34,15 +35,8 @@ json ranked_layout_json(const RankedLayout& r) {
 
 json frameworks_json(uint32_t bits) {
   json names = json::array();
-  for (const Framework f : named_frameworks())
-    if ((bits & framework_bit(f)) != 0) names.push_back(enum_name(f));
+  for (const Framework f : frameworks_in(bits)) names.push_back(enum_name(f));
   return names;
-}
-
-// How many layouts share each tie group (a group of one is no tie).
-int group_size(const SearchResult& result, int group) {
-  return static_cast<int>(std::count_if(result.layouts.begin(), result.layouts.end(),
-                                        [&](const RankedLayout& r) { return r.tie_group == group; }));
 }
 
 std::string_view work_kind_name(WorkKind kind) {
@@ -127,7 +121,7 @@ std::string ranked_layouts_text(const SearchResult& result) {
                   r.tp_comm_overlap ? " tp-overlap" : "");
     std::string gaps;
     for (const std::string& gap : r.known_gaps) gaps += (gaps.empty() ? "  ! " : ", ") + gap;
-    const bool tied = group_size(result, r.tie_group) > 1;
+    const bool tied = tie_group_size(result.layouts, r.tie_group) > 1;
     ties = ties || tied;
     const std::string tie = tied ? "=" + std::to_string(r.tie_group) : "";
     printf_to(out, "%4d %4s %-52s %10.3f %10.1f %6.1f%% %10s  %s%s\n", index++, tie.c_str(), layout, r.step_time_s,

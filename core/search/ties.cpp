@@ -33,4 +33,9 @@ void mark_ties(std::vector<RankedLayout>& layouts, RankObjective objective) {
   }
 }
 
+int tie_group_size(const std::vector<RankedLayout>& layouts, int group) {
+  return static_cast<int>(
+      std::count_if(layouts.begin(), layouts.end(), [&](const RankedLayout& r) { return r.tie_group == group; }));
+}
+
 }  // namespace meshscope

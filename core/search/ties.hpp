@@ -26,4 +26,7 @@ namespace meshscope {
 // starts the next group. Under the memory objective every layout is a group of its own.
 void mark_ties(std::vector<RankedLayout>& layouts, RankObjective objective = RankObjective::throughput);
 
+// How many of the layouts are in tie group `group` (a group of one is no tie).
+[[nodiscard]] int tie_group_size(const std::vector<RankedLayout>& layouts, int group);
+
 }  // namespace meshscope

@@ -3,21 +3,22 @@
 # to leave behaviour alone can be checked by `diff -r` of two snapshots:
 #   ./scripts/json-snapshot.sh /tmp/before   (on the old tree)   ...   ./scripts/json-snapshot.sh /tmp/after
 #   diff -r /tmp/before /tmp/after
-# MESHSCOPE_CLI names the binary (default build/dev/app/cli/meshscope-cli).
+# MESHSCOPE_CLI names the binary (default build/dev/app/meshscope-cli).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-cli="${MESHSCOPE_CLI:-build/dev/app/cli/meshscope-cli}"
+cli="${MESHSCOPE_CLI:-build/dev/app/meshscope-cli}"
 out="${1:?usage: json-snapshot.sh OUTDIR}"
 mkdir -p "$out"
 data=tests/data/shared/data
 run() {  # NAME ARGS...: stdout and the exit status
   local name="$1"; shift
-  "$cli" "$@" > "$out/$name.json" 2> "$out/$name.err"
-  echo "rc=$?" >> "$out/$name.err"
+  "$cli" "$@" 2> "$out/$name.err" | grep -v '"elapsed_s":' > "$out/$name.json"  # wall clock: differs every run
+  echo "rc=${PIPESTATUS[0]}" >> "$out/$name.err"
 }
 for p in examples/*.json; do
   n=$(basename "$p" .json)
   run "export-$n" export --project "$p" --json
+  run "export-megatron-$n" export --project "$p" --format megatron --json
   run "scaling-$n" scaling --project "$p" --gpus 8:64 --json
   run "tradeoff-$n" tradeoff --project "$p" --axis tp --json
   run "tradeoff-mbs-$n" tradeoff --project "$p" --axis mbs --json
@@ -33,6 +34,8 @@ run comm comm --model llama3.1-70b --cluster dgx-h100:nodes=8 --train seq=8192,g
 run estimate estimate --model llama3.1-70b --cluster dgx-h100:nodes=8 --train seq=8192,global_batch=512,tp_comm_overlap=1,overlap_grad_reduce=1,overlap_param_gather=1 --layout tp=8,pp=4,vpp=5,dp=2,sp=true --json
 run estimate-moe estimate --model deepseek-v3 --cluster dgx-b200:nodes=32 --train seq=4096,global_batch=1024 --layout tp=1,pp=8,ep=32,dp=32 --json
 run estimate-zb estimate --model llama3.1-70b --cluster dgx-h100:nodes=8 --train seq=8192,global_batch=512 --layout tp=8,pp=4,dp=2 --schedule zb-h1 --json
+run estimate-mixtral estimate --model mixtral-8x7b --cluster dgx-h100:nodes=2 --train seq=4096,global_batch=256 --layout tp=2,ep=8,dp=8 --json
+run serve-tp8 serve --model llama3.1-70b --cluster hgx-h200 --serve prompt=2048,output=512 --layout tp=8 --json
 run rank-405b rank --model llama3.1-405b --cluster dgx-h100:nodes=256 --train seq=8192,global_batch=2048 --top 10 --json
 run rank-gpt3 rank --model gpt3-175b --cluster dgx-a100:nodes=128 --train seq=2048,global_batch=1536 --framework megatron-lm --top 10 --json
 run rank-moe rank --model deepseek-v3 --cluster dgx-h100:nodes=32 --train seq=4096,global_batch=1024 --top 10 --json

@@ -1,6 +1,7 @@
 #pragma once
 // Shared plumbing of meshscope-cli's subcommands.
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/estimate/step.hpp"
@@ -9,6 +10,8 @@
 #include "core/options.hpp"
 #include "core/report/units.hpp"
 #include "core/result.hpp"
+#include "core/session/inputs.hpp"
+#include "core/session/training.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/collective.hpp"
 
@@ -33,23 +36,25 @@ int fail(const Error& error);
 [[nodiscard]] Result<KeyValues> key_values_arg(const Args& args, const std::string& option);
 [[nodiscard]] Result<Cluster> cluster_arg(const Args& args);
 [[nodiscard]] Result<CommConstants> comm_arg(const Args& args);
-// "the layout is not valid for M ...:" followed by every problem.
-[[nodiscard]] std::string problems_message(const std::string& what, const std::vector<LayoutProblem>& problems);
 
 // --efficiency, --comm and --order (estimate, compare --trace).
 [[nodiscard]] Result<EstimateOptions> estimate_options_arg(const Args& args);
-// The files named in --trace (comma-separated); a folder stands for its *.json and *.json.gz
-// files, sorted by name (one per rank).
+// The files named in --trace (comma-separated; expand_trace_paths).
 [[nodiscard]] Result<std::vector<std::string>> trace_files(const std::string& option);
 
-// --model, --cluster, --train and --layout, the layout validated against the model and the cluster.
-struct TrainingSetup {
-  ModelSpec model;
-  Cluster cluster;
-  TrainingWorkload workload;
-  Layout layout;
+// --model, --cluster, --train (with --framework) and --layout, the layout checked as `use` says
+// (core/session/inputs.hpp).
+[[nodiscard]] Result<TrainingSetup> training_setup(const Args& args, ClusterUse use = ClusterUse::fill);
+
+// --project P.json, read; --model, --cluster and --train may not be given beside it.
+[[nodiscard]] Result<Project> project_file_arg(const Args& args);
+// A training project and the cluster it resolves to: --project P.json, or what --model, --cluster, --train (with
+// --framework), --layout, --efficiency, --comm and --order describe (training_project; the layout not checked).
+struct ProjectArg {
+  Project project;
+  std::optional<Cluster> cluster;  // resolved from --cluster; empty with --project
 };
-[[nodiscard]] Result<TrainingSetup> training_setup(const Args& args, bool with_layout = true);
+[[nodiscard]] Result<ProjectArg> training_project_arg(const Args& args);
 
 int cmd_params(const Args& args);
 int cmd_flops(const Args& args);

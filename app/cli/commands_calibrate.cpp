@@ -39,6 +39,7 @@
 #include "core/report/log_compare.hpp"
 #include "core/report/units.hpp"
 #include "core/session/calibrate.hpp"
+#include "core/session/measurements.hpp"
 
 namespace meshscope::cli {
 namespace {
@@ -116,40 +117,20 @@ Result<std::vector<DeviceId>> log_gpus(const Args& args, const Cluster& cluster,
 }
 
 int compare_trace_command(const Args& args) {
-  auto setup = training_setup(args, /*with_layout=*/false);
-  if (!setup) return fail(setup.error());
-  const auto& [model, cluster, workload, layout] = *setup;
   // The job may have run on part of the cluster: the layout must be valid and fit, not fill it.
-  const auto problems = validate_training_layout(model, workload, layout);
-  if (!problems.empty()) return fail(problems_message(model.name, problems));
-  if (layout.world_size() > cluster.num_gpus())
-    return fail("the layout has " + std::to_string(layout.world_size()) + " ranks but the cluster only " +
-                std::to_string(cluster.num_gpus()) + " GPUs");
+  auto setup = training_setup(args, ClusterUse::fit);
+  if (!setup) return fail(setup.error());
   auto estimate_options = estimate_options_arg(args);
   if (!estimate_options) return fail(estimate_options.error());
-  EstimateOptions options = *estimate_options;
-
   auto files = trace_files(args.get("--trace"));
   if (!files) return fail(files.error());
-  std::vector<KinetoTrace> traces;
-  for (const std::string& file : *files) {
-    auto trace = load_kineto_trace(file);
-    if (!trace) return fail(trace.error());
-    traces.push_back(std::move(*trace));
-  }
-  const KinetoRunAnalysis run = analyze_kineto_run(traces);
-  const Router router(cluster);
-  auto estimate = estimate_step(model, workload, layout, cluster, router, options);
-  if (!estimate) return fail(estimate.error());
-  auto comparison = compare_trace(run, *estimate, layout, cluster, {options.order, options.comm.constants});
-  if (!comparison) return fail(comparison.error());
-  const TraceComparison& c = *comparison;
-  const TraceCompareRow* compute = c.row("compute");
-  auto hint = gemm_efficiency_hint(compute ? compute->measured : 0, model, workload, layout, cluster, router, options);
-  std::vector<std::string> notes = c.notes;
-  for (const std::string& w : run.warnings) notes.push_back(w);
-  if (!hint) notes.push_back("no GEMM efficiency hint: " + hint.error().to_string());
-  const std::optional<GemmEfficiencyHint> fitted = hint ? std::optional<GemmEfficiencyHint>(*hint) : std::nullopt;
+  auto run = load_trace_run(*files);
+  if (!run) return fail(run.error());
+  auto compared = compare_trace_run(*run, *setup, *estimate_options);
+  if (!compared) return fail(compared.error());
+  const auto& [c, notes, fitted] = *compared;
+  const ModelSpec& model = setup->model;
+  const Cluster& cluster = setup->cluster;
 
   if (args.json) {
     const json doc = trace_comparison_report(c, notes, fitted);
@@ -204,11 +185,8 @@ int log_command(const Args& args, bool calibrate) {
   auto setup = log_setup(args);
   if (!setup) return fail(setup.error());
   const LogSetup& s = *setup;
-  const auto problems = validate_training_layout(s.model, s.workload, s.layout);
-  if (!problems.empty()) return fail(problems_message(s.model.name, problems));
-  if (s.layout.world_size() > s.cluster.num_gpus())
-    return fail("the layout has " + std::to_string(s.layout.world_size()) + " ranks but the cluster only " +
-                std::to_string(s.cluster.num_gpus()) + " GPUs");
+  if (auto fits = check_cluster_use(s.model, s.workload, s.layout, s.cluster, ClusterUse::fit); !fits)
+    return fail(fits.error());
   auto options = estimate_options_arg(args);
   if (!options) return fail(options.error());
   // torchtitan's mesh is ordered dp_replicate, dp_shard, cp, tp (ParallelDims.build_mesh).

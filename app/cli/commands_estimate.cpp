@@ -6,7 +6,7 @@
 #include "app/cli/cli.hpp"
 #include "core/estimate/step.hpp"
 #include "core/report/estimate.hpp"
-#include "core/topology/generators.hpp"
+#include "core/session/training.hpp"
 
 namespace meshscope::cli {
 
@@ -24,30 +24,26 @@ Result<EstimateOptions> estimate_options_arg(const Args& args) {
   return options;
 }
 
+// The project's estimate through the session's evaluate_project, as the app's views show it.
 int cmd_estimate(const Args& args) {
-  auto setup = training_setup(args);
-  if (!setup) return fail(setup.error());
-  const auto& [m, cluster, workload, layout] = *setup;
-  auto estimate_options = estimate_options_arg(args);
-  if (!estimate_options) return fail(estimate_options.error());
-  const EstimateOptions& options = *estimate_options;
+  auto arg = training_project_arg(args);
+  if (!arg) return fail(arg.error());
+  Project& project = arg->project;
+  if (project.mode != Mode::training) return fail("estimate needs a training project (a serving one: serve)");
   // --schedule S is --train schedule=S (one field: TrainingWorkload::schedule).
-  TrainingWorkload w = workload;
   if (args.has("--schedule")) {
     const auto schedule = parse_enum_ignoring_case<PipelineSchedule>(args.get("--schedule"));
     if (!schedule) return fail("unknown --schedule \"" + args.get("--schedule") + "\"");
-    w.schedule = *schedule;
+    project.training.schedule = *schedule;
   }
-  const Router router(cluster);
-  auto estimate = estimate_step(m, w, layout, cluster, router, options);
-  if (!estimate) return fail(estimate.error());
-  const StepEstimate& e = *estimate;
-  const json doc = estimate_report(e);
+  auto evaluation = evaluate_training(project, arg->cluster ? &*arg->cluster : nullptr);
+  if (!evaluation) return fail(evaluation.error());
+  const StepEstimate& e = *evaluation->estimate;
   if (args.json) {
-    std::cout << doc.dump(2) << "\n";
+    std::cout << estimate_report(e).dump(2) << "\n";
     return 0;
   }
-  std::cout << estimate_text(m.name, cluster.name, e);
+  std::cout << estimate_text(project.model.name, evaluation->cluster->name, e);
   return 0;
 }
 

@@ -14,19 +14,10 @@
 #include "core/session/evaluate.hpp"
 
 namespace meshscope::cli {
-namespace {
-
-Result<Project> load_project_file(const std::string& path) {
-  MS_TRY(text, read_text_file(path));
-  MS_TRY(doc, parse_json_text(text, path));
-  return project_from_json(doc, path);
-}
-
-}  // namespace
 
 int cmd_export(const Args& args) {
   if (!args.has("--project")) return fail("export needs --project P.json");
-  auto project = load_project_file(args.get("--project"));
+  auto project = project_file_arg(args);
   if (!project) return fail(project.error());
   // Without --format, the project's target framework names its launcher config.
   std::optional<LauncherFormat> format;

@@ -26,6 +26,7 @@
 #include "core/report/launcher.hpp"
 #include "core/report/training_log.hpp"
 #include "core/report/units.hpp"
+#include "core/session/measurements.hpp"
 #include "core/topology/cluster_io.hpp"
 
 namespace meshscope::cli {
@@ -46,10 +47,6 @@ std::vector<std::string> split_paths(const std::string& text) {
   return out;
 }
 
-bool is_trace_file_name(const std::string& name) {
-  return name.ends_with(".json") || name.ends_with(".json.gz");
-}
-
 int import_traces(const Args& args) {
   const auto files = trace_files(args.get("--trace"));
   if (!files) return fail(files.error());
@@ -63,17 +60,12 @@ int import_traces(const Args& args) {
     rules = std::move(*table);
     options.rules = &*rules;
   }
-  std::vector<KinetoTrace> traces;
-  for (const std::string& file : *files) {
-    auto trace = load_kineto_trace(file);
-    if (!trace) return fail(trace.error());
-    traces.push_back(std::move(*trace));
-  }
-  const KinetoRunAnalysis run = analyze_kineto_run(traces, options);
+  const auto run = load_trace_run(*files, options);
+  if (!run) return fail(run.error());
   if (args.json) {
-    std::cout << kineto_run_report(run).dump(2) << "\n";
+    std::cout << kineto_run_report(*run).dump(2) << "\n";
   } else {
-    std::cout << kineto_run_text(run);
+    std::cout << kineto_run_text(*run);
   }
   return 0;
 }
@@ -150,24 +142,7 @@ int import_launcher(const Args& args) {
 }  // namespace
 
 Result<std::vector<std::string>> trace_files(const std::string& option) {
-  std::vector<std::string> files;
-  for (const std::string& entry : split_paths(option)) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(entry, ec)) {
-      std::vector<std::string> found;
-      for (const auto& item : std::filesystem::directory_iterator(entry, ec))
-        if (item.is_regular_file() && is_trace_file_name(item.path().filename().string()))
-          found.push_back(item.path().string());
-      if (ec) return make_error(ErrorCode::io_error, "cannot list the folder (" + ec.message() + ")", entry);
-      if (found.empty()) return make_error(ErrorCode::io_error, "the folder has no .json or .json.gz trace", entry);
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else {
-      files.push_back(entry);
-    }
-  }
-  if (files.empty()) return make_error(ErrorCode::invalid_argument, "--trace needs at least one file or folder");
-  return files;
+  return expand_trace_paths(split_paths(option), "--trace");
 }
 
 int cmd_import(const Args& args) {

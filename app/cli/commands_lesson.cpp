@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "app/cli/cli.hpp"
-#include "core/report/lesson.hpp"
 #include "core/session/lesson.hpp"
+#include "core/session/lesson_report.hpp"
 
 namespace meshscope::cli {
 

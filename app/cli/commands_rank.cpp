@@ -7,6 +7,7 @@
 #include "core/report/search.hpp"
 #include "core/report/units.hpp"
 #include "core/search/search.hpp"
+#include "core/session/training.hpp"
 
 namespace meshscope::cli {
 
@@ -26,10 +27,13 @@ Result<double> number_arg(const Args& args, const std::string& name, double fall
 
 }  // namespace
 
+// The project's ranked layouts through the session's rank_project, as the app's search runs them.
 int cmd_rank(const Args& args) {
-  auto setup = training_setup(args, /*with_layout=*/false);
-  if (!setup) return fail(setup.error());
-  SearchOptions options;
+  auto arg = training_project_arg(args);
+  if (!arg) return fail(arg.error());
+  const Project& project = arg->project;
+  if (project.mode != Mode::training) return fail("rank needs a training project (a serving one: serve-rank)");
+  SearchRequest options;
   if (args.has("--objective") && !parse_rank_objective(args.get("--objective"), options.objective))
     return fail("--objective must be throughput, memory-headroom or cost-per-token");
   auto top = number_arg(args, "--top", 10);
@@ -44,7 +48,9 @@ int cmd_rank(const Args& args) {
   if (*threads != static_cast<double>(static_cast<int>(*threads)) || *threads > 4096)
     return fail("--threads must be a whole number (0: every core)");
   options.threads = static_cast<int>(*threads);
-  auto result = rank_layouts(setup->model, setup->workload, setup->cluster, options);
+  Result<Cluster> cluster = arg->cluster ? Result<Cluster>(std::move(*arg->cluster)) : project_cluster(project);
+  if (!cluster) return fail(cluster.error());
+  auto result = rank_project(project, *cluster, options);
   if (!result) return fail(result.error());
   const json doc = ranked_layouts_report(*result, options.objective);
   if (args.json) {

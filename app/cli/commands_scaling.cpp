@@ -17,12 +17,7 @@ namespace {
 
 Result<ScalingResult> scaling_of(const Args& args, ScalingMode mode, const std::vector<int64_t>& gpus) {
   if (args.has("--project")) {
-    for (const char* option : {"--model", "--cluster", "--train"})
-      if (args.has(option))
-        return make_error(ErrorCode::invalid_argument, std::string(option) + " and --project exclude each other");
-    MS_TRY(text, read_text_file(args.get("--project")));
-    MS_TRY(doc, parse_json_text(text, args.get("--project")));
-    MS_TRY(project, project_from_json(doc, args.get("--project")));
+    MS_TRY(project, project_file_arg(args));
     return scale_project(project, mode, gpus);
   }
   if (!args.has("--cluster"))

@@ -6,38 +6,18 @@
 #include "app/cli/cli.hpp"
 #include "core/model_io.hpp"
 #include "core/project.hpp"
-#include "core/report/tradeoff.hpp"
 #include "core/serving/serving.hpp"
 #include "core/session/tradeoff.hpp"
+#include "core/session/tradeoff_report.hpp"
 
 namespace meshscope::cli {
 
 namespace {
 
-Result<Project> load_project(const std::string& path) {
-  MS_TRY(text, read_text_file(path));
-  MS_TRY(doc, parse_json_text(text, path));
-  return project_from_json(doc, path);
-}
-
 // --project P.json, or --model, --cluster, --train and --layout (the base layout need not be valid).
 Result<Project> tradeoff_project(const Args& args) {
-  if (args.has("--project")) return load_project(args.get("--project"));
-  auto setup = training_setup(args, /*with_layout=*/false);
-  if (!setup) return tl::unexpected(setup.error());
-  Project project;
-  project.name = setup->model.name + " on " + setup->cluster.name;
-  project.model = setup->model;
-  project.gpu = cluster_gpu(setup->cluster);
-  project.cluster = args.get("--cluster");
-  project.gpu_count = setup->cluster.num_gpus();
-  project.training = setup->workload;
-  project.layout = setup->layout;
-  MS_TRY(efficiency_keys, key_values_arg(args, "--efficiency"));
-  MS_TRY(comm_keys, key_values_arg(args, "--comm"));
-  project.efficiency_keys = efficiency_keys;
-  project.comm_keys = comm_keys;
-  return project;
+  MS_TRY(arg, training_project_arg(args));
+  return std::move(arg.project);
 }
 
 Result<TradeoffAxis> axis_arg(const Args& args, const std::string& option) {

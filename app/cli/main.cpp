@@ -6,6 +6,8 @@
 
 #include "app/cli/cli.hpp"
 #include "core/catalogue.hpp"
+#include "core/model_io.hpp"
+#include "core/project.hpp"
 #include "core/topology/generators.hpp"
 
 namespace meshscope::cli {
@@ -146,27 +148,46 @@ Result<CommConstants> comm_arg(const Args& args) {
   return comm_constants_from_keys(keys);
 }
 
-std::string problems_message(const std::string& what, const std::vector<LayoutProblem>& problems) {
-  std::string message = "the layout is not valid for " + what + ":";
-  for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
-  return message;
-}
-
-Result<TrainingSetup> training_setup(const Args& args, bool with_layout) {
+Result<TrainingSetup> training_setup(const Args& args, ClusterUse use) {
   MS_TRY(model, model_arg(args));
   MS_TRY(cluster, cluster_arg(args));
   MS_TRY(train_keys, key_values_arg(args, "--train"));
   // --framework F is --train framework=F (one field: TrainingWorkload::framework).
   if (args.has("--framework")) train_keys.emplace_back("framework", args.get("--framework"));
-  MS_TRY(workload, training_from_keys(train_keys));
   MS_TRY(layout_keys, key_values_arg(args, "--layout"));
-  MS_TRY(layout, layout_from_keys(layout_keys));
-  if (with_layout) {
-    const auto problems = validate_training_layout(model, workload, layout, cluster.num_gpus());
-    if (!problems.empty())
-      return make_error(ErrorCode::invalid_layout, problems_message(model.name + " on this cluster", problems));
+  return meshscope::training_setup(std::move(model), std::move(cluster), train_keys, layout_keys, use);
+}
+
+Result<Project> project_file_arg(const Args& args) {
+  for (const char* option : {"--model", "--cluster", "--train"})
+    if (args.has(option))
+      return make_error(ErrorCode::invalid_argument, std::string(option) + " and --project exclude each other");
+  MS_TRY(text, read_text_file(args.get("--project")));
+  MS_TRY(doc, parse_json_text(text, args.get("--project")));
+  return project_from_json(doc, args.get("--project"));
+}
+
+Result<ProjectArg> training_project_arg(const Args& args) {
+  if (args.has("--project")) {
+    MS_TRY(project, project_file_arg(args));
+    return ProjectArg{std::move(project), std::nullopt};
   }
-  return TrainingSetup{std::move(model), std::move(cluster), workload, layout};
+  MS_TRY(setup, training_setup(args, ClusterUse::any));  // the model, the cluster, the keys' own errors first
+  TrainingArguments arguments{std::move(setup.model), std::move(setup.cluster), args.get("--cluster"), {}, {}, {}, {},
+                              AxisOrder::megatron};
+  MS_TRY(train_keys, key_values_arg(args, "--train"));
+  if (args.has("--framework")) train_keys.emplace_back("framework", args.get("--framework"));
+  MS_TRY(layout_keys, key_values_arg(args, "--layout"));
+  MS_TRY(efficiency_keys, key_values_arg(args, "--efficiency"));
+  MS_TRY(comm_keys, key_values_arg(args, "--comm"));
+  if (args.has("--order") && !parse_axis_order(args.get("--order"), arguments.order))
+    return make_error(ErrorCode::invalid_argument, "--order must be megatron, tp-pp-dp or torchtitan", "--order");
+  arguments.train = std::move(train_keys);
+  arguments.layout = std::move(layout_keys);
+  arguments.efficiency = std::move(efficiency_keys);
+  arguments.comm = std::move(comm_keys);
+  MS_TRY(project, training_project(arguments));
+  return ProjectArg{std::move(project), std::move(arguments.cluster)};
 }
 
 }  // namespace meshscope::cli

@@ -41,12 +41,6 @@ json memory_report(const MemoryBudget& budget) {
   return doc;
 }
 
-json problems_report(const std::vector<LayoutProblem>& problems) {
-  json list = json::array();
-  for (const auto& p : problems) list.push_back({{"field", p.field}, {"message", p.message}});
-  return list;
-}
-
 std::string memory_text(const MemoryBudget& budget, const std::string& model_name, const std::string& gpu_name,
                         bool serving) {
   std::ostringstream out;

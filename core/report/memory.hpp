@@ -10,7 +10,6 @@
 namespace meshscope {
 
 [[nodiscard]] nlohmann::json memory_report(const MemoryBudget& budget);
-[[nodiscard]] nlohmann::json problems_report(const std::vector<LayoutProblem>& problems);
 
 // The text of `memory` without --json: one column per rank, one row per category, the peak against the
 // capacity and, serving, the largest concurrency that fits.

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <utility>
 
+#include "core/session/training.hpp"
 #include "core/topology/cluster_io.hpp"
 
 namespace meshscope {
@@ -28,6 +29,14 @@ ServingOptions serving_options(const Project& project) {
 }
 
 }  // namespace
+
+ClusterCache cluster_cache_of(const Project& project, Cluster cluster) {
+  ClusterCache cache;
+  cache.key = cluster_key(project);
+  cache.cluster = std::make_shared<const Cluster>(std::move(cluster));
+  cache.router = std::make_shared<const Router>(*cache.cluster);
+  return cache;
+}
 
 Project search_inputs(const Project& project) {
   Project copy = project;
@@ -142,11 +151,10 @@ SearchEvaluation search_project(const Project& project, const ServingTarget& tar
     return out;
   }
   if (project.mode == Mode::training) {
-    SearchOptions options;
-    if (auto calibrated = project_estimate_options(project)) options.estimate = *calibrated;
-    options.top = 200;
-    options.cancel = &cancel;
-    auto result = rank_layouts(project.model, project.training, *cluster, options);
+    SearchRequest request;
+    request.top = 200;
+    request.cancel = &cancel;
+    auto result = rank_project(project, *cluster, request);
     if (result)
       out.training = std::make_shared<const SearchResult>(std::move(*result));
     else

@@ -63,6 +63,8 @@ struct ClusterCache {
   std::shared_ptr<const Cluster> cluster;
   std::shared_ptr<const Router> router;
 };
+// A cache holding `cluster` as the cluster `project` resolves to.
+[[nodiscard]] ClusterCache cluster_cache_of(const Project& project, Cluster cluster);
 // What a front end asks for beyond the project itself.
 struct EvaluateRequest {
   // Also estimate the layout under this schedule (the pipeline view's comparison; with virtual

@@ -3,11 +3,13 @@
 // memory budget, step or serving estimate), search it, calibrate it from nccl-tests logs or a profiler trace,
 // and export the ranked tables and the current estimate; sweep many searches (docs/sweeps.md); scale one
 // over a cluster family (weak / strong scaling, docs/cli.md "scaling"); and load and render guided lessons
-// (docs/lessons.md).
+// (docs/lessons.md); the documents of the lessons and the trade-off points.
 #include "core/session/calibrate.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/session/export.hpp"
 #include "core/session/lesson.hpp"
+#include "core/session/lesson_report.hpp"
 #include "core/session/scaling.hpp"
 #include "core/session/sweep.hpp"
 #include "core/session/tradeoff.hpp"
+#include "core/session/tradeoff_report.hpp"

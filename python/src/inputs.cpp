@@ -1,12 +1,11 @@
 #include "inputs.hpp"
 
-#include <algorithm>
 #include <charconv>
-#include <filesystem>
 #include <system_error>
 
 #include "core/catalogue.hpp"
 #include "core/model_io.hpp"
+#include "core/session/measurements.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "py_json.hpp"
@@ -49,10 +48,6 @@ DeviceId cluster_gpu_at(const Cluster& cluster, int64_t index) {
     throw CoreError("gpus: GPU " + std::to_string(index) + " does not exist; the cluster has " +
                     std::to_string(cluster.num_gpus()) + " GPUs");
   return cluster.gpus[static_cast<size_t>(index)];
-}
-
-bool is_trace_file_name(const std::string& name) {
-  return name.ends_with(".json") || name.ends_with(".json.gz");
 }
 
 }  // namespace
@@ -122,30 +117,7 @@ std::vector<std::string> trace_files(const py::handle& paths) {
   } else {
     for (const auto& item : paths) entries.push_back(py::str(item).cast<std::string>());
   }
-  std::vector<std::string> files;
-  for (const std::string& entry : entries) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(entry, ec)) {
-      files.push_back(entry);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& item : std::filesystem::directory_iterator(entry, ec))
-      if (item.is_regular_file() && is_trace_file_name(item.path().filename().string()))
-        found.push_back(item.path().string());
-    if (ec) throw CoreError(entry + ": cannot list the folder (" + ec.message() + ")");
-    if (found.empty()) throw CoreError(entry + ": the folder has no .json or .json.gz trace");
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  if (files.empty()) throw CoreError("trace: needs at least one file or folder");
-  return files;
-}
-
-std::string problems_message(const std::string& what, const std::vector<LayoutProblem>& problems) {
-  std::string message = "the layout is not valid for " + what + ":";
-  for (const auto& p : problems) message += "\n  [" + p.field + "] " + p.message;
-  return message;
+  return take(expand_trace_paths(entries, "trace"));
 }
 
 }  // namespace meshscope::python

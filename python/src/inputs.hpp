@@ -45,10 +45,7 @@ T take(Result<T> result) {
 [[nodiscard]] std::vector<DeviceId> gpu_list(const Cluster& cluster, const pybind11::handle& gpus);
 
 // One path or a list of paths; a folder stands for the .json and .json.gz files in it, sorted by name (the CLI's
-// --trace).
+// --trace: expand_trace_paths).
 [[nodiscard]] std::vector<std::string> trace_files(const pybind11::handle& paths);
-
-// "the layout is not valid for WHAT:" and every problem, one per line (the CLI's message).
-[[nodiscard]] std::string problems_message(const std::string& what, const std::vector<LayoutProblem>& problems);
 
 }  // namespace meshscope::python

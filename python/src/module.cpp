@@ -23,6 +23,8 @@
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/memory.hpp"
+#include "core/model_io.hpp"
+#include "core/project.hpp"
 #include "core/report/calibration.hpp"
 #include "core/report/estimate.hpp"
 #include "core/report/importers.hpp"
@@ -33,14 +35,17 @@
 #include "core/report/search.hpp"
 #include "core/report/serving.hpp"
 #include "core/report/topology.hpp"
-#include "core/report/tradeoff.hpp"
 #include "core/report/training_log.hpp"
 #include "core/report/units.hpp"
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"
 #include "core/session/calibrate.hpp"
+#include "core/session/inputs.hpp"
+#include "core/session/measurements.hpp"
 #include "core/session/scaling.hpp"
 #include "core/session/tradeoff.hpp"
+#include "core/session/tradeoff_report.hpp"
+#include "core/session/training.hpp"
 #include "core/topology/collective.hpp"
 #include "core/topology/placement.hpp"
 #include "core/topology/routing.hpp"
@@ -75,24 +80,11 @@ EstimateOptions estimate_options(const py::handle& efficiency, const py::handle&
   return options;
 }
 
-struct TrainingSetup {
-  ModelSpec model;
-  Cluster cluster;
-  TrainingWorkload workload;
-  Layout layout;
-};
-
-// The CLI's training_setup: with `fill_cluster`, the layout must be valid for the model and use every GPU.
+// The CLI's training_setup (core/session/inputs.hpp).
 TrainingSetup training_setup(const py::handle& model, const py::handle& cluster, const py::handle& train,
-                             const py::handle& layout, bool fill_cluster) {
-  TrainingSetup s{model_value(model), cluster_value(cluster), {}, {}};
-  s.workload = take(training_from_keys(key_values(train, "--train")));
-  s.layout = take(layout_from_keys(key_values(layout, "--layout")));
-  if (fill_cluster) {
-    const auto problems = validate_training_layout(s.model, s.workload, s.layout, s.cluster.num_gpus());
-    if (!problems.empty()) throw CoreError(problems_message(s.model.name + " on this cluster", problems));
-  }
-  return s;
+                             const py::handle& layout, ClusterUse use) {
+  return take(meshscope::training_setup(model_value(model), cluster_value(cluster), key_values(train, "--train"),
+                                        key_values(layout, "--layout"), use));
 }
 
 // ---- Models ----
@@ -150,26 +142,62 @@ py::object memory(const py::object& model, const py::object& gpu, const py::obje
 
 // ---- Training ----
 
+// A training project and the cluster it resolves to: the project file `project` (then model, cluster and the keys
+// must be None), or what model, cluster and the keys describe (the CLI's training_project_arg).
+struct ProjectValue {
+  Project project;
+  std::optional<Cluster> cluster;
+};
+ProjectValue training_project_value(const py::object& model, const py::object& cluster, const py::object& train,
+                                    const py::object& layout, const py::object& efficiency, const py::object& comm,
+                                    const py::object& order, const py::object& project) {
+  if (!project.is_none()) {
+    for (const auto& [given, name] : {std::pair{&model, "model"}, {&cluster, "cluster"}, {&train, "train"}})
+      if (!given->is_none()) throw CoreError(std::string(name) + " and project exclude each other");
+    const std::string path = py::str(project).cast<std::string>();
+    const std::string text = take(read_text_file(path));
+    return {take(project_from_json(take(parse_json_text(text, path)), path)), std::nullopt};
+  }
+  if (model.is_none() || cluster.is_none()) throw CoreError("give model and cluster, or project");
+  TrainingArguments arguments;
+  arguments.model = model_value(model);
+  arguments.cluster = cluster_value(cluster);
+  // A generator string or file stays one (the trade-off's gpus, dp, gpu and nic_gbps axes change its keys); a dict
+  // is kept inline.
+  if (py::isinstance<py::str>(cluster) || py::hasattr(cluster, "__fspath__"))
+    arguments.cluster_ref = py::str(cluster).cast<std::string>();
+  arguments.train = key_values(train, "--train");
+  arguments.layout = key_values(layout, "--layout");
+  arguments.efficiency = key_values(efficiency, "--efficiency");
+  arguments.comm = key_values(comm, "--comm");
+  arguments.order = order_value(order);
+  Project built = take(training_project(arguments));
+  return {std::move(built), std::move(arguments.cluster)};
+}
+
 py::object estimate(const py::object& model, const py::object& cluster, const py::object& train,
                     const py::object& layout, const py::object& efficiency, const py::object& comm,
-                    const py::object& order) {
-  const TrainingSetup s = training_setup(model, cluster, train, layout, /*fill_cluster=*/true);
-  const EstimateOptions options = estimate_options(efficiency, comm, order);
-  const Router router(s.cluster);
-  return to_python(estimate_report(take(estimate_step(s.model, s.workload, s.layout, s.cluster, router, options))));
+                    const py::object& order, const py::object& project) {
+  const ProjectValue p = training_project_value(model, cluster, train, layout, efficiency, comm, order, project);
+  if (p.project.mode != Mode::training) throw CoreError("estimate needs a training project (a serving one: serve)");
+  const Evaluation evaluation = take(evaluate_training(p.project, p.cluster ? &*p.cluster : nullptr));
+  return to_python(estimate_report(*evaluation.estimate));
 }
 
 py::object rank(const py::object& model, const py::object& cluster, const py::object& train, int64_t top,
-                int64_t refine, const std::string& objective) {
-  const TrainingSetup s = training_setup(model, cluster, train, py::none(), /*fill_cluster=*/false);
+                int64_t refine, const std::string& objective, const py::object& project) {
+  const ProjectValue p =
+      training_project_value(model, cluster, train, py::none(), py::none(), py::none(), py::none(), project);
+  if (p.project.mode != Mode::training) throw CoreError("rank needs a training project (a serving one: serve_rank)");
   if (top < 0 || refine < 0) throw CoreError("top and refine must be non-negative");
-  SearchOptions options;
-  if (!parse_rank_objective(objective, options.objective))
+  SearchRequest request;
+  if (!parse_rank_objective(objective, request.objective))
     throw CoreError("objective: must be throughput, memory-headroom or cost-per-token");
-  options.top = top;
-  options.refine = refine;
-  const SearchResult result = take(rank_layouts(s.model, s.workload, s.cluster, options));
-  return to_python(ranked_layouts_report(result, options.objective));
+  request.top = top;
+  request.refine = refine;
+  const Cluster resolved = p.cluster ? *p.cluster : take(project_cluster(p.project));
+  const SearchResult result = take(rank_project(p.project, resolved, request));
+  return to_python(ranked_layouts_report(result, request.objective));
 }
 
 // Weak or strong scaling over a cluster family (`scaling --json`): `cluster` a generator string, `gpus` the
@@ -199,28 +227,11 @@ py::object scaling(const py::object& model, const std::string& cluster, const py
 py::object compare_trace(const py::object& trace, const py::object& model, const py::object& cluster,
                          const py::object& train, const py::object& layout, const py::object& efficiency,
                          const py::object& comm, const py::object& order) {
-  const TrainingSetup s = training_setup(model, cluster, train, layout, /*fill_cluster=*/false);
   // The job may have run on part of the cluster: the layout must be valid and fit, not fill it.
-  const auto problems = validate_training_layout(s.model, s.workload, s.layout);
-  if (!problems.empty()) throw CoreError(problems_message(s.model.name, problems));
-  if (s.layout.world_size() > s.cluster.num_gpus())
-    throw CoreError("the layout has " + std::to_string(s.layout.world_size()) + " ranks but the cluster only " +
-                    std::to_string(s.cluster.num_gpus()) + " GPUs");
+  const TrainingSetup s = training_setup(model, cluster, train, layout, ClusterUse::fit);
   const EstimateOptions options = estimate_options(efficiency, comm, order);
-  std::vector<KinetoTrace> traces;
-  for (const std::string& file : trace_files(trace)) traces.push_back(take(load_kineto_trace(file)));
-  const KinetoRunAnalysis run = analyze_kineto_run(traces);
-  const Router router(s.cluster);
-  const StepEstimate step = take(estimate_step(s.model, s.workload, s.layout, s.cluster, router, options));
-  const TraceComparison c =
-      take(meshscope::compare_trace(run, step, s.layout, s.cluster, {options.order, options.comm.constants}));
-  const TraceCompareRow* compute = c.row("compute");
-  auto hint =
-      gemm_efficiency_hint(compute ? compute->measured : 0, s.model, s.workload, s.layout, s.cluster, router, options);
-  std::vector<std::string> notes = c.notes;
-  for (const std::string& w : run.warnings) notes.push_back(w);
-  if (!hint) notes.push_back("no GEMM efficiency hint: " + hint.error().to_string());
-  const std::optional<GemmEfficiencyHint> fitted = hint ? std::optional<GemmEfficiencyHint>(*hint) : std::nullopt;
+  const KinetoRunAnalysis run = take(load_trace_run(trace_files(trace)));
+  const auto [c, notes, fitted] = take(compare_trace_run(run, s, options));
   return to_python(trace_comparison_report(c, notes, fitted));
 }
 
@@ -359,9 +370,7 @@ py::object import_trace(const py::object& paths, const py::object& rules) {
     table = take(KernelRuleTable::defaults().with_rules_first(user_rules));
     options.rules = &*table;
   }
-  std::vector<KinetoTrace> traces;
-  for (const std::string& file : trace_files(paths)) traces.push_back(take(load_kineto_trace(file)));
-  return to_python(kineto_run_report(analyze_kineto_run(traces, options)));
+  return to_python(kineto_run_report(take(load_trace_run(trace_files(paths), options))));
 }
 
 py::object import_nccl_tests(const py::object& path) {
@@ -450,22 +459,10 @@ std::vector<TradeoffValue> tradeoff_values(const Project& project, TradeoffAxis 
 
 py::object tradeoff(const py::object& model, const py::object& cluster, const py::object& train,
                     const py::object& layout, const py::object& axis, const py::object& values, const py::object& axis2,
-                    const py::object& values2, const py::object& efficiency, const py::object& comm) {
-  TrainingSetup s = training_setup(model, cluster, train, layout, /*fill_cluster=*/false);
-  Project project;
-  project.name = s.model.name + " on " + s.cluster.name;
-  project.model = s.model;
-  project.gpu = cluster_gpu(s.cluster);
-  project.gpu_count = s.cluster.num_gpus();
-  // A generator string or file stays one (the gpus, dp, gpu and nic_gbps axes change its keys); a dict is inline.
-  if (py::isinstance<py::str>(cluster) || py::hasattr(cluster, "__fspath__"))
-    project.cluster = py::str(cluster).cast<std::string>();
-  else
-    project.cluster_inline = s.cluster;
-  project.training = s.workload;
-  project.layout = s.layout;
-  project.efficiency_keys = key_values(efficiency, "--efficiency");
-  project.comm_keys = key_values(comm, "--comm");
+                    const py::object& values2, const py::object& efficiency, const py::object& comm,
+                    const py::object& project_file) {
+  const Project project =
+      training_project_value(model, cluster, train, layout, efficiency, comm, py::none(), project_file).project;
   const TradeoffAxis x = tradeoff_axis_value(axis, "axis");
   const std::vector<TradeoffValue> xs = tradeoff_values(project, x, values, "values");
   ClusterCache cache;
@@ -493,13 +490,15 @@ PYBIND11_MODULE(_meshscope, m) {
   m.def("memory", &memory, arg("model"), py::kw_only(), arg("gpu") = none, arg("cluster") = none, arg("train") = none,
         arg("serve") = none, arg("layout") = none, arg("world") = none,
         "The memory budget per rank of a training or serving layout (`memory --json`).");
-  m.def("estimate", &estimate, arg("model"), arg("cluster"), py::kw_only(), arg("train") = none, arg("layout") = none,
-        arg("efficiency") = none, arg("comm") = none, arg("order") = none,
-        "One training step's time, throughput, MFU and breakdown (`estimate --json`).");
+  m.def("estimate", &estimate, arg("model") = none, arg("cluster") = none, py::kw_only(), arg("train") = none,
+        arg("layout") = none, arg("efficiency") = none, arg("comm") = none, arg("order") = none, arg("project") = none,
+        "One training step's time, throughput, MFU and breakdown (`estimate --json`); of a project file with "
+        "project=.");
   m.def("scaling", &scaling, arg("model"), arg("cluster"), py::kw_only(), arg("train") = none, arg("gpus"),
         arg("mode") = "weak", "Weak or strong scaling of the best layout over a cluster family (`scaling --json`).");
-  m.def("rank", &rank, arg("model"), arg("cluster"), py::kw_only(), arg("train") = none, arg("top") = 10,
-        arg("refine") = 0, arg("objective") = "throughput", "The ranked training layouts (`rank --json`).");
+  m.def("rank", &rank, arg("model") = none, arg("cluster") = none, py::kw_only(), arg("train") = none, arg("top") = 10,
+        arg("refine") = 0, arg("objective") = "throughput", arg("project") = none,
+        "The ranked training layouts (`rank --json`); of a project file with project=.");
   m.def("compare_trace", &compare_trace, arg("trace"), py::kw_only(), arg("model"), arg("cluster"), arg("train") = none,
         arg("layout") = none, arg("efficiency") = none, arg("comm") = none, arg("order") = none,
         "A profiler trace against the predicted step (`compare --trace --json`).");
@@ -524,7 +523,8 @@ PYBIND11_MODULE(_meshscope, m) {
   m.def("calibrate_nccl_tests", &calibrate_nccl_tests, arg("paths"), py::kw_only(), arg("cluster"), arg("gpus") = none,
         arg("min_bytes") = meshscope::kDefaultCalibrationMinBytes, arg("comm") = none,
         "The collective constants fitted to nccl-tests logs (`calibrate --nccl-tests --json`).");
-  m.def("tradeoff", &tradeoff, arg("model"), arg("cluster"), py::kw_only(), arg("train") = none, arg("layout") = none,
-        arg("axis"), arg("values") = none, arg("axis2") = none, arg("values2") = none, arg("efficiency") = none,
-        arg("comm") = none, "One knob along an axis, the rest fixed; two: the grid (`tradeoff --json`).");
+  m.def("tradeoff", &tradeoff, arg("model") = none, arg("cluster") = none, py::kw_only(), arg("train") = none,
+        arg("layout") = none, arg("axis"), arg("values") = none, arg("axis2") = none, arg("values2") = none,
+        arg("efficiency") = none, arg("comm") = none, arg("project") = none,
+        "One knob along an axis, the rest fixed; two: the grid (`tradeoff --json`); of a project file with project=.");
 }

@@ -196,6 +196,44 @@ def test_rank_under_a_target_framework_proposes_only_what_it_runs():
     assert anything["framework"] == "any"
 
 
+# ---- One session, three front ends (core/session/training.hpp) ----
+
+PIPELINE_EXAMPLE = os.path.join(SOURCE, "examples", "pipeline-llama3.1-70b-dgx-h100.json")
+
+
+def project_arguments(path):
+    """The model, cluster, --train and --layout keys a project file holds, as the module takes them."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    return doc["model"], doc["cluster"], dict(doc["training"]), dict(doc["layout"])
+
+
+def test_estimate_of_a_project_file_is_the_cli_estimate_of_it_and_of_its_flags():
+    by_file = meshscope.estimate(project=PIPELINE_EXAMPLE)
+    assert by_file == cli_json("estimate", "--project", PIPELINE_EXAMPLE)
+    model, cluster, train, layout = project_arguments(PIPELINE_EXAMPLE)
+    assert meshscope.estimate(model, cluster, train=train, layout=layout) == by_file
+
+
+def test_rank_of_a_project_file_is_the_cli_rank_of_it_and_of_its_flags():
+    by_file = without_wall_clock(meshscope.rank(project=PIPELINE_EXAMPLE, top=5))
+    assert by_file == without_wall_clock(cli_json("rank", "--project", PIPELINE_EXAMPLE, "--top", "5"))
+    model, cluster, train, _ = project_arguments(PIPELINE_EXAMPLE)
+    assert without_wall_clock(meshscope.rank(model, cluster, train=train, top=5)) == by_file
+
+
+def test_tradeoff_of_a_project_file_is_the_cli_tradeoff_of_it():
+    assert meshscope.tradeoff(project=PIPELINE_EXAMPLE, axis="tp") == cli_json(
+        "tradeoff", "--project", PIPELINE_EXAMPLE, "--axis", "tp")
+
+
+def test_a_project_file_excludes_the_flags_it_would_replace():
+    with pytest.raises(meshscope.Error, match="model and project exclude each other"):
+        meshscope.estimate("llama3-8b", project=PIPELINE_EXAMPLE)
+    with pytest.raises(meshscope.Error, match="give model and cluster, or project"):
+        meshscope.estimate("llama3-8b")
+
+
 # ---- Published anchors (the CLI tests check the same numbers) ----
 
 

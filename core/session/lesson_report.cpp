@@ -1,4 +1,4 @@
-#include "core/report/lesson.hpp"
+#include "core/session/lesson_report.hpp"
 
 #include "core/options.hpp"
 

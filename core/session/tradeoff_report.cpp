@@ -1,4 +1,4 @@
-#include "core/report/tradeoff.hpp"
+#include "core/session/tradeoff_report.hpp"
 
 #include <nlohmann/json.hpp>
 #include <sstream>

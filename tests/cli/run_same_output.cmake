@@ -1,0 +1,22 @@
+# Runs meshscope-cli twice, with ARGS_A and with ARGS_B (each separated by '|'), and fails unless both succeed
+# and print the same stdout once lines matching IGNORE_REGEX (wall-clock fields) are dropped: two ways to ask for
+# one result (a project file and the flags it holds) must give one document.
+string(REPLACE "|" ";" args_a "${ARGS_A}")
+string(REPLACE "|" ";" args_b "${ARGS_B}")
+execute_process(COMMAND ${CLI} ${args_a} RESULT_VARIABLE rc_a OUTPUT_VARIABLE out_a ERROR_VARIABLE err_a)
+execute_process(COMMAND ${CLI} ${args_b} RESULT_VARIABLE rc_b OUTPUT_VARIABLE out_b ERROR_VARIABLE err_b)
+if(NOT rc_a EQUAL 0 OR NOT rc_b EQUAL 0)
+  message(FATAL_ERROR "exit codes ${rc_a} and ${rc_b}\nA stderr:\n${err_a}\nB stderr:\n${err_b}")
+endif()
+if(DEFINED IGNORE_REGEX)
+  string(REGEX REPLACE "${IGNORE_REGEX}" "" out_a "${out_a}")
+  string(REGEX REPLACE "${IGNORE_REGEX}" "" out_b "${out_b}")
+endif()
+if(out_a STREQUAL "")
+  message(FATAL_ERROR "A printed nothing")
+endif()
+if(NOT out_a STREQUAL out_b)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/same_output_a.txt "${out_a}")
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/same_output_b.txt "${out_b}")
+  message(FATAL_ERROR "the two documents differ (same_output_a.txt, same_output_b.txt in ${CMAKE_CURRENT_BINARY_DIR})")
+endif()

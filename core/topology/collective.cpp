@@ -260,56 +260,79 @@ std::string_view tier_name(const Cluster& c, PathTier tier, LinkId bottleneck) {
   return tier_name(tier, bottleneck.valid() ? c.link(bottleneck).kind : LinkKind::nvlink);
 }
 
-GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const CommConstants& k,
-                               const LinkLoad* load) {
-  const Cluster& c = router.cluster();
-  GroupBandwidth b;
-  // NICs each node can use: NCCL spreads channels over the NICs nearest to the group's GPUs.
-  // Per node of the group (sorted by node): the NICs' usable bandwidth and their count.
-  struct NodeNics {
-    int32_t node = -1;
-    double bandwidth = 0;
-    int count = 0;
-  };
+namespace {
+
+// A node's NICs that the group can use: NCCL spreads channels over the NICs nearest to the group's GPUs.
+struct NodeNics {
+  int32_t node = -1;
+  double bandwidth = 0;  // their usable bandwidth, summed
+  int count = 0;
+};
+
+// What every phase of group_bandwidth reads: the group on its cluster, the constants and the load.
+struct GroupScan {
+  const Router& router;
+  const Cluster& c;
+  const GroupPaths& g;
+  const CommConstants& k;
+  const LinkLoad* load;
+};
+
+// Per node of the group (sorted by node): the usable bandwidth and the count of the NICs nearest
+// to the group's GPUs.
+std::vector<NodeNics> nics_per_node(const GroupScan& scan) {
+  const Cluster& c = scan.c;
   std::vector<NodeNics> node_nics;
-  {
-    // (NIC, node) of every GPU of the group, each NIC once.
-    std::vector<std::pair<int32_t, int32_t>> nics;
-    nics.reserve(g.ring.size());
-    for (const DeviceId gpu : g.ring)
-      for (const DeviceId nic : router.nearest_nics(gpu)) nics.emplace_back(nic.value, c.device(gpu).node);
-    std::sort(nics.begin(), nics.end());
-    nics.erase(std::unique(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-               nics.end());
-    std::sort(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
-    for (const auto& [nic_value, node] : nics) {
-      const DeviceId nic{nic_value};
-      double best = 0;
-      c.for_each_link(nic, [&](LinkId l) {
-        if (!is_network_link(c.link(l).kind)) return;
-        const int direction = c.link(l).a == nic ? 0 : 1;
-        best = std::max(best, usable(c, k, {l, direction}, load));
-      });
-      if (node_nics.empty() || node_nics.back().node != node) node_nics.push_back({node, 0.0, 0});
-      node_nics.back().bandwidth += best;
-      node_nics.back().count += 1;
-    }
+  // (NIC, node) of every GPU of the group, each NIC once.
+  std::vector<std::pair<int32_t, int32_t>> nics;
+  nics.reserve(scan.g.ring.size());
+  for (const DeviceId gpu : scan.g.ring)
+    for (const DeviceId nic : scan.router.nearest_nics(gpu)) nics.emplace_back(nic.value, c.device(gpu).node);
+  std::sort(nics.begin(), nics.end());
+  nics.erase(std::unique(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+             nics.end());
+  std::sort(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  for (const auto& [nic_value, node] : nics) {
+    const DeviceId nic{nic_value};
+    double best = 0;
+    c.for_each_link(nic, [&](LinkId l) {
+      if (!is_network_link(c.link(l).kind)) return;
+      const int direction = c.link(l).a == nic ? 0 : 1;
+      best = std::max(best, usable(c, scan.k, {l, direction}, scan.load));
+    });
+    if (node_nics.empty() || node_nics.back().node != node) node_nics.push_back({node, 0.0, 0});
+    node_nics.back().bandwidth += best;
+    node_nics.back().count += 1;
   }
-  // Nodes where the group's GPUs form a mesh: the channel search's rings carry that part of the
-  // ring (NCCL/RCCL open several channels, each a different ring, so every direct link carries
-  // traffic); their ring edges are not timed one by one below.
-  std::vector<int32_t> mesh_nodes;
-  double mesh = std::numeric_limits<double>::infinity();
-  LinkId mesh_bottleneck;
-  bool mesh_nvlink = true;
-  b.rccl =
-      !g.ring.empty() && std::all_of(g.ring.begin(), g.ring.end(), [&](DeviceId d) { return amd_gpu(c.device(d)); });
-  const LinkCapacity capacity = group_link_capacity(c, k, load, g);
+  return node_nics;
+}
+
+// A node's entry of nics_per_node (none: no NIC).
+NodeNics nics_of(const std::vector<NodeNics>& node_nics, int32_t node) {
+  const auto at = std::lower_bound(node_nics.begin(), node_nics.end(), node,
+                                   [](const NodeNics& n, int32_t value) { return n.node < value; });
+  return at != node_nics.end() && at->node == node ? *at : NodeNics{node, 0.0, 0};
+}
+
+// Nodes where the group's GPUs form a mesh: the channel search's rings carry that part of the
+// ring (NCCL/RCCL open several channels, each a different ring, so every direct link carries
+// traffic); their ring edges are not timed one by one.
+struct MeshRings {
+  std::vector<int32_t> nodes;
+  double bandwidth = std::numeric_limits<double>::infinity();  // the narrowest node's rings
+  LinkId bottleneck;
+  bool nvlink = true;  // every ring hop over NVLink
+};
+
+// The channel search on every meshed node of the group; sets b.mesh_channels and the tier the rings cross.
+MeshRings mesh_rings(const GroupScan& scan, const LinkCapacity& capacity, GroupBandwidth& b) {
+  const Cluster& c = scan.c;
+  MeshRings mesh;
   // Nodes built alike (generators, replicated imports) give the same rings: one search per
   // distinct node shape — each GPU's rail and, link by link, what it reaches and at what
   // capacity — rather than one per node (a DP group spans hundreds of nodes).
   std::map<std::vector<double>, ChannelPlan> searched;
-  for (const auto& local : gpus_per_node(c, g.ring)) {
+  for (const auto& local : gpus_per_node(c, scan.g.ring)) {
     if (!has_direct_mesh(c, local)) continue;
     std::vector<double> shape;
     for (const DeviceId gpu : local) {
@@ -325,66 +348,81 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
     }
     auto found = searched.find(shape);
     if (found == searched.end())
-      found = searched.emplace(std::move(shape), search_channels(router, local, capacity)).first;
+      found = searched.emplace(std::move(shape), search_channels(scan.router, local, capacity)).first;
     const ChannelPlan& plan = found->second;
-    if (plan.empty()) continue;  // no ring at all: the rank-order edges below time it
-    mesh_nodes.push_back(c.device(local.front()).node);
+    if (plan.empty()) continue;  // no ring at all: the rank-order edges time it
+    mesh.nodes.push_back(c.device(local.front()).node);
     b.mesh_channels = std::max(b.mesh_channels, static_cast<int>(plan.rings.size()));
     for (const ChannelRing& ring : plan.rings)
       for (const Route& r : ring.routes) {
         b.tier = std::max(b.tier, r.tier);
-        if (r.tier != PathTier::nvlink) mesh_nvlink = false;
+        if (r.tier != PathTier::nvlink) mesh.nvlink = false;
       }
-    if (plan.bandwidth < mesh) {
-      mesh = plan.bandwidth;
-      mesh_bottleneck = plan.bottleneck;
+    if (plan.bandwidth < mesh.bandwidth) {
+      mesh.bandwidth = plan.bandwidth;
+      mesh.bottleneck = plan.bottleneck;
     }
   }
-  const auto in_mesh = [&](DeviceId d) {
-    return std::find(mesh_nodes.begin(), mesh_nodes.end(), c.device(d).node) != mesh_nodes.end();
-  };
-  const auto nics_of = [&](int32_t node) {
-    const auto at = std::lower_bound(node_nics.begin(), node_nics.end(), node,
-                                     [](const NodeNics& n, int32_t value) { return n.node < value; });
-    return at != node_nics.end() && at->node == node ? *at : NodeNics{node, 0.0, 0};
-  };
-  // Network domains: hosts whose ring edges do not cross the network are one NVLink clique (NCCL
-  // 2.19+ multi-node NVLink, a GB200 NVL72 rack's trays): one "node" of the rings and trees across
-  // the network, whose channels leave through the NICs of all its hosts.
+  return mesh;
+}
+
+// Network domains: hosts whose ring edges do not cross the network are one NVLink clique (NCCL
+// 2.19+ multi-node NVLink, a GB200 NVL72 rack's trays): one "node" of the rings and trees across
+// the network, whose channels leave through the NICs of all its hosts.
+struct NetworkDomains {
   std::map<int32_t, int32_t> domain_of;     // host → its domain's first host (union-find)
   std::map<int32_t, NodeNics> domain_nics;  // domain → its hosts' NICs
-  {
-    std::map<int32_t, int64_t> ranks_on;
-    for (const DeviceId d : g.ring) {
-      domain_of.emplace(c.device(d).node, c.device(d).node);
-      ranks_on[c.device(d).node] += 1;
-    }
-    const auto root = [&](int32_t node) {
-      while (domain_of.at(node) != node) node = domain_of[node] = domain_of.at(domain_of.at(node));
-      return node;
-    };
-    for (size_t i = 0; i < g.ring_routes.size(); ++i) {
-      const int32_t from = c.device(g.ring[i]).node, to = c.device(g.ring[(i + 1) % g.ring.size()]).node;
-      if (from != to && !crosses_network(g.ring_routes[i].tier)) domain_of[root(from)] = root(to);
-    }
-    std::map<int32_t, int64_t> domain_ranks;
-    for (const auto& [node, ranks] : ranks_on) {
-      const int32_t r = root(node);
-      domain_of[node] = r;
-      NodeNics& total = domain_nics[r];
-      const NodeNics own = nics_of(node);
-      total.node = r;
-      total.bandwidth += own.bandwidth;
-      total.count += own.count;
-      domain_ranks[r] += ranks;
-    }
-    b.network_domains = static_cast<int64_t>(domain_ranks.size());
-    for (const auto& [r, ranks] : domain_ranks) {
-      if (domain_nics[r].bandwidth > 0) b.domain_network = std::min(b.domain_network, domain_nics[r].bandwidth);
-      b.max_ranks_per_domain = std::max(b.max_ranks_per_domain, ranks);
-    }
+  [[nodiscard]] NodeNics nics_of(int32_t node) const { return domain_nics.at(domain_of.at(node)); }
+};
+
+// The group's network domains; sets b.network_domains, b.domain_network and b.max_ranks_per_domain.
+NetworkDomains network_domains(const GroupScan& scan, const std::vector<NodeNics>& node_nics, GroupBandwidth& b) {
+  const Cluster& c = scan.c;
+  const GroupPaths& g = scan.g;
+  NetworkDomains domains;
+  std::map<int32_t, int32_t>& domain_of = domains.domain_of;
+  std::map<int32_t, NodeNics>& domain_nics = domains.domain_nics;
+  std::map<int32_t, int64_t> ranks_on;
+  for (const DeviceId d : g.ring) {
+    domain_of.emplace(c.device(d).node, c.device(d).node);
+    ranks_on[c.device(d).node] += 1;
   }
-  const auto domain_nics_of = [&](int32_t node) { return domain_nics.at(domain_of.at(node)); };
+  const auto root = [&](int32_t node) {
+    while (domain_of.at(node) != node) node = domain_of[node] = domain_of.at(domain_of.at(node));
+    return node;
+  };
+  for (size_t i = 0; i < g.ring_routes.size(); ++i) {
+    const int32_t from = c.device(g.ring[i]).node, to = c.device(g.ring[(i + 1) % g.ring.size()]).node;
+    if (from != to && !crosses_network(g.ring_routes[i].tier)) domain_of[root(from)] = root(to);
+  }
+  std::map<int32_t, int64_t> domain_ranks;
+  for (const auto& [node, ranks] : ranks_on) {
+    const int32_t r = root(node);
+    domain_of[node] = r;
+    NodeNics& total = domain_nics[r];
+    const NodeNics own = nics_of(node_nics, node);
+    total.node = r;
+    total.bandwidth += own.bandwidth;
+    total.count += own.count;
+    domain_ranks[r] += ranks;
+  }
+  b.network_domains = static_cast<int64_t>(domain_ranks.size());
+  for (const auto& [r, ranks] : domain_ranks) {
+    if (domain_nics[r].bandwidth > 0) b.domain_network = std::min(b.domain_network, domain_nics[r].bandwidth);
+    b.max_ranks_per_domain = std::max(b.max_ranks_per_domain, ranks);
+  }
+  return domains;
+}
+
+// The rank-order ring's edges outside the meshes, one by one: the narrowest edge (ring), the
+// narrowest inside a node (intra) and the narrowest node's NIC total (node_network).
+void time_ring_edges(const GroupScan& scan, const std::vector<NodeNics>& node_nics, const NetworkDomains& domains,
+                     const MeshRings& mesh, GroupBandwidth& b) {
+  const Cluster& c = scan.c;
+  const GroupPaths& g = scan.g;
+  const auto in_mesh = [&](DeviceId d) {
+    return std::find(mesh.nodes.begin(), mesh.nodes.end(), c.device(d).node) != mesh.nodes.end();
+  };
   std::vector<Hop> hops;
   for (size_t i = 0; i < g.ring_routes.size(); ++i) {
     const Route& r = g.ring_routes[i];
@@ -397,12 +435,13 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       // are repeated once per channel.
       const int32_t src_node = c.device(from).node;
       const int32_t dst_node = c.device(g.ring[(i + 1) % g.ring.size()]).node;
-      const NodeNics src = domain_nics_of(src_node), dst = domain_nics_of(dst_node);
+      const NodeNics src = domains.nics_of(src_node), dst = domains.nics_of(dst_node);
       const int channels = std::max(1, src.count);
       edge = std::min(src.bandwidth, dst.bandwidth);
-      b.node_network = std::min({b.node_network, nics_of(src_node).bandwidth, nics_of(dst_node).bandwidth});
+      b.node_network =
+          std::min({b.node_network, nics_of(node_nics, src_node).bandwidth, nics_of(node_nics, dst_node).bandwidth});
       for (const Hop& hop : hops) {
-        const double per_channel = usable(c, k, hop, load) * channels;
+        const double per_channel = usable(c, scan.k, hop, scan.load) * channels;
         if (per_channel < edge) {
           edge = per_channel;
           edge_bottleneck = hop.link;
@@ -416,7 +455,7 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       continue;  // timed by the node's channel rings
     } else {
       for (const Hop& hop : hops) {
-        const double bw = usable(c, k, hop, load);
+        const double bw = usable(c, scan.k, hop, scan.load);
         if (bw < edge) {
           edge = bw;
           edge_bottleneck = hop.link;
@@ -434,21 +473,30 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       b.ring_bottleneck = edge_bottleneck;
     }
   }
-  if (!mesh_nodes.empty()) {
-    if (!mesh_nvlink) b.intra_nvlink = false;
-    if (mesh < b.intra) {
-      b.intra = mesh;
-      b.intra_bottleneck = mesh_bottleneck;
-    }
-    if (mesh < b.ring) {
-      b.ring = mesh;
-      b.ring_bottleneck = mesh_bottleneck;
-    }
+}
+
+// The meshed nodes' rings, where narrower than the edges timed one by one.
+void add_mesh_rings(const MeshRings& mesh, GroupBandwidth& b) {
+  if (mesh.nodes.empty()) return;
+  if (!mesh.nvlink) b.intra_nvlink = false;
+  if (mesh.bandwidth < b.intra) {
+    b.intra = mesh.bandwidth;
+    b.intra_bottleneck = mesh.bottleneck;
   }
+  if (mesh.bandwidth < b.ring) {
+    b.ring = mesh.bandwidth;
+    b.ring_bottleneck = mesh.bottleneck;
+  }
+}
+
+// The NVSwitch generations NVLS (the whole ring) and NVLSTree (inside every node) would run on.
+void nvswitch_generations(const GroupScan& scan, GroupBandwidth& b) {
+  const Cluster& c = scan.c;
+  const GroupPaths& g = scan.g;
   if (g.worst_tier == PathTier::nvlink) {
-    NvSwitchScan scan;
-    for (const Route& r : g.ring_routes) scan.add(c, r);
-    b.nvswitch_generation = scan.switched_generation();
+    NvSwitchScan nvswitch;
+    for (const Route& r : g.ring_routes) nvswitch.add(c, r);
+    b.nvswitch_generation = nvswitch.switched_generation();
   }
   if (g.nodes > 1 && g.max_ranks_per_node >= 2 && crosses_network(g.worst_tier)) {
     // NVLSTree's domains: every edge between two nodes crosses the network (hosts joined by
@@ -465,6 +513,24 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
     }
     if (between_nodes_on_network) b.node_nvswitch_generation = inside_nodes.switched_generation();
   }
+}
+
+}  // namespace
+
+GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const CommConstants& k,
+                               const LinkLoad* load) {
+  const Cluster& c = router.cluster();
+  const GroupScan scan{router, c, g, k, load};
+  GroupBandwidth b;
+  const std::vector<NodeNics> node_nics = nics_per_node(scan);
+  b.rccl =
+      !g.ring.empty() && std::all_of(g.ring.begin(), g.ring.end(), [&](DeviceId d) { return amd_gpu(c.device(d)); });
+  const LinkCapacity capacity = group_link_capacity(c, k, load, g);
+  const MeshRings mesh = mesh_rings(scan, capacity, b);
+  const NetworkDomains domains = network_domains(scan, node_nics, b);
+  time_ring_edges(scan, node_nics, domains, mesh, b);
+  add_mesh_rings(mesh, b);
+  nvswitch_generations(scan, b);
   return b;
 }
 

@@ -576,6 +576,188 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
   return prepare_collective(router, g, op, k, group_bandwidth(router, g, k, load));
 }
 
+namespace {
+
+// Whether NCCL may run its low-latency protocols (LL, LL128) on every network link of the ring.
+bool low_latency_allowed(const Cluster& c, const GroupPaths& g, const CommConstants& k) {
+  for (const Route& r : g.ring_routes)
+    for (const LinkId l : r.links) {
+      const LinkKind kind = c.link(l).kind;
+      if (is_network_link(kind) && !k.low_latency_protocols[static_cast<size_t>(kind)]) return false;
+    }
+  return true;
+}
+
+// The candidates of one protocol on one group (NCCL tuning.cc: per algorithm, a latency from the
+// base and hardware tables and a bandwidth from the group's links), added to `candidates`.
+struct ProtocolCandidates {
+  const CommConstants& k;
+  const GroupBandwidth& b;
+  const GroupPaths& g;
+  CollectiveModel& model;
+  std::vector<CollectiveModel::Candidate>& candidates;
+  Protocol protocol;
+  int p;                                // the protocol's index into the tables
+  double n, nodes, ppn;                 // ranks, nodes, most ranks on one node
+  int intra_hw, ring_hw;                // kNvlinkHw, kPciHw or kNetHw
+  int nvls_generation;                  // of the ring's NVSwitches, 0 without NVLS
+  double intra_lat = 0, inter_lat = 0;  // µs per ring step inside a node and across the network
+
+  // RCCL's tables inside a node of AMD GPUs (CommConstants::rccl_*), NCCL's otherwise.
+  [[nodiscard]] double hw_us(int hw, int algorithm, int protocol_index) const {
+    if (b.rccl && hw != kNetHw) return k.rccl_hw_latency_us[hw][algorithm][protocol_index];
+    return k.hw_latency_us[hw][algorithm][protocol_index];
+  }
+  [[nodiscard]] double base_us(int algorithm, int protocol_index) const {
+    return b.rccl ? k.rccl_base_latency_us[protocol_index] : k.base_latency_us[algorithm][protocol_index];
+  }
+  [[nodiscard]] double protocol_bw(double busbw, bool tree) const {
+    if (b.rccl && protocol == Protocol::ll) return busbw * k.rccl_ll_factor;  // tuning_model_5 bwRatio
+    if (b.rccl && protocol == Protocol::ll128) return busbw * k.rccl_ll128_factor;
+    if (protocol == Protocol::ll) return busbw * (tree ? 1.0 / 3.8 : k.ll_ring_factor);
+    if (protocol == Protocol::ll128) return busbw * k.ll128_factor;
+    return busbw;
+  }
+
+  void add(CollectiveOp op) {
+    switch (op) {
+      case CollectiveOp::all_reduce:
+        all_reduce();
+        break;
+      case CollectiveOp::all_gather:
+      case CollectiveOp::reduce_scatter:
+        gather_or_scatter();
+        break;
+      case CollectiveOp::broadcast:
+      case CollectiveOp::reduce:
+        broadcast_or_reduce();
+        break;
+      case CollectiveOp::all_to_all:
+      case CollectiveOp::send_recv:
+        if (protocol == Protocol::simple) pairwise(op);
+        break;
+    }
+  }
+
+  // All-reduce: the ring, NVLS inside one NVLink domain, and across the network the trees and the 2-D algorithm.
+  void all_reduce() {
+    // Ring: 2(n−1) steps, busBw = the narrowest edge, algBw = busBw · n / (2(n−1)).
+    const double steps = 2 * (n - 1), inter_steps = 2 * (nodes - 1);
+    const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+    // tuning.cc "plateau effect of ring": multi-node Simple all-reduce latency × 1.9 from
+    // n/16 × 64 KiB up (applied in evaluate_collective, it depends on the size).
+    const bool plateau = protocol == Protocol::simple && g.nodes > 1;
+    candidates.push_back(
+        {lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol, p, false, plateau});
+    if (nvls_generation > 0 && protocol == Protocol::simple) {
+      // NVLS (Simple only): each GPU has the switch reduce its 1/n of the buffer from every
+      // GPU (multimem.ld_reduce) and multicast the result back (multimem.st): it sends S and
+      // S/n and receives S/n and S, so algBw = link × nvlsEfficiency × n / (n + 1).
+      const double efficiency = k.nvls_efficiency[nvls_generation >= 5 ? 1 : 0];
+      candidates.push_back({k.nvls_latency_us * 1e-6, b.intra * efficiency * n / (n + 1), CollectiveAlgorithm::nvls,
+                            protocol, p, false, false});
+    }
+    // Across the network only: hosts joined by NVLink (GB200 NVL72 trays) form one NVLink
+    // domain, where NCCL runs rings and NVLS.
+    if (g.nodes > 1 && crosses_network(g.worst_tier)) all_reduce_across_network();
+  }
+
+  // All-reduce across the network: the double binary tree, NVLSTree and the hierarchical (2-D) algorithm.
+  void all_reduce_across_network() {
+    // Double binary tree across the nodes (NCCL src/graph/trees.cc ncclGetDtree): each tree
+    // carries half the buffer up (reduce) and down (broadcast). A node's NICs send, per
+    // direction, S with 2 nodes (root of one tree, leaf of the other), 1.5·S with 3 (the
+    // trees are chains: interior in one, leaf in the other) and 2·S from 4 nodes (an
+    // interior node sends S/2 up and S/2 to each of its two children, plus S/2 up as a leaf
+    // of the other tree). Measured (NVIDIA/nccl issue #1801, GB200 partitions on three
+    // racks, IB only, NCCL_ALGO=Tree): 128 and 253 GB/s algBw on 4 and 8 × 400 Gb/s NICs
+    // per partition = 1.5·S at 0.96 and 0.95 of line rate.
+    // Hosts joined by NVLink (a GB200 NVL72 rack's trays) are one domain of the tree.
+    const int64_t domains = b.network_domains;
+    const double per_direction = domains == 2 ? 1.0 : domains == 3 ? 1.5 : 2.0;
+    const double domain_network = std::isfinite(b.domain_network) ? b.domain_network : b.node_network;
+    const double network_bw = domain_network / per_direction;
+    // Inside a node each tree is a chain: every GPU sends its partial sums up and the result
+    // down, 2·S over its NVLink ports in all, so the chain bounds algBw at intra / 2 (NCCL
+    // tuning.cc: tree algBw = busBw × 0.5, busBw = nChannels × bwIntra up to two nodes).
+    const double tree_bw = k.tree_bandwidth_factor * std::min(b.intra / 2.0, network_bw);
+    model.tree_bottleneck = network_bw <= b.intra / 2.0 ? b.ring_bottleneck : b.intra_bottleneck;
+    const auto chain = static_cast<double>(b.max_ranks_per_domain - 1);
+    const double tree_lat = base_us(kTree, p) + 2 * (chain * hw_us(intra_hw, kTree, p) +
+                                                     std::log2(static_cast<double>(domains)) * hw_us(kNetHw, kTree, p));
+    candidates.push_back(
+        {tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol, p, true, false});
+    const int node_nvls = k.nvls && b.node_nvswitch_generation >= 4 ? b.node_nvswitch_generation : 0;
+    if (node_nvls > 0 && protocol == Protocol::simple) {
+      // NVLSTree (NCCL 2.18+, Simple only; src/tuning/nvls.cc): inside each node the switch
+      // reduces and multicasts as in NVLS (the NVLS bound above, over the node's ranks);
+      // across nodes the double binary tree runs from each GPU's own NIC, with the network
+      // share above. algBw = min(NVLS inside, tree across) (nvls.cc: bw = min(intraBw,
+      // interBw), interBw doubled for two nodes as here). Two nodes of 8 × H100 with
+      // 8 × 400 Gb/s each: the NVLS part binds.
+      const double efficiency = k.nvls_efficiency[node_nvls >= 5 ? 1 : 0];
+      const double nvls_inside = b.intra * efficiency * ppn / (ppn + 1);
+      const double nvls_tree_bw = std::min(nvls_inside, network_bw);
+      model.nvls_tree_bottleneck = network_bw <= nvls_inside ? b.ring_bottleneck : b.intra_bottleneck;
+      const double nvls_tree_lat = k.nvls_latency_us + 2 * std::log2(nodes) * hw_us(kNetHw, kTree, p);
+      candidates.push_back(
+          {nvls_tree_lat * 1e-6, nvls_tree_bw, CollectiveAlgorithm::nvls_tree, protocol, p, false, false});
+    }
+    // Hierarchical (2-D): reduce-scatter over the node's ranks, all-reduce of S/ppn across
+    // the nodes on every rail at once, all-gather over the node's ranks.
+    const double per_byte = 2 * (ppn - 1) / ppn / b.intra + 2 * (nodes - 1) / nodes / b.node_network;
+    const double hier_lat = base_us(kRing, p) + 2 * (ppn - 1) * intra_lat + 2 * (nodes - 1) * inter_lat;
+    candidates.push_back({hier_lat * 1e-6, protocol_bw(1.0 / per_byte, false), CollectiveAlgorithm::hierarchical,
+                          protocol, p, false, false});
+  }
+
+  // All-gather and reduce-scatter: the ring's n − 1 steps.
+  void gather_or_scatter() {
+    const double steps = n - 1, inter_steps = nodes - 1;
+    const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+    candidates.push_back(
+        {lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol, p, false, false});
+  }
+
+  // Broadcast and reduce: a pipelined ring, the whole buffer over the narrowest edge.
+  void broadcast_or_reduce() {
+    const double lat = base_us(kRing, p) + n * hw_us(ring_hw, kRing, p);
+    candidates.push_back(
+        {lat * 1e-6, protocol_bw(b.ring, false), CollectiveAlgorithm::ring, protocol, p, false, false});
+  }
+
+  // All-to-all and send/recv (Simple only).
+  void pairwise(CollectiveOp op) {
+    // Pairwise exchange: each rank sends S/n to every peer, over its own links inside the
+    // node and over the node's NICs (shared by its ranks) to other nodes. Hosts joined by
+    // NVLink (a GB200 NVL72 rack's trays) are one NVLink domain: every peer is reached through
+    // the rank's own NVLink ports, the same links as inside a tray.
+    const bool one_domain = g.nodes > 1 && !crosses_network(g.worst_tier);
+    const double domain_ranks = one_domain ? n : ppn;
+    const double intra_share = (domain_ranks - 1) / n, inter_share = (n - domain_ranks) / n;
+    double time_per_byte = 0;
+    if (intra_share > 0 && std::isfinite(b.intra)) time_per_byte = std::max(time_per_byte, intra_share / b.intra);
+    if (inter_share > 0 && std::isfinite(b.node_network))
+      time_per_byte = std::max(time_per_byte, inter_share * ppn / b.node_network);
+    if (op == CollectiveOp::send_recv) time_per_byte = 1.0 / b.ring;
+    // NCCL runs the grouped sends and receives of an all-to-all as n − 1 rounds of one peer
+    // pair each (enqueue.cc p2pSchedule), so the exchange latency is paid per round: the
+    // 8 × A100 nccl-tests all-to-all floor is 87 µs against 34 µs for the ring collectives.
+    // DeepEP/HybridEP (k.all_to_all_one_kernel) reach every peer from one kernel: one round.
+    const bool rounds_per_peer = op == CollectiveOp::all_to_all && !k.all_to_all_one_kernel;
+    const double rounds = rounds_per_peer ? n - 1 : 1.0;
+    // Across the trays of one NVLink domain no message crosses the network.
+    const double lat = rounds * (base_us(kRing, p) + hw_us(intra_hw, kRing, p)) +
+                       (g.nodes > 1 && !one_domain ? (rounds_per_peer ? nodes - 1 : 1.0) * inter_lat : 0.0);
+    candidates.push_back(
+        {lat * 1e-6, time_per_byte > 0 ? 1.0 / time_per_byte : b.ring,
+         op == CollectiveOp::send_recv ? CollectiveAlgorithm::point_to_point : CollectiveAlgorithm::pairwise, protocol,
+         p, false, false});
+  }
+};
+
+}  // namespace
+
 CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, CollectiveOp op, const CommConstants& k,
                                    const GroupBandwidth& b) {
   CollectiveModel model;
@@ -600,160 +782,24 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
   const auto ppn = static_cast<double>(g.max_ranks_per_node);
   const int intra_hw = b.intra_nvlink ? kNvlinkHw : kPciHw;
   const int ring_hw = g.nodes == 1 ? intra_hw : kNetHw;
-  // RCCL's tables inside a node of AMD GPUs (CommConstants::rccl_*), NCCL's otherwise.
-  auto hw_us = [&](int hw, int algorithm, int protocol) {
-    if (b.rccl && hw != kNetHw) return k.rccl_hw_latency_us[hw][algorithm][protocol];
-    return k.hw_latency_us[hw][algorithm][protocol];
-  };
-  auto base_us = [&](int algorithm, int protocol) {
-    return b.rccl ? k.rccl_base_latency_us[protocol] : k.base_latency_us[algorithm][protocol];
-  };
-
   // NVLS: every ring edge over NVLink through an NVSwitch of NVLink generation 4 or later.
   const int nvls_generation = k.nvls && b.nvswitch_generation >= 4 ? b.nvswitch_generation : 0;
-
-  bool low_latency_allowed = true;
-  for (const Route& r : g.ring_routes)
-    for (const LinkId l : r.links) {
-      const LinkKind kind = router.cluster().link(l).kind;
-      if (is_network_link(kind) && !k.low_latency_protocols[static_cast<size_t>(kind)]) low_latency_allowed = false;
-    }
-  std::vector<CollectiveModel::Candidate>& candidates = model.candidates;
+  const bool low_latency = low_latency_allowed(router.cluster(), g, k);
   const Protocol protocols[] = {Protocol::ll, Protocol::ll128, Protocol::simple};
   for (int p = 0; p < 3; ++p) {
     const Protocol protocol = protocols[p];
     if (protocol == Protocol::ll128 && !b.intra_nvlink) continue;  // NCCL enables LL128 on NVLink systems only
-    if (protocol != Protocol::simple && !low_latency_allowed) continue;
-    auto protocol_bw = [&](double busbw, bool tree) {
-      if (b.rccl && protocol == Protocol::ll) return busbw * k.rccl_ll_factor;  // tuning_model_5 bwRatio
-      if (b.rccl && protocol == Protocol::ll128) return busbw * k.rccl_ll128_factor;
-      if (protocol == Protocol::ll) return busbw * (tree ? 1.0 / 3.8 : k.ll_ring_factor);
-      if (protocol == Protocol::ll128) return busbw * k.ll128_factor;
-      return busbw;
-    };
-    double intra_lat = hw_us(intra_hw, kRing, p);
-    if (g.nodes > 1 && protocol == Protocol::ll) intra_lat *= 1.8;  // tuning.cc
-    const double inter_lat = hw_us(kNetHw, kRing, p);
-    switch (op) {
-      case CollectiveOp::all_reduce: {
-        // Ring: 2(n−1) steps, busBw = the narrowest edge, algBw = busBw · n / (2(n−1)).
-        const double steps = 2 * (n - 1), inter_steps = 2 * (nodes - 1);
-        const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
-        // tuning.cc "plateau effect of ring": multi-node Simple all-reduce latency × 1.9 from
-        // n/16 × 64 KiB up (applied in evaluate_collective, it depends on the size).
-        const bool plateau = protocol == Protocol::simple && g.nodes > 1;
-        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol,
-                              p, false, plateau});
-        if (nvls_generation > 0 && protocol == Protocol::simple) {
-          // NVLS (Simple only): each GPU has the switch reduce its 1/n of the buffer from every
-          // GPU (multimem.ld_reduce) and multicast the result back (multimem.st): it sends S and
-          // S/n and receives S/n and S, so algBw = link × nvlsEfficiency × n / (n + 1).
-          const double efficiency = k.nvls_efficiency[nvls_generation >= 5 ? 1 : 0];
-          candidates.push_back({k.nvls_latency_us * 1e-6, b.intra * efficiency * n / (n + 1), CollectiveAlgorithm::nvls,
-                                protocol, p, false, false});
-        }
-        // Across the network only: hosts joined by NVLink (GB200 NVL72 trays) form one NVLink
-        // domain, where NCCL runs rings and NVLS.
-        if (g.nodes > 1 && crosses_network(g.worst_tier)) {
-          // Double binary tree across the nodes (NCCL src/graph/trees.cc ncclGetDtree): each tree
-          // carries half the buffer up (reduce) and down (broadcast). A node's NICs send, per
-          // direction, S with 2 nodes (root of one tree, leaf of the other), 1.5·S with 3 (the
-          // trees are chains: interior in one, leaf in the other) and 2·S from 4 nodes (an
-          // interior node sends S/2 up and S/2 to each of its two children, plus S/2 up as a leaf
-          // of the other tree). Measured (NVIDIA/nccl issue #1801, GB200 partitions on three
-          // racks, IB only, NCCL_ALGO=Tree): 128 and 253 GB/s algBw on 4 and 8 × 400 Gb/s NICs
-          // per partition = 1.5·S at 0.96 and 0.95 of line rate.
-          // Hosts joined by NVLink (a GB200 NVL72 rack's trays) are one domain of the tree.
-          const int64_t domains = b.network_domains;
-          const double per_direction = domains == 2 ? 1.0 : domains == 3 ? 1.5 : 2.0;
-          const double domain_network = std::isfinite(b.domain_network) ? b.domain_network : b.node_network;
-          const double network_bw = domain_network / per_direction;
-          // Inside a node each tree is a chain: every GPU sends its partial sums up and the result
-          // down, 2·S over its NVLink ports in all, so the chain bounds algBw at intra / 2 (NCCL
-          // tuning.cc: tree algBw = busBw × 0.5, busBw = nChannels × bwIntra up to two nodes).
-          const double tree_bw = k.tree_bandwidth_factor * std::min(b.intra / 2.0, network_bw);
-          model.tree_bottleneck = network_bw <= b.intra / 2.0 ? b.ring_bottleneck : b.intra_bottleneck;
-          const auto chain = static_cast<double>(b.max_ranks_per_domain - 1);
-          const double tree_lat =
-              base_us(kTree, p) + 2 * (chain * hw_us(intra_hw, kTree, p) +
-                                       std::log2(static_cast<double>(domains)) * hw_us(kNetHw, kTree, p));
-          candidates.push_back(
-              {tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol, p, true, false});
-          const int node_nvls = k.nvls && b.node_nvswitch_generation >= 4 ? b.node_nvswitch_generation : 0;
-          if (node_nvls > 0 && protocol == Protocol::simple) {
-            // NVLSTree (NCCL 2.18+, Simple only; src/tuning/nvls.cc): inside each node the switch
-            // reduces and multicasts as in NVLS (the NVLS bound above, over the node's ranks);
-            // across nodes the double binary tree runs from each GPU's own NIC, with the network
-            // share above. algBw = min(NVLS inside, tree across) (nvls.cc: bw = min(intraBw,
-            // interBw), interBw doubled for two nodes as here). Two nodes of 8 × H100 with
-            // 8 × 400 Gb/s each: the NVLS part binds.
-            const double efficiency = k.nvls_efficiency[node_nvls >= 5 ? 1 : 0];
-            const double nvls_inside = b.intra * efficiency * ppn / (ppn + 1);
-            const double nvls_tree_bw = std::min(nvls_inside, network_bw);
-            model.nvls_tree_bottleneck = network_bw <= nvls_inside ? b.ring_bottleneck : b.intra_bottleneck;
-            const double nvls_tree_lat = k.nvls_latency_us + 2 * std::log2(nodes) * hw_us(kNetHw, kTree, p);
-            candidates.push_back(
-                {nvls_tree_lat * 1e-6, nvls_tree_bw, CollectiveAlgorithm::nvls_tree, protocol, p, false, false});
-          }
-          // Hierarchical (2-D): reduce-scatter over the node's ranks, all-reduce of S/ppn across
-          // the nodes on every rail at once, all-gather over the node's ranks.
-          const double per_byte = 2 * (ppn - 1) / ppn / b.intra + 2 * (nodes - 1) / nodes / b.node_network;
-          const double hier_lat = base_us(kRing, p) + 2 * (ppn - 1) * intra_lat + 2 * (nodes - 1) * inter_lat;
-          candidates.push_back({hier_lat * 1e-6, protocol_bw(1.0 / per_byte, false), CollectiveAlgorithm::hierarchical,
-                                protocol, p, false, false});
-        }
-        break;
-      }
-      case CollectiveOp::all_gather:
-      case CollectiveOp::reduce_scatter: {
-        const double steps = n - 1, inter_steps = nodes - 1;
-        const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
-        candidates.push_back(
-            {lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol, p, false, false});
-        break;
-      }
-      case CollectiveOp::broadcast:
-      case CollectiveOp::reduce: {
-        const double lat = base_us(kRing, p) + n * hw_us(ring_hw, kRing, p);
-        candidates.push_back(
-            {lat * 1e-6, protocol_bw(b.ring, false), CollectiveAlgorithm::ring, protocol, p, false, false});
-        break;
-      }
-      case CollectiveOp::all_to_all:
-      case CollectiveOp::send_recv: {
-        if (protocol != Protocol::simple) break;
-        // Pairwise exchange: each rank sends S/n to every peer, over its own links inside the
-        // node and over the node's NICs (shared by its ranks) to other nodes. Hosts joined by
-        // NVLink (a GB200 NVL72 rack's trays) are one NVLink domain: every peer is reached through
-        // the rank's own NVLink ports, the same links as inside a tray.
-        const bool one_domain = g.nodes > 1 && !crosses_network(g.worst_tier);
-        const double domain_ranks = one_domain ? n : ppn;
-        const double intra_share = (domain_ranks - 1) / n, inter_share = (n - domain_ranks) / n;
-        double time_per_byte = 0;
-        if (intra_share > 0 && std::isfinite(b.intra)) time_per_byte = std::max(time_per_byte, intra_share / b.intra);
-        if (inter_share > 0 && std::isfinite(b.node_network))
-          time_per_byte = std::max(time_per_byte, inter_share * ppn / b.node_network);
-        if (op == CollectiveOp::send_recv) time_per_byte = 1.0 / b.ring;
-        // NCCL runs the grouped sends and receives of an all-to-all as n − 1 rounds of one peer
-        // pair each (enqueue.cc p2pSchedule), so the exchange latency is paid per round: the
-        // 8 × A100 nccl-tests all-to-all floor is 87 µs against 34 µs for the ring collectives.
-        // DeepEP/HybridEP (k.all_to_all_one_kernel) reach every peer from one kernel: one round.
-        const bool rounds_per_peer = op == CollectiveOp::all_to_all && !k.all_to_all_one_kernel;
-        const double rounds = rounds_per_peer ? n - 1 : 1.0;
-        // Across the trays of one NVLink domain no message crosses the network.
-        const double lat = rounds * (base_us(kRing, p) + hw_us(intra_hw, kRing, p)) +
-                           (g.nodes > 1 && !one_domain ? (rounds_per_peer ? nodes - 1 : 1.0) * inter_lat : 0.0);
-        candidates.push_back(
-            {lat * 1e-6, time_per_byte > 0 ? 1.0 / time_per_byte : b.ring,
-             op == CollectiveOp::send_recv ? CollectiveAlgorithm::point_to_point : CollectiveAlgorithm::pairwise,
-             protocol, p, false, false});
-        break;
-      }
-    }
+    if (protocol != Protocol::simple && !low_latency) continue;
+    ProtocolCandidates candidates{k, b,     g,   model,    model.candidates, protocol,       p,
+                                  n, nodes, ppn, intra_hw, ring_hw,          nvls_generation};
+    candidates.intra_lat = candidates.hw_us(intra_hw, kRing, p);
+    if (g.nodes > 1 && protocol == Protocol::ll) candidates.intra_lat *= 1.8;  // tuning.cc
+    candidates.inter_lat = candidates.hw_us(kNetHw, kRing, p);
+    candidates.add(op);
   }
   // NCCL's own choice never includes the 2-D algorithm; an explicit request runs only that one
   // (when it applies to this collective and group).
-  model.forced = k.algorithm && std::any_of(candidates.begin(), candidates.end(),
+  model.forced = k.algorithm && std::any_of(model.candidates.begin(), model.candidates.end(),
                                             [&](const auto& c) { return c.algorithm == *k.algorithm; });
   model.forced_algorithm = k.algorithm.value_or(CollectiveAlgorithm::ring);
   return model;

@@ -1,5 +1,8 @@
 // The --train keys: one row per key of the training workload (the table's machinery:
 // options_rows.hpp). docs/cli.md's --train table is printed from these rows.
+#include <type_traits>
+#include <utility>
+
 #include "core/options_rows.hpp"
 
 namespace meshscope::key_rows {
@@ -38,8 +41,68 @@ TrainingRow training_dtype(KeyInfo info, bool shown = true) {
           shown};
 }
 
-std::vector<TrainingRow> make_training_rows() {
-  std::vector<TrainingRow> rows;
+// An integer field (int64_t or int) of at least `min`, and at most `max` when max > min.
+template <auto Field>
+TrainingRow training_integer(KeyInfo info, double min, double max = 0, std::string_view expected = "") {
+  using Value = std::remove_reference_t<decltype(std::declval<TrainingWorkload&>().*Field)>;
+  info.type = KeyType::integer;
+  return {std::move(info),
+          min,
+          max,
+          expected,
+          [](TrainingWorkload& w, const Parsed& p) {
+            w.*Field = static_cast<Value>(p.integer);
+            return ok();
+          },
+          [](const TrainingWorkload& w) -> Get { return std::to_string(w.*Field); }};
+}
+
+// A number field in [min, max].
+template <double TrainingWorkload::*Field>
+TrainingRow training_number(KeyInfo info, double min, double max) {
+  info.type = KeyType::number;
+  return {std::move(info),
+          min,
+          max,
+          "",
+          [](TrainingWorkload& w, const Parsed& p) {
+            w.*Field = p.number;
+            return ok();
+          },
+          [](const TrainingWorkload& w) -> Get { return fmt_double(w.*Field); }};
+}
+
+// An enum field, its choices and names from its EnumNames table.
+template <auto Field>
+TrainingRow training_choice(KeyInfo info, bool shown = true) {
+  using Value = std::remove_cvref_t<decltype(std::declval<TrainingWorkload&>().*Field)>;
+  info.type = KeyType::choice;
+  info.choices = names_of<Value>();
+  return {std::move(info),
+          0,
+          0,
+          "",
+          [](TrainingWorkload& w, const Parsed& p) {
+            w.*Field = *parse_enum<Value>(p.text);  // apply_row checked it against the choices
+            return ok();
+          },
+          [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.*Field)); },
+          shown};
+}
+
+// convention=: sets the dtypes of the named convention (workload.hpp apply_training_convention).
+Result<bool> apply_convention(TrainingWorkload& w, const Parsed& p) {
+  if (!apply_training_convention(w, p.text))
+    return p.bad("zero, megatron, megatron-distopt, playbook-fp32 or playbook-bf16");
+  return ok();
+}
+// The convention last applied, by name.
+Get convention_text(const TrainingWorkload& w) {
+  return w.convention;
+}
+
+// What a step trains on: the dtype convention, the sequence and the batch.
+void add_step_rows(std::vector<TrainingRow>& rows) {
   rows.push_back({{"convention",
                    "",
                    KeyType::choice,
@@ -53,38 +116,53 @@ std::vector<TrainingRow> make_training_rows() {
                   0,
                   0,
                   "",
-                  [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
-                    if (!apply_training_convention(w, p.text))
-                      return p.bad("zero, megatron, megatron-distopt, playbook-fp32 or playbook-bf16");
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get { return w.convention; }});
-  rows.push_back({{"seq", "seq_len", KeyType::integer, {}, "", "tokens", "4096", "sequence length", ""},
-                  1,
-                  0,
-                  "",
-                  [](TrainingWorkload& w, const Parsed& p) {
-                    w.seq_len = p.integer;
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get { return std::to_string(w.seq_len); }});
-  rows.push_back({{"global_batch",
-                   "gbs",
-                   KeyType::integer,
-                   {},
-                   "",
-                   "sequences",
-                   "512",
-                   "sequences per optimizer step",
-                   "Megatron-LM `--global-batch-size`"},
-                  1,
-                  0,
-                  "",
-                  [](TrainingWorkload& w, const Parsed& p) {
-                    w.global_batch = p.integer;
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get { return std::to_string(w.global_batch); }});
+                  apply_convention,
+                  convention_text});
+  rows.push_back(training_integer<&TrainingWorkload::seq_len>(
+      {"seq", "seq_len", {}, {}, "", "tokens", "4096", "sequence length", ""}, 1));
+  rows.push_back(training_integer<&TrainingWorkload::global_batch>({"global_batch",
+                                                                    "gbs",
+                                                                    {},
+                                                                    {},
+                                                                    "",
+                                                                    "sequences",
+                                                                    "512",
+                                                                    "sequences per optimizer step",
+                                                                    "Megatron-LM `--global-batch-size`"},
+                                                                   1));
+}
+
+// precision=: the GEMM precision, and the parameter (and a 16-bit gradient) dtype to match.
+Result<bool> apply_precision(TrainingWorkload& w, const Parsed& p) {
+  const DType v = p.text == "nvfp4" ? DType::fp4 : *parse_dtype(p.text);
+  w.compute_dtype = v;
+  w.param_dtype = v == DType::fp16 ? DType::fp16 : DType::bf16;
+  if (w.grad_dtype != DType::fp32) w.grad_dtype = w.param_dtype;
+  return ok();
+}
+// nvfp4 for FP4, otherwise the dtype's name.
+Get precision_text(const TrainingWorkload& w) {
+  return w.compute_dtype == DType::fp4 ? std::string("nvfp4") : dtype_text(w.compute_dtype);
+}
+
+// master=: a dtype, or none (the optimizer updates the weights in place).
+Result<bool> apply_master(TrainingWorkload& w, const Parsed& p) {
+  if (p.text == "none") {
+    w.master_dtype = std::nullopt;
+    return ok();
+  }
+  const auto type = parse_dtype(p.text);
+  if (!type) return p.bad("fp32, bf16, fp16, fp8, int8 or int4");
+  w.master_dtype = *type;
+  return ok();
+}
+// The master copy's dtype, or none.
+Get master_text(const TrainingWorkload& w) {
+  return w.master_dtype ? dtype_text(*w.master_dtype) : std::string("none");
+}
+
+// Precision: the GEMMs' and the storage dtypes of weights, gradients and the master copy (docs/conventions.md).
+void add_precision_rows(std::vector<TrainingRow>& rows) {
   rows.push_back({{"precision",
                    "",
                    KeyType::choice,
@@ -101,16 +179,8 @@ std::vector<TrainingRow> make_training_rows() {
                   0,
                   0,
                   "bf16, fp16, fp8 or nvfp4 (mixed precision)",
-                  [](TrainingWorkload& w, const Parsed& p) {
-                    const DType v = p.text == "nvfp4" ? DType::fp4 : *parse_dtype(p.text);
-                    w.compute_dtype = v;
-                    w.param_dtype = v == DType::fp16 ? DType::fp16 : DType::bf16;
-                    if (w.grad_dtype != DType::fp32) w.grad_dtype = w.param_dtype;
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get {
-                    return w.compute_dtype == DType::fp4 ? std::string("nvfp4") : dtype_text(w.compute_dtype);
-                  }});
+                  apply_precision,
+                  precision_text});
   rows.push_back(training_dtype<&TrainingWorkload::param_dtype>(
       {"param_dtype", "", {}, {}, "", "", "from the convention", "storage of the weights", "docs/conventions.md"}));
   rows.push_back(training_dtype<&TrainingWorkload::grad_dtype>(
@@ -135,19 +205,22 @@ std::vector<TrainingRow> make_training_rows() {
                   0,
                   0,
                   "",
-                  [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
-                    if (p.text == "none") {
-                      w.master_dtype = std::nullopt;
-                      return ok();
-                    }
-                    const auto type = parse_dtype(p.text);
-                    if (!type) return p.bad("fp32, bf16, fp16, fp8, int8 or int4");
-                    w.master_dtype = *type;
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get {
-                    return w.master_dtype ? dtype_text(*w.master_dtype) : std::string("none");
-                  }});
+                  apply_master,
+                  master_text});
+}
+
+// optimizer=: adam and adamw keep two moments, sgd one.
+Result<bool> apply_optimizer(TrainingWorkload& w, const Parsed& p) {
+  w.optimizer = p.text == "sgd" ? Optimizer::sgd_momentum : Optimizer::adam;
+  return ok();
+}
+// The optimizer, by name.
+Get optimizer_text(const TrainingWorkload& w) {
+  return std::string(optimizer_name(w.optimizer));
+}
+
+// The optimizer and how ZeRO shards its state.
+void add_optimizer_rows(std::vector<TrainingRow>& rows) {
   rows.push_back({{"optimizer",
                    "",
                    KeyType::choice,
@@ -160,28 +233,60 @@ std::vector<TrainingRow> make_training_rows() {
                   0,
                   0,
                   "adam, adamw or sgd (with momentum)",
-                  [](TrainingWorkload& w, const Parsed& p) {
-                    w.optimizer = p.text == "sgd" ? Optimizer::sgd_momentum : Optimizer::adam;
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get { return std::string(optimizer_name(w.optimizer)); }});
-  rows.push_back({{"zero",
-                   "",
-                   KeyType::integer,
-                   {"0", "1", "2", "3"},
-                   "0–3",
-                   "",
-                   "1",
-                   "ZeRO stage: 1 shards optimizer state, 2 also gradients, 3 also parameters (FSDP)",
-                   "Rajbhandari et al. SC20 §5"},
-                  0,
-                  3,
-                  "0, 1, 2 or 3",
-                  [](TrainingWorkload& w, const Parsed& p) {
-                    w.zero_stage = static_cast<int>(p.integer);
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get { return std::to_string(w.zero_stage); }});
+                  apply_optimizer,
+                  optimizer_text});
+  rows.push_back(training_integer<&TrainingWorkload::zero_stage>(
+      {"zero",
+       "",
+       {},
+       {"0", "1", "2", "3"},
+       "0–3",
+       "",
+       "1",
+       "ZeRO stage: 1 shards optimizer state, 2 also gradients, 3 also parameters (FSDP)",
+       "Rajbhandari et al. SC20 §5"},
+      0, 3, "0, 1, 2 or 3"));
+}
+
+// recompute=: the mode, and for RecomputeMode::layers how many.
+Result<bool> apply_recompute(TrainingWorkload& w, const Parsed& p) {
+  // A name (none, selective, full, op), or n: the first n layers of each chunk ("layers").
+  if (const auto mode = parse_enum<RecomputeMode>(p.text); mode && *mode != RecomputeMode::layers) {
+    w.recompute = *mode;
+    return ok();
+  }
+  int64_t layers = 0;
+  const auto [end, ec] = std::from_chars(p.text.data(), p.text.data() + p.text.size(), layers);
+  if (ec != std::errc() || end != p.text.data() + p.text.size() || layers < 0) return p.bad("an integer ≥ 0");
+  w.recompute = RecomputeMode::layers;
+  w.recompute_layers = layers;
+  return ok();
+}
+// The mode, or the number of recomputed layers.
+Get recompute_text(const TrainingWorkload& w) {
+  return w.recompute == RecomputeMode::layers ? std::to_string(w.recompute_layers)
+                                              : std::string(recompute_name(w.recompute));
+}
+
+// recompute_modules=: Megatron-Core's module names joined by +, or none.
+Result<bool> apply_recompute_modules(TrainingWorkload& w, const Parsed& p) {
+  std::string bad;
+  const auto modules = parse_recompute_modules(p.text, &bad);
+  if (!modules)
+    return p.bad(
+        "modules joined by '+' from core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
+        "shared_experts (not '" +
+        bad + "'), or none");
+  w.recompute_modules = *modules;
+  return ok();
+}
+// The modules joined by +.
+Get recompute_modules_of(const TrainingWorkload& w) {
+  return recompute_modules_text(w.recompute_modules);
+}
+
+// What the backward recomputes instead of keeping, and FlashAttention's scores not kept.
+void add_recompute_rows(std::vector<TrainingRow>& rows) {
   rows.push_back(
       {{"recompute",
         "",
@@ -198,23 +303,8 @@ std::vector<TrainingRow> make_training_rows() {
        0,
        0,
        "",
-       [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
-         // A name (none, selective, full, op), or n: the first n layers of each chunk ("layers").
-         if (const auto mode = parse_enum<RecomputeMode>(p.text); mode && *mode != RecomputeMode::layers) {
-           w.recompute = *mode;
-           return ok();
-         }
-         int64_t layers = 0;
-         const auto [end, ec] = std::from_chars(p.text.data(), p.text.data() + p.text.size(), layers);
-         if (ec != std::errc() || end != p.text.data() + p.text.size() || layers < 0) return p.bad("an integer ≥ 0");
-         w.recompute = RecomputeMode::layers;
-         w.recompute_layers = layers;
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get {
-         return w.recompute == RecomputeMode::layers ? std::to_string(w.recompute_layers)
-                                                     : std::string(recompute_name(w.recompute));
-       }});
+       apply_recompute,
+       recompute_text});
   rows.push_back(
       {{"recompute_modules",
         "",
@@ -236,54 +326,47 @@ std::vector<TrainingRow> make_training_rows() {
        0,
        0,
        "",
-       [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
-         std::string bad;
-         const auto modules = parse_recompute_modules(p.text, &bad);
-         if (!modules)
-           return p.bad(
-               "modules joined by '+' from core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
-               "shared_experts (not '" +
-               bad + "'), or none");
-         w.recompute_modules = *modules;
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return recompute_modules_text(w.recompute_modules); }});
+       apply_recompute_modules,
+       recompute_modules_of});
   rows.push_back(training_bool<&TrainingWorkload::flash_attention>(
       {"flash", "", {}, {}, "", "", "true", "FlashAttention (no s×s scores stored)", "Dao et al. 2022"}));
-  rows.push_back(
-      {{"schedule", "", KeyType::choice, names_of<PipelineSchedule>(), "", "", "`1f1b`",
-        "pipeline schedule: the activations in flight (ZB-H2 2(p − s) − 1, DualPipe p + 1 chunks and both ends' "
-        "parameters) and, in `estimate`, the simulated timeline (one field: `1f1b` with `vpp > 1` is interleaved, "
-        "`interleaved` with `vpp = 1` is 1F1B, any other schedule with `vpp > 1` is an error; `estimate --schedule "
-        "S` is `--train schedule=S`; the app's schedule boxes set this key, and project files of version 2 that "
-        "kept a top-level `\"schedule\"` still set it)",
-        "docs/schedules.md (Narayanan et al. SC21, Qi et al. 2024, DeepSeek-V3 §3.2.1)"},
-       0,
-       0,
+}
+
+// How the parallelisms run: the pipeline schedule and context parallelism's implementation.
+void add_parallelism_rows(std::vector<TrainingRow>& rows) {
+  rows.push_back(training_choice<&TrainingWorkload::schedule>(
+      {"schedule",
        "",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.schedule = *parse_enum<PipelineSchedule>(p.text);
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.schedule)); }});
-  rows.push_back(
-      {{"cp_comm", "", KeyType::choice, names_of<CpComm>(), "", "",
-        "`auto` (`torch` under FSDP2, `zero=3`; `p2p` otherwise)",
-        "context parallelism's implementation: `p2p` ring attention as Megatron-Core/Transformer Engine run "
-        "it (K/V chunks passed around the CP ring under the attention they feed), `a2a` Ulysses (all-to-alls "
-        "of the heads), `torch` PyTorch's context_parallel as torchtitan applies it (K/V, repeated to the "
-        "query heads, all-gathered once per pass; one SDPA call per ring step merged into fp32 outputs; fp32 "
-        "dK/dV passed around the ring)",
-        "Megatron-LM `--cp-comm-type p2p|a2a`; Jacobs et al. 2023 (DeepSpeed-Ulysses); PyTorch "
-        "torch/distributed/tensor/experimental/_attention.py"},
-       0,
-       0,
+       {},
+       {},
        "",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.cp_comm = *parse_enum<CpComm>(p.text);
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.cp_comm)); }});
+       "",
+       "`1f1b`",
+       "pipeline schedule: the activations in flight (ZB-H2 2(p − s) − 1, DualPipe p + 1 chunks and both ends' "
+       "parameters) and, in `estimate`, the simulated timeline (one field: `1f1b` with `vpp > 1` is interleaved, "
+       "`interleaved` with `vpp = 1` is 1F1B, any other schedule with `vpp > 1` is an error; `estimate --schedule "
+       "S` is `--train schedule=S`; the app's schedule boxes set this key, and project files of version 2 that "
+       "kept a top-level `\"schedule\"` still set it)",
+       "docs/schedules.md (Narayanan et al. SC21, Qi et al. 2024, DeepSeek-V3 §3.2.1)"}));
+  rows.push_back(training_choice<&TrainingWorkload::cp_comm>(
+      {"cp_comm",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "`auto` (`torch` under FSDP2, `zero=3`; `p2p` otherwise)",
+       "context parallelism's implementation: `p2p` ring attention as Megatron-Core/Transformer Engine run "
+       "it (K/V chunks passed around the CP ring under the attention they feed), `a2a` Ulysses (all-to-alls "
+       "of the heads), `torch` PyTorch's context_parallel as torchtitan applies it (K/V, repeated to the "
+       "query heads, all-gathered once per pass; one SDPA call per ring step merged into fp32 outputs; fp32 "
+       "dK/dV passed around the ring)",
+       "Megatron-LM `--cp-comm-type p2p|a2a`; Jacobs et al. 2023 (DeepSpeed-Ulysses); PyTorch "
+       "torch/distributed/tensor/experimental/_attention.py"}));
+}
+
+// Communication under compute: Megatron-LM's overlap flags (TP, DP gradients and parameters, EP, PP).
+void add_overlap_rows(std::vector<TrainingRow>& rows) {
   rows.push_back(training_bool<&TrainingWorkload::tp_comm_overlap>(
       {"tp_comm_overlap",
        "",
@@ -365,6 +448,28 @@ std::vector<TrainingRow> make_training_rows() {
        "false (Megatron-Core `overlap_p2p_comm_warmup_flush`; `--overlap-p2p-communication-warmup-flush` sets it)",
        "With `overlap_p2p_comm`: the warm-up and cool-down sends are asynchronous too (their receives prefetched)",
        "megatron/core/model_parallel_config.py; megatron/core/pipeline_parallel/schedules.py"}));
+}
+
+// reshard_after_forward=: the FSDP policy.
+Result<bool> apply_reshard_after_forward(TrainingWorkload& w, const Parsed& p) {
+  // torchtitan's policy names, and FSDP2's booleans for always/never.
+  if (const auto policy = parse_enum<ReshardAfterForward>(p.text)) {
+    w.reshard_after_forward = *policy;
+    return ok();
+  }
+  const bool yes = p.text == "true" || p.text == "1" || p.text == "on" || p.text == "yes";
+  const bool no = p.text == "false" || p.text == "0" || p.text == "off" || p.text == "no";
+  if (!yes && !no) return p.bad("default, always (true) or never (false)");
+  w.reshard_after_forward = yes ? ReshardAfterForward::always : ReshardAfterForward::never;
+  return ok();
+}
+// The policy, by name.
+Get reshard_after_forward_text(const TrainingWorkload& w) {
+  return std::string(reshard_after_forward_name(w.reshard_after_forward));
+}
+
+// FSDP (zero=3): prefetching and resharding after forward.
+void add_fsdp_rows(std::vector<TrainingRow>& rows) {
   rows.push_back(training_bool<&TrainingWorkload::fsdp_prefetch>(
       {"fsdp_prefetch",
        "",
@@ -388,21 +493,22 @@ std::vector<TrainingRow> make_training_rows() {
        0,
        0,
        "",
-       [](TrainingWorkload& w, const Parsed& p) -> Result<bool> {
-         // torchtitan's policy names, and FSDP2's booleans for always/never.
-         if (const auto policy = parse_enum<ReshardAfterForward>(p.text)) {
-           w.reshard_after_forward = *policy;
-           return ok();
-         }
-         const bool yes = p.text == "true" || p.text == "1" || p.text == "on" || p.text == "yes";
-         const bool no = p.text == "false" || p.text == "0" || p.text == "off" || p.text == "no";
-         if (!yes && !no) return p.bad("default, always (true) or never (false)");
-         w.reshard_after_forward = yes ? ReshardAfterForward::always : ReshardAfterForward::never;
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get {
-         return std::string(reshard_after_forward_name(w.reshard_after_forward));
-       }});
+       apply_reshard_after_forward,
+       reshard_after_forward_text});
+}
+
+// kernels=: fused (Transformer Engine, torch.compile) or eager (PyTorch composites).
+Result<bool> apply_kernels(TrainingWorkload& w, const Parsed& p) {
+  w.eager_kernels = p.text == "eager";
+  return ok();
+}
+// fused or eager.
+Get kernels_text(const TrainingWorkload& w) {
+  return std::string(w.eager_kernels ? "eager" : "fused");
+}
+
+// How the framework runs a layer: CUDA graphs, element-wise and attention kernels, its allocations and FP8 scaling.
+void add_framework_kernel_rows(std::vector<TrainingRow>& rows) {
   rows.push_back(training_bool<&TrainingWorkload::cuda_graphs>(
       {"cuda_graphs",
        "",
@@ -448,124 +554,120 @@ std::vector<TrainingRow> make_training_rows() {
        0,
        0,
        "fused (Transformer Engine, torch.compile) or eager (PyTorch composites)",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.eager_kernels = p.text == "eager";
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return std::string(w.eager_kernels ? "eager" : "fused"); }});
-  rows.push_back(
-      {{"memory_framework", "", KeyType::choice, names_of<MemoryFramework>(), "", "",
-        "`auto` (FSDP2 for `zero=3`, Megatron-LM otherwise)",
-        "whose allocations the memory budget follows beyond the model states and saved activations: the loss "
-        "kernel's buffers, FSDP2's unsharded root and kept blocks and its side-stream pools, Megatron's main-grad "
-        "buffer and Transformer Engine's FP8 weight caches; `generic`: the framework-neutral budget ([estimate.md "
-        "§6](estimate.md#6-peak-memory-against-what-frameworks-allocate))",
-        "torch/distributed/fsdp/_fully_shard; megatron/core/distributed/param_and_grad_buffer.py"},
-       0,
-       0,
+       apply_kernels,
+       kernels_text});
+  rows.push_back(training_choice<&TrainingWorkload::memory_framework>(
+      {"memory_framework",
        "",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.memory_framework = *parse_enum<MemoryFramework>(p.text);
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return std::string(memory_framework_name(w.memory_framework)); }});
-  rows.push_back(
-      {{"attention_kernel", "", KeyType::choice, names_of<AttentionKernel>(), "", "",
-        "`auto` (cuDNN's fused attention on Hopper and newer, FlashAttention-2 before)",
-        "which fused kernels run the attention core, at the rates measured for the GPU (the catalogue's "
-        "`attention` block): `flash2` FlashAttention-2 (PyTorch SDPA's flash backend, its default on Hopper "
-        "before PyTorch 2.11: set it for torchtitan and other SDPA runs on older PyTorch), `cudnn` cuDNN's fused "
-        "attention (Transformer Engine's FusedAttention; SDPA's cuDNN "
-        "backend), `flash3` FlashAttention-3; a GPU without a measurement for the kernel takes the generic "
-        "shares `--efficiency attention_forward`/`attention_backward` "
-        "([estimate.md](estimate.md#the-attention-kernels))",
-        "transformer_engine/pytorch/attention/dot_product_attention/utils.py get_attention_backend; "
-        "aten/src/ATen/native/transformers/cuda/sdp_utils.cpp priority_order; Shah et al. 2024 (FlashAttention-3) "
-        "Figures 5-7"},
-       0,
-       0,
+       {},
+       {},
        "",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.attention_kernel = *parse_enum<AttentionKernel>(p.text);
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.attention_kernel)); }});
-  rows.push_back(
-      {{"fp8_recipe", "", KeyType::choice, names_of<Fp8Recipe>(), "", "",
-        "`auto` (`current` under FSDP2, torchao's tensorwise float8; `delayed` otherwise, Megatron-LM's default)",
-        "how FP8 operands are scaled (with `precision=fp8`): `delayed` (amax history: the amax comes out of the "
-        "cast itself), `current` (tensorwise: an amax pass over each tensor before its cast), `mxfp8` / "
-        "`blockwise` (each block's scale inside the cast); NVFP4 always computes its tensor amax first. "
-        "Transformer Engine caches a weight's FP8 copy across micro-batches, so under Megatron the weight casts "
-        "are once per step ([estimate.md](estimate.md#fp8-training-is-not-2-bf16))",
-        "Megatron-LM --fp8-recipe; transformer_engine/pytorch/csrc/quantizer.cpp (Float8CurrentScalingQuantizer: "
-        "nvte_compute_amax, then the cast); TE module get_weight_workspace(is_first_microbatch)"},
-       0,
-       0,
        "",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.fp8_recipe = *parse_enum<Fp8Recipe>(p.text);
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.fp8_recipe)); }});
-  rows.push_back(
-      {{"moe_dispatcher", "", KeyType::choice, names_of<MoeDispatcher>(), "", "",
-        "`alltoall` (Megatron-Core's all-to-all token dispatcher)",
-        "how MoE tokens reach their experts' ranks: `alltoall` (one all-to-all row per token and selected "
-        "expert), `flex` (DeepEP / HybridEP: a token goes once to each rank holding any of its experts, so "
-        "top-8 of 128 experts over EP 8 sends 5.3 rows per token instead of 8) "
-        "([estimate.md](estimate.md#2-communication-exposed-on-the-critical-path))",
-        "Megatron-LM --moe-token-dispatcher-type alltoall|flex, --moe-flex-dispatcher-backend deepep|hybridep; "
-        "DeepEP get_dispatch_layout (is_token_in_rank)"},
-       0,
-       0,
+       "`auto` (FSDP2 for `zero=3`, Megatron-LM otherwise)",
+       "whose allocations the memory budget follows beyond the model states and saved activations: the loss "
+       "kernel's buffers, FSDP2's unsharded root and kept blocks and its side-stream pools, Megatron's main-grad "
+       "buffer and Transformer Engine's FP8 weight caches; `generic`: the framework-neutral budget ([estimate.md "
+       "§6](estimate.md#6-peak-memory-against-what-frameworks-allocate))",
+       "torch/distributed/fsdp/_fully_shard; megatron/core/distributed/param_and_grad_buffer.py"}));
+  rows.push_back(training_choice<&TrainingWorkload::attention_kernel>(
+      {"attention_kernel",
        "",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.moe_dispatcher = *parse_enum<MoeDispatcher>(p.text);
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.moe_dispatcher)); }});
-  rows.push_back(
-      {{"moe_capacity_factor",
-        "",
-        KeyType::number,
-        {},
-        "0–64",
-        "",
-        "0 (dropless)",
-        "token dropping with padded experts: each expert's input padded to this factor × its balanced share of "
-        "the routed tokens, the tokens past it dropped; the experts, the permutations and the all-to-alls move "
-        "factor × the balanced rows, with static shapes (no device-to-host sync of the splits; with "
-        "`cuda_graphs` the whole MoE layer replays from graphs). Needs `moe_dispatcher=alltoall`. 0: dropless",
-        "Megatron-LM --moe-expert-capacity-factor, --moe-pad-expert-input-to-capacity "
-        "(megatron/core/transformer/moe/token_dispatcher.py, drop_and_pad); Megatron-Bridge apply_moe_token_drop"},
-       0,
-       64,
+       {},
+       {},
        "",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.moe_capacity_factor = p.number;
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return fmt_double(w.moe_capacity_factor); }});
-  rows.push_back(
-      {{"framework", "", KeyType::choice, names_of<Framework>(), "", "", "`any`",
-        "the training framework the layout is for: `rank` proposes only the schedules, parallelisms and options "
-        "it runs (at the version its table names), and its defaults resolve the `auto` keys (memory_framework, "
-        "cp_comm, fp8_recipe); `any` is every option the model has, each ranked layout marked with the frameworks "
-        "that run it ([estimate.md](estimate.md#the-target-framework))",
-        "core/framework/framework.cpp: Megatron-Core schedules.py, Megatron-Bridge config.py, torchtitan "
-        "job_config.py, DeepSpeed runtime/pipe/schedule.py"},
-       0,
-       0,
        "",
-       [](TrainingWorkload& w, const Parsed& p) {
-         w.framework = *parse_enum<Framework>(p.text);
-         return ok();
-       },
-       [](const TrainingWorkload& w) -> Get { return std::string(enum_name(w.framework)); },
-       false});
-  add_runtime_rows(rows, true);
-  // Keys written only when they differ from their default.
+       "`auto` (cuDNN's fused attention on Hopper and newer, FlashAttention-2 before)",
+       "which fused kernels run the attention core, at the rates measured for the GPU (the catalogue's "
+       "`attention` block): `flash2` FlashAttention-2 (PyTorch SDPA's flash backend, its default on Hopper "
+       "before PyTorch 2.11: set it for torchtitan and other SDPA runs on older PyTorch), `cudnn` cuDNN's fused "
+       "attention (Transformer Engine's FusedAttention; SDPA's cuDNN "
+       "backend), `flash3` FlashAttention-3; a GPU without a measurement for the kernel takes the generic "
+       "shares `--efficiency attention_forward`/`attention_backward` "
+       "([estimate.md](estimate.md#the-attention-kernels))",
+       "transformer_engine/pytorch/attention/dot_product_attention/utils.py get_attention_backend; "
+       "aten/src/ATen/native/transformers/cuda/sdp_utils.cpp priority_order; Shah et al. 2024 (FlashAttention-3) "
+       "Figures 5-7"}));
+  rows.push_back(training_choice<&TrainingWorkload::fp8_recipe>(
+      {"fp8_recipe",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "`auto` (`current` under FSDP2, torchao's tensorwise float8; `delayed` otherwise, Megatron-LM's default)",
+       "how FP8 operands are scaled (with `precision=fp8`): `delayed` (amax history: the amax comes out of the "
+       "cast itself), `current` (tensorwise: an amax pass over each tensor before its cast), `mxfp8` / "
+       "`blockwise` (each block's scale inside the cast); NVFP4 always computes its tensor amax first. "
+       "Transformer Engine caches a weight's FP8 copy across micro-batches, so under Megatron the weight casts "
+       "are once per step ([estimate.md](estimate.md#fp8-training-is-not-2-bf16))",
+       "Megatron-LM --fp8-recipe; transformer_engine/pytorch/csrc/quantizer.cpp (Float8CurrentScalingQuantizer: "
+       "nvte_compute_amax, then the cast); TE module get_weight_workspace(is_first_microbatch)"}));
+}
+
+// MoE: the token dispatcher and token dropping.
+void add_moe_rows(std::vector<TrainingRow>& rows) {
+  rows.push_back(training_choice<&TrainingWorkload::moe_dispatcher>(
+      {"moe_dispatcher",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "`alltoall` (Megatron-Core's all-to-all token dispatcher)",
+       "how MoE tokens reach their experts' ranks: `alltoall` (one all-to-all row per token and selected "
+       "expert), `flex` (DeepEP / HybridEP: a token goes once to each rank holding any of its experts, so "
+       "top-8 of 128 experts over EP 8 sends 5.3 rows per token instead of 8) "
+       "([estimate.md](estimate.md#2-communication-exposed-on-the-critical-path))",
+       "Megatron-LM --moe-token-dispatcher-type alltoall|flex, --moe-flex-dispatcher-backend deepep|hybridep; "
+       "DeepEP get_dispatch_layout (is_token_in_rank)"}));
+  rows.push_back(training_number<&TrainingWorkload::moe_capacity_factor>(
+      {"moe_capacity_factor",
+       "",
+       {},
+       {},
+       "0–64",
+       "",
+       "0 (dropless)",
+       "token dropping with padded experts: each expert's input padded to this factor × its balanced share of "
+       "the routed tokens, the tokens past it dropped; the experts, the permutations and the all-to-alls move "
+       "factor × the balanced rows, with static shapes (no device-to-host sync of the splits; with "
+       "`cuda_graphs` the whole MoE layer replays from graphs). Needs `moe_dispatcher=alltoall`. 0: dropless",
+       "Megatron-LM --moe-expert-capacity-factor, --moe-pad-expert-input-to-capacity "
+       "(megatron/core/transformer/moe/token_dispatcher.py, drop_and_pad); Megatron-Bridge apply_moe_token_drop"},
+      0, 64));
+}
+
+// The target framework (core/framework): what `rank` proposes.
+void add_target_framework_rows(std::vector<TrainingRow>& rows) {
+  rows.push_back(training_choice<&TrainingWorkload::framework>(
+      {"framework",
+       "",
+       {},
+       {},
+       "",
+       "",
+       "`any`",
+       "the training framework the layout is for: `rank` proposes only the schedules, parallelisms and options "
+       "it runs (at the version its table names), and its defaults resolve the `auto` keys (memory_framework, "
+       "cp_comm, fp8_recipe); `any` is every option the model has, each ranked layout marked with the frameworks "
+       "that run it ([estimate.md](estimate.md#the-target-framework))",
+       "core/framework/framework.cpp: Megatron-Core schedules.py, Megatron-Bridge config.py, torchtitan "
+       "job_config.py, DeepSpeed runtime/pipe/schedule.py"},
+      false));
+}
+
+// dropout=: overrides the model's dropout.
+Result<bool> apply_dropout(TrainingWorkload& w, const Parsed& p) {
+  w.dropout = p.boolean;
+  return ok();
+}
+// Nothing unless set.
+Get dropout_text(const TrainingWorkload& w) {
+  return w.dropout ? std::optional<std::string>(fmt_bool(*w.dropout)) : std::nullopt;
+}
+
+// Details of the saved activations and the FLOPs, written only when they differ from their default.
+void add_activation_detail_rows(std::vector<TrainingRow>& rows) {
   rows.push_back(training_dtype<&TrainingWorkload::optimizer_state_dtype>(
       {"optimizer_dtype", "", {}, {}, "", "", "`fp32`", "storage of the optimizer's moments", "docs/conventions.md"},
       false));
@@ -592,13 +694,8 @@ std::vector<TrainingRow> make_training_rows() {
                   0,
                   0,
                   "",
-                  [](TrainingWorkload& w, const Parsed& p) {
-                    w.dropout = p.boolean;
-                    return ok();
-                  },
-                  [](const TrainingWorkload& w) -> Get {
-                    return w.dropout ? std::optional<std::string>(fmt_bool(*w.dropout)) : std::nullopt;
-                  },
+                  apply_dropout,
+                  dropout_text,
                   false});
   rows.push_back(training_bool<&TrainingWorkload::output_layer_activations>(
       {"output_activations",
@@ -631,6 +728,24 @@ std::vector<TrainingRow> make_training_rows() {
                                                            "causal attention FLOPs (half the scores)",
                                                            "FlashAttention's FLOP convention (Dao 2023)"},
                                                           false));
+}
+
+// The --train table, in the order of docs/cli.md; the keys after the runtime ones are written only
+// when they differ from their default.
+std::vector<TrainingRow> make_training_rows() {
+  std::vector<TrainingRow> rows;
+  add_step_rows(rows);
+  add_precision_rows(rows);
+  add_optimizer_rows(rows);
+  add_recompute_rows(rows);
+  add_parallelism_rows(rows);
+  add_overlap_rows(rows);
+  add_fsdp_rows(rows);
+  add_framework_kernel_rows(rows);
+  add_moe_rows(rows);
+  add_target_framework_rows(rows);
+  add_runtime_rows(rows, true);
+  add_activation_detail_rows(rows);
   return rows;
 }
 

@@ -197,14 +197,12 @@ double predicted_compute_s(const StepEstimate& estimate) {
   return b.forward_s + b.backward_s + b.recompute_s + b.optimizer_s;
 }
 
-Result<TraceComparison> compare_trace(const KinetoRunAnalysis& run, const StepEstimate& estimate, const Layout& layout,
-                                      const Cluster& cluster, const TraceCompareOptions& options) {
-  if (run.ranks.empty()) return make_error(ErrorCode::invalid_argument, "no trace to compare");
-  const int64_t world = layout.world_size();
-  TraceComparison out;
-  out.world_size = world;
+namespace {
 
-  // The trace must be of this layout's job.
+// The trace must be of this layout's job: one world size, the layout's, and every rank inside it.
+// A trace that does not record its world size is taken as the layout's (a note says so).
+Result<void> check_trace_world(const KinetoRunAnalysis& run, const Layout& layout, std::vector<std::string>& notes) {
+  const int64_t world = layout.world_size();
   std::optional<int64_t> trace_world;
   for (const KinetoRankAnalysis& r : run.ranks) {
     if (r.world_size <= 0) continue;
@@ -227,9 +225,15 @@ Result<TraceComparison> compare_trace(const KinetoRunAnalysis& run, const StepEs
           ErrorCode::invalid_argument,
           "rank " + std::to_string(r.rank) + " is outside the layout's " + std::to_string(world) + " ranks", r.origin);
   if (!trace_world)
-    out.notes.push_back("the trace does not record its world size (no distributedInfo); assumed the layout's " +
-                        std::to_string(world) + " ranks");
+    notes.push_back("the trace does not record its world size (no distributedInfo); assumed the layout's " +
+                    std::to_string(world) + " ranks");
+  return {};
+}
 
+// The ranks to compare: those with ProfilerSteps (the others left out, with a note), at least one
+// of them with GPU activity.
+Result<std::vector<const KinetoRankAnalysis*>> ranks_with_steps(const KinetoRunAnalysis& run,
+                                                                std::vector<std::string>& notes) {
   std::vector<const KinetoRankAnalysis*> ranks;
   for (const KinetoRankAnalysis& r : run.ranks)
     if (!r.steps.empty()) ranks.push_back(&r);
@@ -243,24 +247,30 @@ Result<TraceComparison> compare_trace(const KinetoRunAnalysis& run, const StepEs
                       "the trace has no GPU activity (a CPU-only trace): nothing to compare with the GPU prediction",
                       ranks.front()->origin);
   for (const KinetoRankAnalysis& r : run.ranks)
-    if (r.steps.empty()) out.notes.push_back(r.origin + ": no ProfilerStep; left out");
-  out.ranks = static_cast<int64_t>(ranks.size());
+    if (r.steps.empty()) notes.push_back(r.origin + ": no ProfilerStep; left out");
+  return ranks;
+}
 
-  const Router router(cluster);
-  MS_TRY(placement, place_layout(layout, cluster, router, options.order));
-  const std::vector<AxisShape> shapes = axis_shapes(placement);
-
-  // Process groups of every rank, by name (the same pg_config on every rank of a job).
+// The process groups of every rank, by name (the same pg_config on every rank of a job), mapped to the axes.
+std::map<std::string, ProcessGroupMatch> map_process_groups(const std::vector<const KinetoRankAnalysis*>& ranks,
+                                                            int64_t world, const std::vector<AxisShape>& shapes) {
   std::map<std::string, ProcessGroupMatch> groups;
   for (const KinetoRankAnalysis* r : ranks)
     for (const ProcessGroupAxis& g : r->process_groups)
       if (!groups.count(g.name))
         groups[g.name] =
             map_group(g.name, g.description, g.size, g.stride, g.shape == ProcessGroupShape::world, world, shapes);
-  for (const auto& [name, match] : groups) out.process_groups.push_back(match);
+  return groups;
+}
+
+// The mapped process groups and the layout's axes, which a collective's group is looked up in.
+struct GroupMapping {
+  const std::map<std::string, ProcessGroupMatch>& groups;
+  int64_t world = 0;
+  const std::vector<AxisShape>& shapes;
 
   // A collective's group: its pg by name, else its size alone.
-  const auto collective_group = [&](const KinetoCollectiveSummary& c) -> ProcessGroupMatch {
+  [[nodiscard]] ProcessGroupMatch of(const KinetoCollectiveSummary& c) const {
     if (!c.process_group.empty()) {
       const auto it = groups.find(c.process_group);
       if (it != groups.end()) return it->second;
@@ -268,124 +278,167 @@ Result<TraceComparison> compare_trace(const KinetoRunAnalysis& run, const StepEs
     ProcessGroupMatch m = map_group(c.process_group, {}, c.group_size, 0, false, world, shapes);
     if (c.group_size_assumed) m.reason += " (the trace gives no group: its size is taken as the world's)";
     return m;
-  };
+  }
+};
 
+// What the trace measured, per rank (each a mean over the rank's steps): the step's parts, the
+// communication kernels' time and exposed share by group label, and every collective by op and label.
+struct TraceMeasurements {
   Accumulator step, compute, exposed, idle;
   std::map<std::string, Accumulator> comm_by_label, exposed_by_label;
   std::map<std::pair<int, std::string>, CollectiveAccumulator> collectives;
   std::set<std::string> labels_with_comm;
-  for (const KinetoRankAnalysis* r : ranks) {
-    const double steps = static_cast<double>(r->steps.size());
-    out.steps += static_cast<int64_t>(r->steps.size());
-    double step_s = 0, compute_s = 0, exposed_s = 0, idle_s = 0;
-    for (const KinetoStepBreakdown& s : r->steps) {
-      step_s += s.duration_us * kMicro;
-      compute_s += s.compute_us * kMicro;
-      exposed_s += s.exposed_communication_us * kMicro;
-      idle_s += s.idle_us * kMicro;
-    }
-    step.add(step_s / steps);
-    compute.add(compute_s / steps);
-    exposed.add(exposed_s / steps);
-    idle.add(idle_s / steps);
+  int64_t steps = 0;  // ProfilerSteps, all ranks together
+};
 
-    std::map<std::string, double> kernel_s;  // per step, by label
-    double kernel_total_s = 0;
-    for (const KinetoCollectiveSummary& c : r->collectives) {
-      const ProcessGroupMatch g = collective_group(c);
-      const double per_step_s = c.time_us * kMicro / steps;
-      kernel_s[g.label] += per_step_s;
-      kernel_total_s += per_step_s;
-      if (!c.op) continue;
-      CollectiveAccumulator& acc = collectives[{static_cast<int>(*c.op), g.label}];
-      if (acc.count_per_step.values.empty()) {
-        if (c.group_size_assumed)
-          out.notes.push_back(std::string(collective_op_name(*c.op)) +
-                              ": the trace names no process group; taken as all " + std::to_string(world) + " ranks (" +
-                              g.label + ")");
-        acc.op = *c.op;
-        acc.label = g.label;
-        acc.axis = g.axis;
-        acc.group_size = c.group_size;
-        acc.first_rank = r->rank;
-      }
-      acc.count_per_step.add(static_cast<double>(c.count) / steps);
-      if (c.busbw_bytes_per_s > 0 && std::isfinite(c.busbw_bytes_per_s)) acc.busbw.add(c.busbw_bytes_per_s);
-      acc.bytes += c.bytes;
-      acc.count_with_bytes += c.count_with_bytes;
-    }
-    for (const auto& [label, seconds] : kernel_s) {
-      comm_by_label[label].add(seconds);
-      labels_with_comm.insert(label);
-      // The trace's exposed time is one total: shared out by kernel time when several groups communicate.
-      exposed_by_label[label].add(kernel_total_s > 0 ? exposed_s / steps * seconds / kernel_total_s : 0);
-    }
+// One rank's steps and collectives into `measured`; a note for each collective without a process group.
+void measure_rank(const KinetoRankAnalysis& r, const GroupMapping& mapping, TraceMeasurements& measured,
+                  std::vector<std::string>& notes) {
+  const double steps = static_cast<double>(r.steps.size());
+  measured.steps += static_cast<int64_t>(r.steps.size());
+  double step_s = 0, compute_s = 0, exposed_s = 0, idle_s = 0;
+  for (const KinetoStepBreakdown& s : r.steps) {
+    step_s += s.duration_us * kMicro;
+    compute_s += s.compute_us * kMicro;
+    exposed_s += s.exposed_communication_us * kMicro;
+    idle_s += s.idle_us * kMicro;
   }
+  measured.step.add(step_s / steps);
+  measured.compute.add(compute_s / steps);
+  measured.exposed.add(exposed_s / steps);
+  measured.idle.add(idle_s / steps);
 
+  std::map<std::string, double> kernel_s;  // per step, by label
+  double kernel_total_s = 0;
+  for (const KinetoCollectiveSummary& c : r.collectives) {
+    const ProcessGroupMatch g = mapping.of(c);
+    const double per_step_s = c.time_us * kMicro / steps;
+    kernel_s[g.label] += per_step_s;
+    kernel_total_s += per_step_s;
+    if (!c.op) continue;
+    CollectiveAccumulator& acc = measured.collectives[{static_cast<int>(*c.op), g.label}];
+    if (acc.count_per_step.values.empty()) {
+      if (c.group_size_assumed)
+        notes.push_back(std::string(collective_op_name(*c.op)) + ": the trace names no process group; taken as all " +
+                        std::to_string(mapping.world) + " ranks (" + g.label + ")");
+      acc.op = *c.op;
+      acc.label = g.label;
+      acc.axis = g.axis;
+      acc.group_size = c.group_size;
+      acc.first_rank = r.rank;
+    }
+    acc.count_per_step.add(static_cast<double>(c.count) / steps);
+    if (c.busbw_bytes_per_s > 0 && std::isfinite(c.busbw_bytes_per_s)) acc.busbw.add(c.busbw_bytes_per_s);
+    acc.bytes += c.bytes;
+    acc.count_with_bytes += c.count_with_bytes;
+  }
+  for (const auto& [label, seconds] : kernel_s) {
+    measured.comm_by_label[label].add(seconds);
+    measured.labels_with_comm.insert(label);
+    // The trace's exposed time is one total: shared out by kernel time when several groups communicate.
+    measured.exposed_by_label[label].add(kernel_total_s > 0 ? exposed_s / steps * seconds / kernel_total_s : 0);
+  }
+}
+
+// The time rows: step, compute, exposed communication in total and per label (every label that
+// communicates in the trace or in the plan), communication kernel time per label, idle.
+void add_time_rows(TraceMeasurements& measured, const StepEstimate& estimate, std::vector<TraceCompareRow>& rows) {
   const StepBreakdown& b = estimate.breakdown;
-  out.rows.push_back(
-      make_row("step time", TraceRowKind::time, step, estimate.step_time_s, "CPU span of ProfilerStep#N"));
-  out.rows.push_back(make_row("compute", TraceRowKind::time, compute, predicted_compute_s(estimate),
-                              "union of compute kernels; predicted: forward + backward + recompute + optimizer"));
-  out.rows.push_back(make_row("exposed comm", TraceRowKind::time, exposed,
-                              b.tp_exposed_s + b.cp_exposed_s + b.ep_exposed_s + b.pp_p2p_s + b.dp_exposed_s,
-                              "communication kernels not overlapped by compute"));
+  rows.push_back(
+      make_row("step time", TraceRowKind::time, measured.step, estimate.step_time_s, "CPU span of ProfilerStep#N"));
+  rows.push_back(make_row("compute", TraceRowKind::time, measured.compute, predicted_compute_s(estimate),
+                          "union of compute kernels; predicted: forward + backward + recompute + optimizer"));
+  rows.push_back(make_row("exposed comm", TraceRowKind::time, measured.exposed,
+                          b.tp_exposed_s + b.cp_exposed_s + b.ep_exposed_s + b.pp_p2p_s + b.dp_exposed_s,
+                          "communication kernels not overlapped by compute"));
 
   // Per axis: every label that communicates in the trace or in the plan.
   std::map<std::string, double> planned_comm_s;
   for (const AxisComm& axis : estimate.comm.axes) planned_comm_s[axis_label(axis.axis)] += axis.time_per_step_s;
-  std::set<std::string> labels = labels_with_comm;
+  std::set<std::string> labels = measured.labels_with_comm;
   for (const auto& [label, seconds] : planned_comm_s)
     if (seconds > 0) labels.insert(label);
-  const bool apportioned = labels_with_comm.size() > 1;
+  const bool apportioned = measured.labels_with_comm.size() > 1;
   for (const std::string& label : labels) {
     const bool axis = predicted_exposed_s(b, label).has_value();
-    const Accumulator& measured_exposed = exposed_by_label[label];
-    out.rows.push_back(make_row("exposed comm " + label, TraceRowKind::time, measured_exposed,
-                                predicted_exposed_s(b, label),
-                                apportioned ? "the trace's exposed total shared out by kernel time" : ""));
+    const Accumulator& measured_exposed = measured.exposed_by_label[label];
+    rows.push_back(make_row("exposed comm " + label, TraceRowKind::time, measured_exposed,
+                            predicted_exposed_s(b, label),
+                            apportioned ? "the trace's exposed total shared out by kernel time" : ""));
     const auto planned = planned_comm_s.find(label);
-    out.rows.push_back(
-        make_row("comm " + label, TraceRowKind::time, comm_by_label[label],
+    rows.push_back(
+        make_row("comm " + label, TraceRowKind::time, measured.comm_by_label[label],
                  axis ? std::optional<double>(planned == planned_comm_s.end() ? 0 : planned->second) : std::nullopt,
                  "kernel time per step, overlapped or not"));
   }
-  out.rows.push_back(make_row("idle / bubble", TraceRowKind::time, idle, b.bubble_s,
-                              "GPU idle inside the step's GPU span; predicted: the pipeline bubble only"));
+  rows.push_back(make_row("idle / bubble", TraceRowKind::time, measured.idle, b.bubble_s,
+                          "GPU idle inside the step's GPU span; predicted: the pipeline bubble only"));
+}
 
-  for (auto& [key, acc] : collectives) {
-    TraceCollectiveComparison c;
-    c.op = acc.op;
-    c.group = acc.label;
-    c.group_size = acc.group_size;
-    c.count_per_step = acc.count_per_step.mean();
-    c.mean_message_bytes = acc.count_with_bytes > 0 ? acc.bytes / static_cast<double>(acc.count_with_bytes) : 0;
-    c.measured_busbw = acc.busbw.mean();
-    const std::string name = std::string(collective_op_name(acc.op)) + " " + acc.label;
-    std::vector<int32_t> members;
-    if (acc.axis) {
-      if (const AxisGroups* axis_groups = placement.axis(*acc.axis))
-        for (const auto& g : axis_groups->groups)
-          if (std::find(g.begin(), g.end(), static_cast<int32_t>(acc.first_rank)) != g.end()) members = g;
-    } else if (acc.label == "world") {
-      for (int64_t r = 0; r < world; ++r) members.push_back(static_cast<int32_t>(r));
-    }
-    if (members.size() >= 2 && c.mean_message_bytes > 0) {
-      const CollectiveEstimate e = estimate_collective(router, group_paths(router, placement.gpus_of(members)), acc.op,
-                                                       c.mean_message_bytes, options.constants);
-      c.predicted_busbw = e.busbw_bytes_per_s;
-      c.predicted_time_s = e.time_s;
-    }
-    if (acc.busbw.values.empty()) {
-      out.notes.push_back(name + ": the trace records no message sizes; no bandwidth to compare");
-    } else {
-      out.rows.push_back(make_row(name + " busbw", TraceRowKind::bandwidth, acc.busbw, c.predicted_busbw,
-                                  "mean message " + bytes_text(c.mean_message_bytes) +
-                                      "; measured kernel time includes waiting for the slowest peer"));
-    }
-    out.collectives.push_back(std::move(c));
+// One collective (op × group) against the α–β model on the group it maps to, at its mean message
+// size: its comparison, and its busbw row in `out` (or a note when the trace has no sizes).
+TraceCollectiveComparison compare_collective(const CollectiveAccumulator& acc, const Placement& placement,
+                                             const Router& router, int64_t world, const TraceCompareOptions& options,
+                                             TraceComparison& out) {
+  TraceCollectiveComparison c;
+  c.op = acc.op;
+  c.group = acc.label;
+  c.group_size = acc.group_size;
+  c.count_per_step = acc.count_per_step.mean();
+  c.mean_message_bytes = acc.count_with_bytes > 0 ? acc.bytes / static_cast<double>(acc.count_with_bytes) : 0;
+  c.measured_busbw = acc.busbw.mean();
+  const std::string name = std::string(collective_op_name(acc.op)) + " " + acc.label;
+  std::vector<int32_t> members;
+  if (acc.axis) {
+    if (const AxisGroups* axis_groups = placement.axis(*acc.axis))
+      for (const auto& g : axis_groups->groups)
+        if (std::find(g.begin(), g.end(), static_cast<int32_t>(acc.first_rank)) != g.end()) members = g;
+  } else if (acc.label == "world") {
+    for (int64_t r = 0; r < world; ++r) members.push_back(static_cast<int32_t>(r));
   }
-  if (b.bubble_s == 0 && idle.mean() > 0)
+  if (members.size() >= 2 && c.mean_message_bytes > 0) {
+    const CollectiveEstimate e = estimate_collective(router, group_paths(router, placement.gpus_of(members)), acc.op,
+                                                     c.mean_message_bytes, options.constants);
+    c.predicted_busbw = e.busbw_bytes_per_s;
+    c.predicted_time_s = e.time_s;
+  }
+  if (acc.busbw.values.empty()) {
+    out.notes.push_back(name + ": the trace records no message sizes; no bandwidth to compare");
+  } else {
+    out.rows.push_back(make_row(name + " busbw", TraceRowKind::bandwidth, acc.busbw, c.predicted_busbw,
+                                "mean message " + bytes_text(c.mean_message_bytes) +
+                                    "; measured kernel time includes waiting for the slowest peer"));
+  }
+  return c;
+}
+
+}  // namespace
+
+Result<TraceComparison> compare_trace(const KinetoRunAnalysis& run, const StepEstimate& estimate, const Layout& layout,
+                                      const Cluster& cluster, const TraceCompareOptions& options) {
+  if (run.ranks.empty()) return make_error(ErrorCode::invalid_argument, "no trace to compare");
+  const int64_t world = layout.world_size();
+  TraceComparison out;
+  out.world_size = world;
+  if (auto checked = check_trace_world(run, layout, out.notes); !checked) return tl::unexpected(checked.error());
+  MS_TRY(ranks, ranks_with_steps(run, out.notes));
+  out.ranks = static_cast<int64_t>(ranks.size());
+
+  const Router router(cluster);
+  MS_TRY(placement, place_layout(layout, cluster, router, options.order));
+  const std::vector<AxisShape> shapes = axis_shapes(placement);
+  const std::map<std::string, ProcessGroupMatch> groups = map_process_groups(ranks, world, shapes);
+  for (const auto& [name, match] : groups) out.process_groups.push_back(match);
+
+  TraceMeasurements measured;
+  const GroupMapping mapping{groups, world, shapes};
+  for (const KinetoRankAnalysis* r : ranks) measure_rank(*r, mapping, measured, out.notes);
+  out.steps = measured.steps;
+
+  add_time_rows(measured, estimate, out.rows);
+  for (auto& [key, acc] : measured.collectives)
+    out.collectives.push_back(compare_collective(acc, placement, router, world, options, out));
+  if (estimate.breakdown.bubble_s == 0 && measured.idle.mean() > 0)
     out.notes.emplace_back(
         "the model predicts no idle time outside the pipeline bubble: data loading, launch gaps and host "
         "synchronisation show up as measured idle only");

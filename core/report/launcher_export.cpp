@@ -159,19 +159,19 @@ LauncherExport export_torchtitan_toml(const Project& project) {
   return out;
 }
 
-LauncherExport export_megatron_args(const Project& project) {
-  LauncherExport out;
-  const ModelSpec& m = project.model;
-  const Layout& layout = project.layout;
-  const TrainingWorkload& w = project.training;
+namespace {
+
+// `NAME=(\n    line\n    …\n)`: one bash array of the script, a flag per line.
+void write_bash_array(std::ostringstream& s, const std::string& name, const std::vector<std::string>& lines) {
+  s << name << "=(\n";
+  for (const auto& line : lines) s << "    " << line << "\n";
+  s << ")\n\n";
+}
+
+// The script's head: the environment, the torchrun rendezvous and the paths left to the user.
+void write_megatron_header(std::ostringstream& s, LauncherExport& out, const Project& project) {
   const int64_t per_node = gpus_per_node(project);
   const int64_t nodes = std::max<int64_t>(1, project.gpu_count / per_node);
-  std::ostringstream s;
-  const auto array = [&](const std::string& name, const std::vector<std::string>& lines) {
-    s << name << "=(\n";
-    for (const auto& line : lines) s << "    " << line << "\n";
-    s << ")\n\n";
-  };
   s << "#!/bin/bash\n# Megatron-LM arguments exported by meshscope: " << project.name << "\n"
     << "# Values in <angle brackets> are yours to fill in; run from the root of a Megatron-LM checkout.\n\n"
     << "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n"
@@ -181,8 +181,10 @@ LauncherExport export_megatron_args(const Project& project) {
     << "TOKENIZER_MODEL=" << quoted_placeholder(out, "TOKENIZER_MODEL", "the tokenizer (--tokenizer-model)") << "\n"
     << "CHECKPOINT_PATH=" << quoted_placeholder(out, "CHECKPOINT_PATH", "where checkpoints are saved and loaded")
     << "\n\n";
-  array("DISTRIBUTED_ARGS", {"--nproc_per_node $GPUS_PER_NODE", "--nnodes $NUM_NODES", "--master_addr \"$MASTER_ADDR\"",
-                             "--master_port $MASTER_PORT"});
+}
+
+// GPT_MODEL_ARGS: the architecture, its MoE layers included.
+std::vector<std::string> megatron_model_args(const ModelSpec& m, const TrainingWorkload& w, LauncherExport& out) {
   std::vector<std::string> model{
       "--num-layers " + std::to_string(m.num_layers), "--hidden-size " + std::to_string(m.hidden_size),
       "--ffn-hidden-size " + std::to_string(m.ffn_hidden_size), "--num-attention-heads " + std::to_string(m.num_heads)};
@@ -220,34 +222,11 @@ LauncherExport export_megatron_args(const Project& project) {
       out.warnings.emplace_back("the leading dense layers are not written (give --moe-layer-freq as a list)");
   }
   if (m.mla.enabled()) out.warnings.emplace_back("multi-latent attention (--multi-latent-attention) is not written");
-  array("GPT_MODEL_ARGS", model);
+  return model;
+}
 
-  std::vector<std::string> training{"--micro-batch-size " + std::to_string(layout.micro_batch),
-                                    "--global-batch-size " + std::to_string(w.global_batch),
-                                    "--train-iters " + quoted_placeholder(out, "TRAIN_ITERS", "the number of steps"),
-                                    "--lr " + quoted_placeholder(out, "LR", "the learning rate")};
-  const bool fp16 = w.compute_dtype == DType::fp16 || (w.compute_dtype == DType::fp8 && w.param_dtype == DType::fp16);
-  training.emplace_back(fp16 ? "--fp16" : "--bf16");
-  if (w.compute_dtype == DType::fp8) {
-    training.emplace_back("--fp8-format hybrid");
-    // Megatron-LM's --fp8-recipe names current scaling "tensorwise"; without it, delayed (as auto).
-    if (w.fp8_recipe == Fp8Recipe::current)
-      training.emplace_back("--fp8-recipe tensorwise");
-    else if (w.fp8_recipe != Fp8Recipe::automatic)
-      training.push_back("--fp8-recipe " + std::string(enum_name(w.fp8_recipe)));
-  }
-  if (w.compute_dtype == DType::fp4) training.emplace_back("--fp4-format e2m1 --fp4-recipe nvfp4");
-  if (w.grad_dtype == DType::bf16) training.emplace_back("--grad-reduce-in-bf16");
-  if (w.zero_stage >= 1) training.emplace_back("--use-distributed-optimizer");
-  if (w.zero_stage >= 2)
-    out.warnings.push_back("ZeRO stage " + std::to_string(w.zero_stage) +
-                           " is written as Megatron-LM's distributed optimizer (ZeRO-1)");
-  if (w.overlap_grad_reduce) training.emplace_back("--overlap-grad-reduce");
-  if (w.overlap_param_gather) training.emplace_back("--overlap-param-gather");
-  if (w.ep_comm_overlap) training.emplace_back("--overlap-moe-expert-parallel-comm");
-  if (w.tp_comm_overlap) training.emplace_back("--tp-comm-overlap");
-  if (!w.overlap_p2p_comm) training.emplace_back("--no-overlap-p2p-communication");
-  if (w.overlap_p2p_comm_warmup_flush) training.emplace_back("--overlap-p2p-communication-warmup-flush");
+// The recomputation flags of TRAINING_ARGS (--recompute-granularity, -method, -num-layers, -modules).
+void add_megatron_recompute_args(const TrainingWorkload& w, std::vector<std::string>& training, LauncherExport& out) {
   switch (w.recompute) {
     case RecomputeMode::none:
       break;
@@ -276,6 +255,37 @@ LauncherExport export_megatron_args(const Project& project) {
       training.push_back("--recompute-num-layers " + std::to_string(w.recompute_layers));
       break;
   }
+}
+
+// TRAINING_ARGS: batch, precision, optimizer sharding, overlaps, recomputation, MoE capacity, CUDA graphs.
+std::vector<std::string> megatron_training_args(const Layout& layout, const TrainingWorkload& w, LauncherExport& out) {
+  std::vector<std::string> training{"--micro-batch-size " + std::to_string(layout.micro_batch),
+                                    "--global-batch-size " + std::to_string(w.global_batch),
+                                    "--train-iters " + quoted_placeholder(out, "TRAIN_ITERS", "the number of steps"),
+                                    "--lr " + quoted_placeholder(out, "LR", "the learning rate")};
+  const bool fp16 = w.compute_dtype == DType::fp16 || (w.compute_dtype == DType::fp8 && w.param_dtype == DType::fp16);
+  training.emplace_back(fp16 ? "--fp16" : "--bf16");
+  if (w.compute_dtype == DType::fp8) {
+    training.emplace_back("--fp8-format hybrid");
+    // Megatron-LM's --fp8-recipe names current scaling "tensorwise"; without it, delayed (as auto).
+    if (w.fp8_recipe == Fp8Recipe::current)
+      training.emplace_back("--fp8-recipe tensorwise");
+    else if (w.fp8_recipe != Fp8Recipe::automatic)
+      training.push_back("--fp8-recipe " + std::string(enum_name(w.fp8_recipe)));
+  }
+  if (w.compute_dtype == DType::fp4) training.emplace_back("--fp4-format e2m1 --fp4-recipe nvfp4");
+  if (w.grad_dtype == DType::bf16) training.emplace_back("--grad-reduce-in-bf16");
+  if (w.zero_stage >= 1) training.emplace_back("--use-distributed-optimizer");
+  if (w.zero_stage >= 2)
+    out.warnings.push_back("ZeRO stage " + std::to_string(w.zero_stage) +
+                           " is written as Megatron-LM's distributed optimizer (ZeRO-1)");
+  if (w.overlap_grad_reduce) training.emplace_back("--overlap-grad-reduce");
+  if (w.overlap_param_gather) training.emplace_back("--overlap-param-gather");
+  if (w.ep_comm_overlap) training.emplace_back("--overlap-moe-expert-parallel-comm");
+  if (w.tp_comm_overlap) training.emplace_back("--tp-comm-overlap");
+  if (!w.overlap_p2p_comm) training.emplace_back("--no-overlap-p2p-communication");
+  if (w.overlap_p2p_comm_warmup_flush) training.emplace_back("--overlap-p2p-communication-warmup-flush");
+  add_megatron_recompute_args(w, training, out);
   if (w.moe_capacity_factor > 0) {
     char factor[32];
     std::snprintf(factor, sizeof factor, "%g", w.moe_capacity_factor);
@@ -287,8 +297,14 @@ LauncherExport export_megatron_args(const Project& project) {
     training.emplace_back("--cuda-graph-scope attn moe_router moe_preprocess");
   if (!w.flash_attention) training.emplace_back("--attention-backend unfused");
   if (w.eager_kernels) out.warnings.emplace_back("eager element-wise kernels are not a Megatron-LM option");
-  array("TRAINING_ARGS", training);
+  return training;
+}
 
+// MODEL_PARALLEL_ARGS: the TP, PP (virtual stages or a layout), CP and expert degrees.
+std::vector<std::string> megatron_parallel_args(const Project& project, LauncherExport& out) {
+  const ModelSpec& m = project.model;
+  const Layout& layout = project.layout;
+  const TrainingWorkload& w = project.training;
   std::vector<std::string> parallel{"--tensor-model-parallel-size " + std::to_string(layout.tp),
                                     "--pipeline-model-parallel-size " + std::to_string(layout.pp),
                                     "--context-parallel-size " + std::to_string(layout.cp)};
@@ -306,12 +322,28 @@ LauncherExport export_megatron_args(const Project& project) {
     parallel.push_back("--expert-tensor-parallel-size " + std::to_string(layout.etp));
   }
   if (!layout.stage_layers.empty()) out.warnings.emplace_back("the uneven stage split is not written");
-  array("MODEL_PARALLEL_ARGS", parallel);
+  return parallel;
+}
+
+}  // namespace
+
+LauncherExport export_megatron_args(const Project& project) {
+  LauncherExport out;
+  std::ostringstream s;
+  write_megatron_header(s, out, project);
+  write_bash_array(s, "DISTRIBUTED_ARGS",
+                   {"--nproc_per_node $GPUS_PER_NODE", "--nnodes $NUM_NODES", "--master_addr \"$MASTER_ADDR\"",
+                    "--master_port $MASTER_PORT"});
+  write_bash_array(s, "GPT_MODEL_ARGS", megatron_model_args(project.model, project.training, out));
+  write_bash_array(s, "TRAINING_ARGS", megatron_training_args(project.layout, project.training, out));
+  write_bash_array(s, "MODEL_PARALLEL_ARGS", megatron_parallel_args(project, out));
   // --vocab-size is what the embedding is sized by (NullTokenizer); a Hugging Face tokenizer brings its own.
-  array("DATA_ARGS",
-        {"--data-path \"$DATA_PATH\"", "--tokenizer-type HuggingFaceTokenizer",
-         "--tokenizer-model \"$TOKENIZER_MODEL\"", "--vocab-size " + std::to_string(m.vocab_size), "--split 949,50,1"});
-  array("EVAL_AND_LOGGING_ARGS", {"--log-interval 10", "--save \"$CHECKPOINT_PATH\"", "--load \"$CHECKPOINT_PATH\""});
+  write_bash_array(
+      s, "DATA_ARGS",
+      {"--data-path \"$DATA_PATH\"", "--tokenizer-type HuggingFaceTokenizer", "--tokenizer-model \"$TOKENIZER_MODEL\"",
+       "--vocab-size " + std::to_string(project.model.vocab_size), "--split 949,50,1"});
+  write_bash_array(s, "EVAL_AND_LOGGING_ARGS",
+                   {"--log-interval 10", "--save \"$CHECKPOINT_PATH\"", "--load \"$CHECKPOINT_PATH\""});
   s << "torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py \\\n"
     << "    ${GPT_MODEL_ARGS[@]} \\\n    ${TRAINING_ARGS[@]} \\\n    ${MODEL_PARALLEL_ARGS[@]} \\\n"
     << "    ${DATA_ARGS[@]} \\\n    ${EVAL_AND_LOGGING_ARGS[@]}\n";

@@ -260,56 +260,79 @@ std::string_view tier_name(const Cluster& c, PathTier tier, LinkId bottleneck) {
   return tier_name(tier, bottleneck.valid() ? c.link(bottleneck).kind : LinkKind::nvlink);
 }
 
-GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const CommConstants& k,
-                               const LinkLoad* load) {
-  const Cluster& c = router.cluster();
-  GroupBandwidth b;
-  // NICs each node can use: NCCL spreads channels over the NICs nearest to the group's GPUs.
-  // Per node of the group (sorted by node): the NICs' usable bandwidth and their count.
-  struct NodeNics {
-    int32_t node = -1;
-    double bandwidth = 0;
-    int count = 0;
-  };
+namespace {
+
+// A node's NICs that the group can use: NCCL spreads channels over the NICs nearest to the group's GPUs.
+struct NodeNics {
+  int32_t node = -1;
+  double bandwidth = 0;  // their usable bandwidth, summed
+  int count = 0;
+};
+
+// What every phase of group_bandwidth reads: the group on its cluster, the constants and the load.
+struct GroupScan {
+  const Router& router;
+  const Cluster& c;
+  const GroupPaths& g;
+  const CommConstants& k;
+  const LinkLoad* load;
+};
+
+// Per node of the group (sorted by node): the usable bandwidth and the count of the NICs nearest
+// to the group's GPUs.
+std::vector<NodeNics> nics_per_node(const GroupScan& scan) {
+  const Cluster& c = scan.c;
   std::vector<NodeNics> node_nics;
-  {
-    // (NIC, node) of every GPU of the group, each NIC once.
-    std::vector<std::pair<int32_t, int32_t>> nics;
-    nics.reserve(g.ring.size());
-    for (const DeviceId gpu : g.ring)
-      for (const DeviceId nic : router.nearest_nics(gpu)) nics.emplace_back(nic.value, c.device(gpu).node);
-    std::sort(nics.begin(), nics.end());
-    nics.erase(std::unique(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-               nics.end());
-    std::sort(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
-    for (const auto& [nic_value, node] : nics) {
-      const DeviceId nic{nic_value};
-      double best = 0;
-      c.for_each_link(nic, [&](LinkId l) {
-        if (!is_network_link(c.link(l).kind)) return;
-        const int direction = c.link(l).a == nic ? 0 : 1;
-        best = std::max(best, usable(c, k, {l, direction}, load));
-      });
-      if (node_nics.empty() || node_nics.back().node != node) node_nics.push_back({node, 0.0, 0});
-      node_nics.back().bandwidth += best;
-      node_nics.back().count += 1;
-    }
+  // (NIC, node) of every GPU of the group, each NIC once.
+  std::vector<std::pair<int32_t, int32_t>> nics;
+  nics.reserve(scan.g.ring.size());
+  for (const DeviceId gpu : scan.g.ring)
+    for (const DeviceId nic : scan.router.nearest_nics(gpu)) nics.emplace_back(nic.value, c.device(gpu).node);
+  std::sort(nics.begin(), nics.end());
+  nics.erase(std::unique(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+             nics.end());
+  std::sort(nics.begin(), nics.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  for (const auto& [nic_value, node] : nics) {
+    const DeviceId nic{nic_value};
+    double best = 0;
+    c.for_each_link(nic, [&](LinkId l) {
+      if (!is_network_link(c.link(l).kind)) return;
+      const int direction = c.link(l).a == nic ? 0 : 1;
+      best = std::max(best, usable(c, scan.k, {l, direction}, scan.load));
+    });
+    if (node_nics.empty() || node_nics.back().node != node) node_nics.push_back({node, 0.0, 0});
+    node_nics.back().bandwidth += best;
+    node_nics.back().count += 1;
   }
-  // Nodes where the group's GPUs form a mesh: the channel search's rings carry that part of the
-  // ring (NCCL/RCCL open several channels, each a different ring, so every direct link carries
-  // traffic); their ring edges are not timed one by one below.
-  std::vector<int32_t> mesh_nodes;
-  double mesh = std::numeric_limits<double>::infinity();
-  LinkId mesh_bottleneck;
-  bool mesh_nvlink = true;
-  b.rccl =
-      !g.ring.empty() && std::all_of(g.ring.begin(), g.ring.end(), [&](DeviceId d) { return amd_gpu(c.device(d)); });
-  const LinkCapacity capacity = group_link_capacity(c, k, load, g);
+  return node_nics;
+}
+
+// A node's entry of nics_per_node (none: no NIC).
+NodeNics nics_of(const std::vector<NodeNics>& node_nics, int32_t node) {
+  const auto at = std::lower_bound(node_nics.begin(), node_nics.end(), node,
+                                   [](const NodeNics& n, int32_t value) { return n.node < value; });
+  return at != node_nics.end() && at->node == node ? *at : NodeNics{node, 0.0, 0};
+}
+
+// Nodes where the group's GPUs form a mesh: the channel search's rings carry that part of the
+// ring (NCCL/RCCL open several channels, each a different ring, so every direct link carries
+// traffic); their ring edges are not timed one by one.
+struct MeshRings {
+  std::vector<int32_t> nodes;
+  double bandwidth = std::numeric_limits<double>::infinity();  // the narrowest node's rings
+  LinkId bottleneck;
+  bool nvlink = true;  // every ring hop over NVLink
+};
+
+// The channel search on every meshed node of the group; sets b.mesh_channels and the tier the rings cross.
+MeshRings mesh_rings(const GroupScan& scan, const LinkCapacity& capacity, GroupBandwidth& b) {
+  const Cluster& c = scan.c;
+  MeshRings mesh;
   // Nodes built alike (generators, replicated imports) give the same rings: one search per
   // distinct node shape — each GPU's rail and, link by link, what it reaches and at what
   // capacity — rather than one per node (a DP group spans hundreds of nodes).
   std::map<std::vector<double>, ChannelPlan> searched;
-  for (const auto& local : gpus_per_node(c, g.ring)) {
+  for (const auto& local : gpus_per_node(c, scan.g.ring)) {
     if (!has_direct_mesh(c, local)) continue;
     std::vector<double> shape;
     for (const DeviceId gpu : local) {
@@ -325,66 +348,81 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
     }
     auto found = searched.find(shape);
     if (found == searched.end())
-      found = searched.emplace(std::move(shape), search_channels(router, local, capacity)).first;
+      found = searched.emplace(std::move(shape), search_channels(scan.router, local, capacity)).first;
     const ChannelPlan& plan = found->second;
-    if (plan.empty()) continue;  // no ring at all: the rank-order edges below time it
-    mesh_nodes.push_back(c.device(local.front()).node);
+    if (plan.empty()) continue;  // no ring at all: the rank-order edges time it
+    mesh.nodes.push_back(c.device(local.front()).node);
     b.mesh_channels = std::max(b.mesh_channels, static_cast<int>(plan.rings.size()));
     for (const ChannelRing& ring : plan.rings)
       for (const Route& r : ring.routes) {
         b.tier = std::max(b.tier, r.tier);
-        if (r.tier != PathTier::nvlink) mesh_nvlink = false;
+        if (r.tier != PathTier::nvlink) mesh.nvlink = false;
       }
-    if (plan.bandwidth < mesh) {
-      mesh = plan.bandwidth;
-      mesh_bottleneck = plan.bottleneck;
+    if (plan.bandwidth < mesh.bandwidth) {
+      mesh.bandwidth = plan.bandwidth;
+      mesh.bottleneck = plan.bottleneck;
     }
   }
-  const auto in_mesh = [&](DeviceId d) {
-    return std::find(mesh_nodes.begin(), mesh_nodes.end(), c.device(d).node) != mesh_nodes.end();
-  };
-  const auto nics_of = [&](int32_t node) {
-    const auto at = std::lower_bound(node_nics.begin(), node_nics.end(), node,
-                                     [](const NodeNics& n, int32_t value) { return n.node < value; });
-    return at != node_nics.end() && at->node == node ? *at : NodeNics{node, 0.0, 0};
-  };
-  // Network domains: hosts whose ring edges do not cross the network are one NVLink clique (NCCL
-  // 2.19+ multi-node NVLink, a GB200 NVL72 rack's trays): one "node" of the rings and trees across
-  // the network, whose channels leave through the NICs of all its hosts.
+  return mesh;
+}
+
+// Network domains: hosts whose ring edges do not cross the network are one NVLink clique (NCCL
+// 2.19+ multi-node NVLink, a GB200 NVL72 rack's trays): one "node" of the rings and trees across
+// the network, whose channels leave through the NICs of all its hosts.
+struct NetworkDomains {
   std::map<int32_t, int32_t> domain_of;     // host → its domain's first host (union-find)
   std::map<int32_t, NodeNics> domain_nics;  // domain → its hosts' NICs
-  {
-    std::map<int32_t, int64_t> ranks_on;
-    for (const DeviceId d : g.ring) {
-      domain_of.emplace(c.device(d).node, c.device(d).node);
-      ranks_on[c.device(d).node] += 1;
-    }
-    const auto root = [&](int32_t node) {
-      while (domain_of.at(node) != node) node = domain_of[node] = domain_of.at(domain_of.at(node));
-      return node;
-    };
-    for (size_t i = 0; i < g.ring_routes.size(); ++i) {
-      const int32_t from = c.device(g.ring[i]).node, to = c.device(g.ring[(i + 1) % g.ring.size()]).node;
-      if (from != to && !crosses_network(g.ring_routes[i].tier)) domain_of[root(from)] = root(to);
-    }
-    std::map<int32_t, int64_t> domain_ranks;
-    for (const auto& [node, ranks] : ranks_on) {
-      const int32_t r = root(node);
-      domain_of[node] = r;
-      NodeNics& total = domain_nics[r];
-      const NodeNics own = nics_of(node);
-      total.node = r;
-      total.bandwidth += own.bandwidth;
-      total.count += own.count;
-      domain_ranks[r] += ranks;
-    }
-    b.network_domains = static_cast<int64_t>(domain_ranks.size());
-    for (const auto& [r, ranks] : domain_ranks) {
-      if (domain_nics[r].bandwidth > 0) b.domain_network = std::min(b.domain_network, domain_nics[r].bandwidth);
-      b.max_ranks_per_domain = std::max(b.max_ranks_per_domain, ranks);
-    }
+  [[nodiscard]] NodeNics nics_of(int32_t node) const { return domain_nics.at(domain_of.at(node)); }
+};
+
+// The group's network domains; sets b.network_domains, b.domain_network and b.max_ranks_per_domain.
+NetworkDomains network_domains(const GroupScan& scan, const std::vector<NodeNics>& node_nics, GroupBandwidth& b) {
+  const Cluster& c = scan.c;
+  const GroupPaths& g = scan.g;
+  NetworkDomains domains;
+  std::map<int32_t, int32_t>& domain_of = domains.domain_of;
+  std::map<int32_t, NodeNics>& domain_nics = domains.domain_nics;
+  std::map<int32_t, int64_t> ranks_on;
+  for (const DeviceId d : g.ring) {
+    domain_of.emplace(c.device(d).node, c.device(d).node);
+    ranks_on[c.device(d).node] += 1;
   }
-  const auto domain_nics_of = [&](int32_t node) { return domain_nics.at(domain_of.at(node)); };
+  const auto root = [&](int32_t node) {
+    while (domain_of.at(node) != node) node = domain_of[node] = domain_of.at(domain_of.at(node));
+    return node;
+  };
+  for (size_t i = 0; i < g.ring_routes.size(); ++i) {
+    const int32_t from = c.device(g.ring[i]).node, to = c.device(g.ring[(i + 1) % g.ring.size()]).node;
+    if (from != to && !crosses_network(g.ring_routes[i].tier)) domain_of[root(from)] = root(to);
+  }
+  std::map<int32_t, int64_t> domain_ranks;
+  for (const auto& [node, ranks] : ranks_on) {
+    const int32_t r = root(node);
+    domain_of[node] = r;
+    NodeNics& total = domain_nics[r];
+    const NodeNics own = nics_of(node_nics, node);
+    total.node = r;
+    total.bandwidth += own.bandwidth;
+    total.count += own.count;
+    domain_ranks[r] += ranks;
+  }
+  b.network_domains = static_cast<int64_t>(domain_ranks.size());
+  for (const auto& [r, ranks] : domain_ranks) {
+    if (domain_nics[r].bandwidth > 0) b.domain_network = std::min(b.domain_network, domain_nics[r].bandwidth);
+    b.max_ranks_per_domain = std::max(b.max_ranks_per_domain, ranks);
+  }
+  return domains;
+}
+
+// The rank-order ring's edges outside the meshes, one by one: the narrowest edge (ring), the
+// narrowest inside a node (intra) and the narrowest node's NIC total (node_network).
+void time_ring_edges(const GroupScan& scan, const std::vector<NodeNics>& node_nics, const NetworkDomains& domains,
+                     const MeshRings& mesh, GroupBandwidth& b) {
+  const Cluster& c = scan.c;
+  const GroupPaths& g = scan.g;
+  const auto in_mesh = [&](DeviceId d) {
+    return std::find(mesh.nodes.begin(), mesh.nodes.end(), c.device(d).node) != mesh.nodes.end();
+  };
   std::vector<Hop> hops;
   for (size_t i = 0; i < g.ring_routes.size(); ++i) {
     const Route& r = g.ring_routes[i];
@@ -397,12 +435,13 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       // are repeated once per channel.
       const int32_t src_node = c.device(from).node;
       const int32_t dst_node = c.device(g.ring[(i + 1) % g.ring.size()]).node;
-      const NodeNics src = domain_nics_of(src_node), dst = domain_nics_of(dst_node);
+      const NodeNics src = domains.nics_of(src_node), dst = domains.nics_of(dst_node);
       const int channels = std::max(1, src.count);
       edge = std::min(src.bandwidth, dst.bandwidth);
-      b.node_network = std::min({b.node_network, nics_of(src_node).bandwidth, nics_of(dst_node).bandwidth});
+      b.node_network =
+          std::min({b.node_network, nics_of(node_nics, src_node).bandwidth, nics_of(node_nics, dst_node).bandwidth});
       for (const Hop& hop : hops) {
-        const double per_channel = usable(c, k, hop, load) * channels;
+        const double per_channel = usable(c, scan.k, hop, scan.load) * channels;
         if (per_channel < edge) {
           edge = per_channel;
           edge_bottleneck = hop.link;
@@ -416,7 +455,7 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       continue;  // timed by the node's channel rings
     } else {
       for (const Hop& hop : hops) {
-        const double bw = usable(c, k, hop, load);
+        const double bw = usable(c, scan.k, hop, scan.load);
         if (bw < edge) {
           edge = bw;
           edge_bottleneck = hop.link;
@@ -434,21 +473,30 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
       b.ring_bottleneck = edge_bottleneck;
     }
   }
-  if (!mesh_nodes.empty()) {
-    if (!mesh_nvlink) b.intra_nvlink = false;
-    if (mesh < b.intra) {
-      b.intra = mesh;
-      b.intra_bottleneck = mesh_bottleneck;
-    }
-    if (mesh < b.ring) {
-      b.ring = mesh;
-      b.ring_bottleneck = mesh_bottleneck;
-    }
+}
+
+// The meshed nodes' rings, where narrower than the edges timed one by one.
+void add_mesh_rings(const MeshRings& mesh, GroupBandwidth& b) {
+  if (mesh.nodes.empty()) return;
+  if (!mesh.nvlink) b.intra_nvlink = false;
+  if (mesh.bandwidth < b.intra) {
+    b.intra = mesh.bandwidth;
+    b.intra_bottleneck = mesh.bottleneck;
   }
+  if (mesh.bandwidth < b.ring) {
+    b.ring = mesh.bandwidth;
+    b.ring_bottleneck = mesh.bottleneck;
+  }
+}
+
+// The NVSwitch generations NVLS (the whole ring) and NVLSTree (inside every node) would run on.
+void nvswitch_generations(const GroupScan& scan, GroupBandwidth& b) {
+  const Cluster& c = scan.c;
+  const GroupPaths& g = scan.g;
   if (g.worst_tier == PathTier::nvlink) {
-    NvSwitchScan scan;
-    for (const Route& r : g.ring_routes) scan.add(c, r);
-    b.nvswitch_generation = scan.switched_generation();
+    NvSwitchScan nvswitch;
+    for (const Route& r : g.ring_routes) nvswitch.add(c, r);
+    b.nvswitch_generation = nvswitch.switched_generation();
   }
   if (g.nodes > 1 && g.max_ranks_per_node >= 2 && crosses_network(g.worst_tier)) {
     // NVLSTree's domains: every edge between two nodes crosses the network (hosts joined by
@@ -465,6 +513,24 @@ GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const 
     }
     if (between_nodes_on_network) b.node_nvswitch_generation = inside_nodes.switched_generation();
   }
+}
+
+}  // namespace
+
+GroupBandwidth group_bandwidth(const Router& router, const GroupPaths& g, const CommConstants& k,
+                               const LinkLoad* load) {
+  const Cluster& c = router.cluster();
+  const GroupScan scan{router, c, g, k, load};
+  GroupBandwidth b;
+  const std::vector<NodeNics> node_nics = nics_per_node(scan);
+  b.rccl =
+      !g.ring.empty() && std::all_of(g.ring.begin(), g.ring.end(), [&](DeviceId d) { return amd_gpu(c.device(d)); });
+  const LinkCapacity capacity = group_link_capacity(c, k, load, g);
+  const MeshRings mesh = mesh_rings(scan, capacity, b);
+  const NetworkDomains domains = network_domains(scan, node_nics, b);
+  time_ring_edges(scan, node_nics, domains, mesh, b);
+  add_mesh_rings(mesh, b);
+  nvswitch_generations(scan, b);
   return b;
 }
 
@@ -510,6 +576,188 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
   return prepare_collective(router, g, op, k, group_bandwidth(router, g, k, load));
 }
 
+namespace {
+
+// Whether NCCL may run its low-latency protocols (LL, LL128) on every network link of the ring.
+bool low_latency_allowed(const Cluster& c, const GroupPaths& g, const CommConstants& k) {
+  for (const Route& r : g.ring_routes)
+    for (const LinkId l : r.links) {
+      const LinkKind kind = c.link(l).kind;
+      if (is_network_link(kind) && !k.low_latency_protocols[static_cast<size_t>(kind)]) return false;
+    }
+  return true;
+}
+
+// The candidates of one protocol on one group (NCCL tuning.cc: per algorithm, a latency from the
+// base and hardware tables and a bandwidth from the group's links), added to `candidates`.
+struct ProtocolCandidates {
+  const CommConstants& k;
+  const GroupBandwidth& b;
+  const GroupPaths& g;
+  CollectiveModel& model;
+  std::vector<CollectiveModel::Candidate>& candidates;
+  Protocol protocol;
+  int p;                                // the protocol's index into the tables
+  double n, nodes, ppn;                 // ranks, nodes, most ranks on one node
+  int intra_hw, ring_hw;                // kNvlinkHw, kPciHw or kNetHw
+  int nvls_generation;                  // of the ring's NVSwitches, 0 without NVLS
+  double intra_lat = 0, inter_lat = 0;  // µs per ring step inside a node and across the network
+
+  // RCCL's tables inside a node of AMD GPUs (CommConstants::rccl_*), NCCL's otherwise.
+  [[nodiscard]] double hw_us(int hw, int algorithm, int protocol_index) const {
+    if (b.rccl && hw != kNetHw) return k.rccl_hw_latency_us[hw][algorithm][protocol_index];
+    return k.hw_latency_us[hw][algorithm][protocol_index];
+  }
+  [[nodiscard]] double base_us(int algorithm, int protocol_index) const {
+    return b.rccl ? k.rccl_base_latency_us[protocol_index] : k.base_latency_us[algorithm][protocol_index];
+  }
+  [[nodiscard]] double protocol_bw(double busbw, bool tree) const {
+    if (b.rccl && protocol == Protocol::ll) return busbw * k.rccl_ll_factor;  // tuning_model_5 bwRatio
+    if (b.rccl && protocol == Protocol::ll128) return busbw * k.rccl_ll128_factor;
+    if (protocol == Protocol::ll) return busbw * (tree ? 1.0 / 3.8 : k.ll_ring_factor);
+    if (protocol == Protocol::ll128) return busbw * k.ll128_factor;
+    return busbw;
+  }
+
+  void add(CollectiveOp op) {
+    switch (op) {
+      case CollectiveOp::all_reduce:
+        all_reduce();
+        break;
+      case CollectiveOp::all_gather:
+      case CollectiveOp::reduce_scatter:
+        gather_or_scatter();
+        break;
+      case CollectiveOp::broadcast:
+      case CollectiveOp::reduce:
+        broadcast_or_reduce();
+        break;
+      case CollectiveOp::all_to_all:
+      case CollectiveOp::send_recv:
+        if (protocol == Protocol::simple) pairwise(op);
+        break;
+    }
+  }
+
+  // All-reduce: the ring, NVLS inside one NVLink domain, and across the network the trees and the 2-D algorithm.
+  void all_reduce() {
+    // Ring: 2(n−1) steps, busBw = the narrowest edge, algBw = busBw · n / (2(n−1)).
+    const double steps = 2 * (n - 1), inter_steps = 2 * (nodes - 1);
+    const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+    // tuning.cc "plateau effect of ring": multi-node Simple all-reduce latency × 1.9 from
+    // n/16 × 64 KiB up (applied in evaluate_collective, it depends on the size).
+    const bool plateau = protocol == Protocol::simple && g.nodes > 1;
+    candidates.push_back(
+        {lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol, p, false, plateau});
+    if (nvls_generation > 0 && protocol == Protocol::simple) {
+      // NVLS (Simple only): each GPU has the switch reduce its 1/n of the buffer from every
+      // GPU (multimem.ld_reduce) and multicast the result back (multimem.st): it sends S and
+      // S/n and receives S/n and S, so algBw = link × nvlsEfficiency × n / (n + 1).
+      const double efficiency = k.nvls_efficiency[nvls_generation >= 5 ? 1 : 0];
+      candidates.push_back({k.nvls_latency_us * 1e-6, b.intra * efficiency * n / (n + 1), CollectiveAlgorithm::nvls,
+                            protocol, p, false, false});
+    }
+    // Across the network only: hosts joined by NVLink (GB200 NVL72 trays) form one NVLink
+    // domain, where NCCL runs rings and NVLS.
+    if (g.nodes > 1 && crosses_network(g.worst_tier)) all_reduce_across_network();
+  }
+
+  // All-reduce across the network: the double binary tree, NVLSTree and the hierarchical (2-D) algorithm.
+  void all_reduce_across_network() {
+    // Double binary tree across the nodes (NCCL src/graph/trees.cc ncclGetDtree): each tree
+    // carries half the buffer up (reduce) and down (broadcast). A node's NICs send, per
+    // direction, S with 2 nodes (root of one tree, leaf of the other), 1.5·S with 3 (the
+    // trees are chains: interior in one, leaf in the other) and 2·S from 4 nodes (an
+    // interior node sends S/2 up and S/2 to each of its two children, plus S/2 up as a leaf
+    // of the other tree). Measured (NVIDIA/nccl issue #1801, GB200 partitions on three
+    // racks, IB only, NCCL_ALGO=Tree): 128 and 253 GB/s algBw on 4 and 8 × 400 Gb/s NICs
+    // per partition = 1.5·S at 0.96 and 0.95 of line rate.
+    // Hosts joined by NVLink (a GB200 NVL72 rack's trays) are one domain of the tree.
+    const int64_t domains = b.network_domains;
+    const double per_direction = domains == 2 ? 1.0 : domains == 3 ? 1.5 : 2.0;
+    const double domain_network = std::isfinite(b.domain_network) ? b.domain_network : b.node_network;
+    const double network_bw = domain_network / per_direction;
+    // Inside a node each tree is a chain: every GPU sends its partial sums up and the result
+    // down, 2·S over its NVLink ports in all, so the chain bounds algBw at intra / 2 (NCCL
+    // tuning.cc: tree algBw = busBw × 0.5, busBw = nChannels × bwIntra up to two nodes).
+    const double tree_bw = k.tree_bandwidth_factor * std::min(b.intra / 2.0, network_bw);
+    model.tree_bottleneck = network_bw <= b.intra / 2.0 ? b.ring_bottleneck : b.intra_bottleneck;
+    const auto chain = static_cast<double>(b.max_ranks_per_domain - 1);
+    const double tree_lat = base_us(kTree, p) + 2 * (chain * hw_us(intra_hw, kTree, p) +
+                                                     std::log2(static_cast<double>(domains)) * hw_us(kNetHw, kTree, p));
+    candidates.push_back(
+        {tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol, p, true, false});
+    const int node_nvls = k.nvls && b.node_nvswitch_generation >= 4 ? b.node_nvswitch_generation : 0;
+    if (node_nvls > 0 && protocol == Protocol::simple) {
+      // NVLSTree (NCCL 2.18+, Simple only; src/tuning/nvls.cc): inside each node the switch
+      // reduces and multicasts as in NVLS (the NVLS bound above, over the node's ranks);
+      // across nodes the double binary tree runs from each GPU's own NIC, with the network
+      // share above. algBw = min(NVLS inside, tree across) (nvls.cc: bw = min(intraBw,
+      // interBw), interBw doubled for two nodes as here). Two nodes of 8 × H100 with
+      // 8 × 400 Gb/s each: the NVLS part binds.
+      const double efficiency = k.nvls_efficiency[node_nvls >= 5 ? 1 : 0];
+      const double nvls_inside = b.intra * efficiency * ppn / (ppn + 1);
+      const double nvls_tree_bw = std::min(nvls_inside, network_bw);
+      model.nvls_tree_bottleneck = network_bw <= nvls_inside ? b.ring_bottleneck : b.intra_bottleneck;
+      const double nvls_tree_lat = k.nvls_latency_us + 2 * std::log2(nodes) * hw_us(kNetHw, kTree, p);
+      candidates.push_back(
+          {nvls_tree_lat * 1e-6, nvls_tree_bw, CollectiveAlgorithm::nvls_tree, protocol, p, false, false});
+    }
+    // Hierarchical (2-D): reduce-scatter over the node's ranks, all-reduce of S/ppn across
+    // the nodes on every rail at once, all-gather over the node's ranks.
+    const double per_byte = 2 * (ppn - 1) / ppn / b.intra + 2 * (nodes - 1) / nodes / b.node_network;
+    const double hier_lat = base_us(kRing, p) + 2 * (ppn - 1) * intra_lat + 2 * (nodes - 1) * inter_lat;
+    candidates.push_back({hier_lat * 1e-6, protocol_bw(1.0 / per_byte, false), CollectiveAlgorithm::hierarchical,
+                          protocol, p, false, false});
+  }
+
+  // All-gather and reduce-scatter: the ring's n − 1 steps.
+  void gather_or_scatter() {
+    const double steps = n - 1, inter_steps = nodes - 1;
+    const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+    candidates.push_back(
+        {lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol, p, false, false});
+  }
+
+  // Broadcast and reduce: a pipelined ring, the whole buffer over the narrowest edge.
+  void broadcast_or_reduce() {
+    const double lat = base_us(kRing, p) + n * hw_us(ring_hw, kRing, p);
+    candidates.push_back(
+        {lat * 1e-6, protocol_bw(b.ring, false), CollectiveAlgorithm::ring, protocol, p, false, false});
+  }
+
+  // All-to-all and send/recv (Simple only).
+  void pairwise(CollectiveOp op) {
+    // Pairwise exchange: each rank sends S/n to every peer, over its own links inside the
+    // node and over the node's NICs (shared by its ranks) to other nodes. Hosts joined by
+    // NVLink (a GB200 NVL72 rack's trays) are one NVLink domain: every peer is reached through
+    // the rank's own NVLink ports, the same links as inside a tray.
+    const bool one_domain = g.nodes > 1 && !crosses_network(g.worst_tier);
+    const double domain_ranks = one_domain ? n : ppn;
+    const double intra_share = (domain_ranks - 1) / n, inter_share = (n - domain_ranks) / n;
+    double time_per_byte = 0;
+    if (intra_share > 0 && std::isfinite(b.intra)) time_per_byte = std::max(time_per_byte, intra_share / b.intra);
+    if (inter_share > 0 && std::isfinite(b.node_network))
+      time_per_byte = std::max(time_per_byte, inter_share * ppn / b.node_network);
+    if (op == CollectiveOp::send_recv) time_per_byte = 1.0 / b.ring;
+    // NCCL runs the grouped sends and receives of an all-to-all as n − 1 rounds of one peer
+    // pair each (enqueue.cc p2pSchedule), so the exchange latency is paid per round: the
+    // 8 × A100 nccl-tests all-to-all floor is 87 µs against 34 µs for the ring collectives.
+    // DeepEP/HybridEP (k.all_to_all_one_kernel) reach every peer from one kernel: one round.
+    const bool rounds_per_peer = op == CollectiveOp::all_to_all && !k.all_to_all_one_kernel;
+    const double rounds = rounds_per_peer ? n - 1 : 1.0;
+    // Across the trays of one NVLink domain no message crosses the network.
+    const double lat = rounds * (base_us(kRing, p) + hw_us(intra_hw, kRing, p)) +
+                       (g.nodes > 1 && !one_domain ? (rounds_per_peer ? nodes - 1 : 1.0) * inter_lat : 0.0);
+    candidates.push_back(
+        {lat * 1e-6, time_per_byte > 0 ? 1.0 / time_per_byte : b.ring,
+         op == CollectiveOp::send_recv ? CollectiveAlgorithm::point_to_point : CollectiveAlgorithm::pairwise, protocol,
+         p, false, false});
+  }
+};
+
+}  // namespace
+
 CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, CollectiveOp op, const CommConstants& k,
                                    const GroupBandwidth& b) {
   CollectiveModel model;
@@ -534,160 +782,24 @@ CollectiveModel prepare_collective(const Router& router, const GroupPaths& g, Co
   const auto ppn = static_cast<double>(g.max_ranks_per_node);
   const int intra_hw = b.intra_nvlink ? kNvlinkHw : kPciHw;
   const int ring_hw = g.nodes == 1 ? intra_hw : kNetHw;
-  // RCCL's tables inside a node of AMD GPUs (CommConstants::rccl_*), NCCL's otherwise.
-  auto hw_us = [&](int hw, int algorithm, int protocol) {
-    if (b.rccl && hw != kNetHw) return k.rccl_hw_latency_us[hw][algorithm][protocol];
-    return k.hw_latency_us[hw][algorithm][protocol];
-  };
-  auto base_us = [&](int algorithm, int protocol) {
-    return b.rccl ? k.rccl_base_latency_us[protocol] : k.base_latency_us[algorithm][protocol];
-  };
-
   // NVLS: every ring edge over NVLink through an NVSwitch of NVLink generation 4 or later.
   const int nvls_generation = k.nvls && b.nvswitch_generation >= 4 ? b.nvswitch_generation : 0;
-
-  bool low_latency_allowed = true;
-  for (const Route& r : g.ring_routes)
-    for (const LinkId l : r.links) {
-      const LinkKind kind = router.cluster().link(l).kind;
-      if (is_network_link(kind) && !k.low_latency_protocols[static_cast<size_t>(kind)]) low_latency_allowed = false;
-    }
-  std::vector<CollectiveModel::Candidate>& candidates = model.candidates;
+  const bool low_latency = low_latency_allowed(router.cluster(), g, k);
   const Protocol protocols[] = {Protocol::ll, Protocol::ll128, Protocol::simple};
   for (int p = 0; p < 3; ++p) {
     const Protocol protocol = protocols[p];
     if (protocol == Protocol::ll128 && !b.intra_nvlink) continue;  // NCCL enables LL128 on NVLink systems only
-    if (protocol != Protocol::simple && !low_latency_allowed) continue;
-    auto protocol_bw = [&](double busbw, bool tree) {
-      if (b.rccl && protocol == Protocol::ll) return busbw * k.rccl_ll_factor;  // tuning_model_5 bwRatio
-      if (b.rccl && protocol == Protocol::ll128) return busbw * k.rccl_ll128_factor;
-      if (protocol == Protocol::ll) return busbw * (tree ? 1.0 / 3.8 : k.ll_ring_factor);
-      if (protocol == Protocol::ll128) return busbw * k.ll128_factor;
-      return busbw;
-    };
-    double intra_lat = hw_us(intra_hw, kRing, p);
-    if (g.nodes > 1 && protocol == Protocol::ll) intra_lat *= 1.8;  // tuning.cc
-    const double inter_lat = hw_us(kNetHw, kRing, p);
-    switch (op) {
-      case CollectiveOp::all_reduce: {
-        // Ring: 2(n−1) steps, busBw = the narrowest edge, algBw = busBw · n / (2(n−1)).
-        const double steps = 2 * (n - 1), inter_steps = 2 * (nodes - 1);
-        const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
-        // tuning.cc "plateau effect of ring": multi-node Simple all-reduce latency × 1.9 from
-        // n/16 × 64 KiB up (applied in evaluate_collective, it depends on the size).
-        const bool plateau = protocol == Protocol::simple && g.nodes > 1;
-        candidates.push_back({lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol,
-                              p, false, plateau});
-        if (nvls_generation > 0 && protocol == Protocol::simple) {
-          // NVLS (Simple only): each GPU has the switch reduce its 1/n of the buffer from every
-          // GPU (multimem.ld_reduce) and multicast the result back (multimem.st): it sends S and
-          // S/n and receives S/n and S, so algBw = link × nvlsEfficiency × n / (n + 1).
-          const double efficiency = k.nvls_efficiency[nvls_generation >= 5 ? 1 : 0];
-          candidates.push_back({k.nvls_latency_us * 1e-6, b.intra * efficiency * n / (n + 1), CollectiveAlgorithm::nvls,
-                                protocol, p, false, false});
-        }
-        // Across the network only: hosts joined by NVLink (GB200 NVL72 trays) form one NVLink
-        // domain, where NCCL runs rings and NVLS.
-        if (g.nodes > 1 && crosses_network(g.worst_tier)) {
-          // Double binary tree across the nodes (NCCL src/graph/trees.cc ncclGetDtree): each tree
-          // carries half the buffer up (reduce) and down (broadcast). A node's NICs send, per
-          // direction, S with 2 nodes (root of one tree, leaf of the other), 1.5·S with 3 (the
-          // trees are chains: interior in one, leaf in the other) and 2·S from 4 nodes (an
-          // interior node sends S/2 up and S/2 to each of its two children, plus S/2 up as a leaf
-          // of the other tree). Measured (NVIDIA/nccl issue #1801, GB200 partitions on three
-          // racks, IB only, NCCL_ALGO=Tree): 128 and 253 GB/s algBw on 4 and 8 × 400 Gb/s NICs
-          // per partition = 1.5·S at 0.96 and 0.95 of line rate.
-          // Hosts joined by NVLink (a GB200 NVL72 rack's trays) are one domain of the tree.
-          const int64_t domains = b.network_domains;
-          const double per_direction = domains == 2 ? 1.0 : domains == 3 ? 1.5 : 2.0;
-          const double domain_network = std::isfinite(b.domain_network) ? b.domain_network : b.node_network;
-          const double network_bw = domain_network / per_direction;
-          // Inside a node each tree is a chain: every GPU sends its partial sums up and the result
-          // down, 2·S over its NVLink ports in all, so the chain bounds algBw at intra / 2 (NCCL
-          // tuning.cc: tree algBw = busBw × 0.5, busBw = nChannels × bwIntra up to two nodes).
-          const double tree_bw = k.tree_bandwidth_factor * std::min(b.intra / 2.0, network_bw);
-          model.tree_bottleneck = network_bw <= b.intra / 2.0 ? b.ring_bottleneck : b.intra_bottleneck;
-          const auto chain = static_cast<double>(b.max_ranks_per_domain - 1);
-          const double tree_lat =
-              base_us(kTree, p) + 2 * (chain * hw_us(intra_hw, kTree, p) +
-                                       std::log2(static_cast<double>(domains)) * hw_us(kNetHw, kTree, p));
-          candidates.push_back(
-              {tree_lat * 1e-6, protocol_bw(tree_bw, true), CollectiveAlgorithm::tree, protocol, p, true, false});
-          const int node_nvls = k.nvls && b.node_nvswitch_generation >= 4 ? b.node_nvswitch_generation : 0;
-          if (node_nvls > 0 && protocol == Protocol::simple) {
-            // NVLSTree (NCCL 2.18+, Simple only; src/tuning/nvls.cc): inside each node the switch
-            // reduces and multicasts as in NVLS (the NVLS bound above, over the node's ranks);
-            // across nodes the double binary tree runs from each GPU's own NIC, with the network
-            // share above. algBw = min(NVLS inside, tree across) (nvls.cc: bw = min(intraBw,
-            // interBw), interBw doubled for two nodes as here). Two nodes of 8 × H100 with
-            // 8 × 400 Gb/s each: the NVLS part binds.
-            const double efficiency = k.nvls_efficiency[node_nvls >= 5 ? 1 : 0];
-            const double nvls_inside = b.intra * efficiency * ppn / (ppn + 1);
-            const double nvls_tree_bw = std::min(nvls_inside, network_bw);
-            model.nvls_tree_bottleneck = network_bw <= nvls_inside ? b.ring_bottleneck : b.intra_bottleneck;
-            const double nvls_tree_lat = k.nvls_latency_us + 2 * std::log2(nodes) * hw_us(kNetHw, kTree, p);
-            candidates.push_back(
-                {nvls_tree_lat * 1e-6, nvls_tree_bw, CollectiveAlgorithm::nvls_tree, protocol, p, false, false});
-          }
-          // Hierarchical (2-D): reduce-scatter over the node's ranks, all-reduce of S/ppn across
-          // the nodes on every rail at once, all-gather over the node's ranks.
-          const double per_byte = 2 * (ppn - 1) / ppn / b.intra + 2 * (nodes - 1) / nodes / b.node_network;
-          const double hier_lat = base_us(kRing, p) + 2 * (ppn - 1) * intra_lat + 2 * (nodes - 1) * inter_lat;
-          candidates.push_back({hier_lat * 1e-6, protocol_bw(1.0 / per_byte, false), CollectiveAlgorithm::hierarchical,
-                                protocol, p, false, false});
-        }
-        break;
-      }
-      case CollectiveOp::all_gather:
-      case CollectiveOp::reduce_scatter: {
-        const double steps = n - 1, inter_steps = nodes - 1;
-        const double lat = base_us(kRing, p) + (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
-        candidates.push_back(
-            {lat * 1e-6, protocol_bw(b.ring, false) * n / steps, CollectiveAlgorithm::ring, protocol, p, false, false});
-        break;
-      }
-      case CollectiveOp::broadcast:
-      case CollectiveOp::reduce: {
-        const double lat = base_us(kRing, p) + n * hw_us(ring_hw, kRing, p);
-        candidates.push_back(
-            {lat * 1e-6, protocol_bw(b.ring, false), CollectiveAlgorithm::ring, protocol, p, false, false});
-        break;
-      }
-      case CollectiveOp::all_to_all:
-      case CollectiveOp::send_recv: {
-        if (protocol != Protocol::simple) break;
-        // Pairwise exchange: each rank sends S/n to every peer, over its own links inside the
-        // node and over the node's NICs (shared by its ranks) to other nodes. Hosts joined by
-        // NVLink (a GB200 NVL72 rack's trays) are one NVLink domain: every peer is reached through
-        // the rank's own NVLink ports, the same links as inside a tray.
-        const bool one_domain = g.nodes > 1 && !crosses_network(g.worst_tier);
-        const double domain_ranks = one_domain ? n : ppn;
-        const double intra_share = (domain_ranks - 1) / n, inter_share = (n - domain_ranks) / n;
-        double time_per_byte = 0;
-        if (intra_share > 0 && std::isfinite(b.intra)) time_per_byte = std::max(time_per_byte, intra_share / b.intra);
-        if (inter_share > 0 && std::isfinite(b.node_network))
-          time_per_byte = std::max(time_per_byte, inter_share * ppn / b.node_network);
-        if (op == CollectiveOp::send_recv) time_per_byte = 1.0 / b.ring;
-        // NCCL runs the grouped sends and receives of an all-to-all as n − 1 rounds of one peer
-        // pair each (enqueue.cc p2pSchedule), so the exchange latency is paid per round: the
-        // 8 × A100 nccl-tests all-to-all floor is 87 µs against 34 µs for the ring collectives.
-        // DeepEP/HybridEP (k.all_to_all_one_kernel) reach every peer from one kernel: one round.
-        const bool rounds_per_peer = op == CollectiveOp::all_to_all && !k.all_to_all_one_kernel;
-        const double rounds = rounds_per_peer ? n - 1 : 1.0;
-        // Across the trays of one NVLink domain no message crosses the network.
-        const double lat = rounds * (base_us(kRing, p) + hw_us(intra_hw, kRing, p)) +
-                           (g.nodes > 1 && !one_domain ? (rounds_per_peer ? nodes - 1 : 1.0) * inter_lat : 0.0);
-        candidates.push_back(
-            {lat * 1e-6, time_per_byte > 0 ? 1.0 / time_per_byte : b.ring,
-             op == CollectiveOp::send_recv ? CollectiveAlgorithm::point_to_point : CollectiveAlgorithm::pairwise,
-             protocol, p, false, false});
-        break;
-      }
-    }
+    if (protocol != Protocol::simple && !low_latency) continue;
+    ProtocolCandidates candidates{k, b,     g,   model,    model.candidates, protocol,       p,
+                                  n, nodes, ppn, intra_hw, ring_hw,          nvls_generation};
+    candidates.intra_lat = candidates.hw_us(intra_hw, kRing, p);
+    if (g.nodes > 1 && protocol == Protocol::ll) candidates.intra_lat *= 1.8;  // tuning.cc
+    candidates.inter_lat = candidates.hw_us(kNetHw, kRing, p);
+    candidates.add(op);
   }
   // NCCL's own choice never includes the 2-D algorithm; an explicit request runs only that one
   // (when it applies to this collective and group).
-  model.forced = k.algorithm && std::any_of(candidates.begin(), candidates.end(),
+  model.forced = k.algorithm && std::any_of(model.candidates.begin(), model.candidates.end(),
                                             [&](const auto& c) { return c.algorithm == *k.algorithm; });
   model.forced_algorithm = k.algorithm.value_or(CollectiveAlgorithm::ring);
   return model;

@@ -1,13 +1,15 @@
-// DeepSpeed JSON configs → a meshscope project (launcher_config.hpp). Keys, meanings and defaults are
+// DeepSpeed JSON configs → plain values (launcher_config.hpp). Keys, meanings and defaults are
 // DeepSpeed's docs/_pages/config-json.md (deepspeedai/DeepSpeed: batch size parameters, fp16/bf16,
 // zero_optimization); docs/launchers.md lists the mapping. A DeepSpeed config names no model and no
 // sequence length: both come from the base project.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "core/importers/launcher_config.hpp"
 #include "core/model_io.hpp"
+#include "core/options.hpp"
 
 namespace meshscope {
 namespace {
@@ -94,8 +96,8 @@ constexpr std::array<UnmodelledKey, 7> kDeepSpeedUnmodelled{{
 
 }  // namespace
 
-Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::string& origin,
-                                             const LauncherImportOptions& options) {
+Result<ImportedLaunch> read_deepspeed_json(std::string_view text, const std::string& origin,
+                                           const LaunchReadOptions& options) {
   MS_TRY(doc, parse_json_text(text, origin));
   if (!doc.is_object()) return make_error(ErrorCode::wrong_type, "a DeepSpeed config is a JSON object", origin);
   // A JSON object with none of DeepSpeed's keys (a meshscope project, a Hugging Face config) is not one.
@@ -110,31 +112,24 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
                       "not a DeepSpeed config: none of zero_optimization, train_batch_size, "
                       "train_micro_batch_size_per_gpu, gradient_accumulation_steps, fp16, bf16",
                       origin);
-  LauncherImport out;
+  ImportedLaunch out;
   out.format = LauncherFormat::deepspeed;
+  const LaunchBase& base = options.base;
   // The sequence length is the base project's (a DeepSpeed config has none).
-  int64_t base_seq = 0;
-  if (options.base) {
-    base_seq = options.base->training.seq_len;
-  } else {
-    MS_TRY(original, default_project());
-    base_seq = original.training.seq_len;
-  }
-  MS_TRY(base, launcher_detail::base_project(options));
-  Project project = std::move(base);
+  const int64_t base_seq = base.seq_len;
   JsonReader reader(doc, origin, out.warnings);
   out.warnings.push_back("a DeepSpeed config names no model and no sequence length: the base project's model (" +
-                         (project.model_ref.empty() ? project.model.name : project.model_ref) + ") and " +
+                         (base.model_ref.empty() ? base.model.name : base.model_ref) + ") and " +
                          std::to_string(base_seq) + " tokens are used");
-  project.name = "DeepSpeed ZeRO config";
+  out.name = "DeepSpeed ZeRO config";
 
-  int64_t gpus = options.gpus.value_or(project.gpu_count);
+  int64_t gpus = options.gpus.value_or(base.gpu_count);
   if (!options.gpus)
     out.warnings.push_back("the GPU count is not in a DeepSpeed config: " + std::to_string(gpus) +
                            " GPUs (the base project's) used; pass --gpus N");
   if (gpus < 1 || gpus > launcher_detail::kMaxConfigInteger)
     return make_error(ErrorCode::invalid_argument, "the GPU count must be positive", origin + ": --gpus");
-  launcher_detail::set_gpu_count(project, gpus, out.warnings);
+  launcher_detail::set_gpu_count(out, base, gpus);
   const int64_t dp = gpus;
 
   // Batch sizes: train_batch_size = micro × gradient_accumulation_steps × GPUs; any two give the third.
@@ -185,7 +180,7 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
   KeyValues layout_keys{{"dp", std::to_string(dp)}, {"micro_batch", std::to_string(micro)}};
   auto layout = layout_from_keys(layout_keys);
   if (!layout) return tl::unexpected(layout.error());
-  project.layout = *layout;
+  out.layout = *layout;
 
   // ZeRO stage (default 0), precision (fp16.enabled, bf16.enabled; fp32 otherwise).
   MS_TRY(stage_value, reader.integer("zero_optimization.stage"));
@@ -232,7 +227,7 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
   }
   auto training = training_from_keys(keys);
   if (!training) return tl::unexpected(training.error());
-  project.training = *training;
+  out.training = *training;
 
   // Offload with device "none" is no offload.
   std::vector<std::string> unread;
@@ -254,7 +249,6 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
     if (std::find(out.unmodelled.begin(), out.unmodelled.end(), entry) == out.unmodelled.end())
       out.unmodelled.push_back(entry);
   }
-  out.project = std::move(project);
   return out;
 }
 

@@ -1,4 +1,4 @@
-// Megatron-LM launch scripts and argument lists → a meshscope project (launcher_config.hpp). Each flag's
+// Megatron-LM launch scripts and argument lists → plain values (launcher_config.hpp). Each flag's
 // meaning and default is megatron/training/arguments.py's (NVIDIA/Megatron-LM, _add_network_size_args,
 // _add_training_args, _add_mixed_precision_args, _add_distributed_args, validate_args); docs/launchers.md
 // lists the mapping.
@@ -13,6 +13,7 @@
 #include "core/importers/launcher_args.hpp"
 #include "core/importers/launcher_bash.hpp"
 #include "core/importers/launcher_config.hpp"
+#include "core/options.hpp"
 
 namespace meshscope {
 namespace launcher_detail {
@@ -194,19 +195,17 @@ std::string describe(const std::vector<std::string>& values) {
 
 }  // namespace
 
-Result<LauncherImport> import_megatron_args(std::string_view text, const std::string& origin,
-                                            const LauncherImportOptions& options) {
+Result<ImportedLaunch> read_megatron_args(std::string_view text, const std::string& origin,
+                                          const LaunchReadOptions& options) {
   MS_TRY(command, launcher_detail::parse_launch_script(text, origin));
   if (command.args.empty())
     return make_error(ErrorCode::missing_field,
                       "no Megatron-LM arguments found: neither a launch command (torchrun ... pretrain_gpt.py ...) nor "
                       "an argument list (--num-layers ...)",
                       origin);
-  LauncherImport out;
+  ImportedLaunch out;
   out.format = LauncherFormat::megatron;
   out.warnings = std::move(command.warnings);
-  MS_TRY(base, launcher_detail::base_project(options));
-  Project project = std::move(base);
   ArgList args(command.args, origin);
 
   const auto required = [&](const std::string& name) -> Result<int64_t> {
@@ -332,9 +331,9 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   model.name = "Megatron-LM GPT: " + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + ", " +
                std::to_string(heads) + " heads";
   model.source = "Megatron-LM arguments";
-  project.model = model;
-  project.model_ref.clear();
-  project.name = model.name;
+  out.model = model;
+  out.model_ref.clear();
+  out.name = model.name;
 
   // GPUs: --gpus, else torchrun's --nproc_per_node × --nnodes.
   ArgList launcher(command.launcher_args, origin);
@@ -380,7 +379,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
         std::to_string(gpus) + " GPUs are not a multiple of TP × PP × CP = " + std::to_string(model_parallel),
         origin + ": --gpus");
   const int64_t dp = gpus / model_parallel;
-  launcher_detail::set_gpu_count(project, gpus, out.warnings);
+  launcher_detail::set_gpu_count(out, options.base, gpus);
 
   // The layout.
   KeyValues layout_keys{{"dp", std::to_string(dp)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)},
@@ -455,7 +454,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   layout_keys.push_back({"micro_batch", std::to_string(micro)});
   auto layout = layout_from_keys(layout_keys);
   if (!layout) return tl::unexpected(layout.error());
-  project.layout = *layout;
+  out.layout = *layout;
 
   // The workload (_add_training_args, _add_mixed_precision_args).
   const bool distributed_optimizer = args.has("use-distributed-optimizer");
@@ -562,7 +561,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   MS_TRY(dispatcher, args.text("moe-token-dispatcher-type"));
   if (dispatcher && (*dispatcher == "alltoall" || *dispatcher == "flex")) {
     keys.push_back({"moe_dispatcher", *dispatcher});
-  } else if (project.model.is_moe()) {
+  } else if (model.is_moe()) {
     out.unmodelled.push_back("--moe-token-dispatcher-type " + dispatcher.value_or("allgather (the default)") +
                              ": modelled as alltoall");
   }
@@ -581,7 +580,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     keys.push_back({"flash", "false"});
   auto training = training_from_keys(keys);
   if (!training) return tl::unexpected(training.error());
-  project.training = *training;
+  out.training = *training;
 
   // What was not read: unmodelled when it matters, ignored otherwise.
   for (const auto& flag : args.flags()) {
@@ -598,7 +597,6 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   }
   for (const auto& flag : launcher.flags())
     if (!launcher.used(flag.name)) out.ignored.push_back("--" + flag.name + " (launcher)");
-  out.project = std::move(project);
   return out;
 }
 

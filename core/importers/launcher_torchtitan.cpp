@@ -1,4 +1,4 @@
-// torchtitan TOML job configs → a meshscope project (launcher_config.hpp). Keys, meanings and defaults
+// torchtitan TOML job configs → plain values (launcher_config.hpp). Keys, meanings and defaults
 // are torchtitan/config/job_config.py's (pytorch/torchtitan: Training, Parallelism, ActivationCheckpoint,
 // Compile, Float8, Model); docs/launchers.md lists the mapping.
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "core/catalogue.hpp"
 #include "core/importers/launcher_config.hpp"
+#include "core/options.hpp"
 
 namespace meshscope {
 namespace {
@@ -103,8 +104,8 @@ bool is_true_value(const toml::node* n) {
 
 }  // namespace
 
-Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::string& origin,
-                                              const LauncherImportOptions& options) {
+Result<ImportedLaunch> read_torchtitan_toml(std::string_view text, const std::string& origin,
+                                            const LaunchReadOptions& options) {
   toml::table root;
   try {
     root = toml::parse(text, origin);
@@ -113,10 +114,11 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
                       origin + ": line " + std::to_string(error.source().begin.line) + ", column " +
                           std::to_string(error.source().begin.column));
   }
-  LauncherImport out;
+  ImportedLaunch out;
   out.format = LauncherFormat::torchtitan;
-  MS_TRY(base, launcher_detail::base_project(options));
-  Project project = std::move(base);
+  const LaunchBase& base = options.base;
+  // The model's layers: the preset's, else the base model's.
+  int64_t model_layers = base.model.num_layers;
   TomlReader toml(root, origin);
 
   // [job] description names the project.
@@ -128,14 +130,15 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
   const std::string flavor_text = flavor.value_or("debugmodel");
   if (const auto preset = preset_for_torchtitan_model(name, flavor_text)) {
     MS_TRY(model, model_preset(*preset));
-    project.model = model;
-    project.model_ref = *preset;
+    model_layers = model.num_layers;
+    out.model = model;
+    out.model_ref = *preset;
   } else {
     out.warnings.push_back("model " + name + " flavor " + flavor_text + " has no meshscope preset: the model is " +
-                           (project.model_ref.empty() ? project.model.name : project.model_ref) +
+                           (base.model_ref.empty() ? base.model.name : base.model_ref) +
                            " (the base project's); choose it with --model or in the app");
   }
-  project.name = description.value_or("torchtitan " + name + " " + flavor_text);
+  out.name = description.value_or("torchtitan " + name + " " + flavor_text);
 
   // [parallelism] (job_config.py Parallelism; every degree defaults to 1, data_parallel_shard_degree to -1).
   const auto degree = [&](const std::string& key) -> Result<int64_t> {
@@ -178,7 +181,7 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
                              "\"); pass --gpus N for "
                              "another count");
     } else {
-      gpus = project.gpu_count > 0 && project.gpu_count % fixed == 0 ? project.gpu_count : fixed;
+      gpus = base.gpu_count > 0 && base.gpu_count % fixed == 0 ? base.gpu_count : fixed;
       out.warnings.push_back(
           "data_parallel_shard_degree = -1 uses all remaining GPUs, and the file does not say how "
           "many there are: " +
@@ -197,7 +200,7 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
       out.warnings.push_back("the file's degrees make " + std::to_string(gpus) + " GPUs; --gpus " +
                              std::to_string(*options.gpus) + " is not used");
   }
-  launcher_detail::set_gpu_count(project, gpus, out.warnings);
+  launcher_detail::set_gpu_count(out, base, gpus);
   MS_TRY(dp, launcher_detail::checked_product(replicate, shard, degrees_at));
   KeyValues layout_keys{{"dp", std::to_string(dp)},
                         {"fsdp", std::to_string(replicate > 1 && shard > 1 ? shard : 0)},
@@ -237,7 +240,7 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
       schedule = "interleaved";
       // Looped schedules: stages per rank from pipeline_parallel_layers_per_stage, else 2.
       vpp = layers_per_stage && *layers_per_stage > 0 && pp > 0
-                ? std::max<int64_t>(1, project.model.num_layers / (pp * *layers_per_stage))
+                ? std::max<int64_t>(1, model_layers / (pp * *layers_per_stage))
                 : 2;
     } else if (*schedule_name != "1F1B") {
       out.unmodelled.push_back("parallelism.pipeline_parallel_schedule = " + *schedule_name + ": modelled as 1F1B");
@@ -246,7 +249,7 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
   layout_keys.push_back({"vpp", std::to_string(pp > 1 ? vpp : 1)});
   auto layout = layout_from_keys(layout_keys);
   if (!layout) return tl::unexpected(layout.error());
-  project.layout = *layout;
+  out.layout = *layout;
 
   KeyValues keys{
       {"convention", "zero"}, {"memory_framework", "fsdp2"}, {"framework", "torchtitan"}, {"seq", std::to_string(seq)}};
@@ -300,7 +303,7 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
         recompute = "full";
       } else {
         // Every n-th block fully recomputed: as many blocks of each stage chunk (rounded up).
-        const int64_t per_chunk = project.model.num_layers / std::max<int64_t>(1, pp * (pp > 1 ? vpp : 1));
+        const int64_t per_chunk = model_layers / std::max<int64_t>(1, pp * (pp > 1 ? vpp : 1));
         recompute = std::to_string(std::max<int64_t>(1, (per_chunk + every - 1) / every));
         out.warnings.push_back("selective_ac_option = " + option + " (every " + option +
                                "th block recomputed) is modelled as the first " + recompute + " blocks of each stage");
@@ -336,7 +339,7 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
   }
   auto training = training_from_keys(keys);
   if (!training) return tl::unexpected(training.error());
-  project.training = *training;
+  out.training = *training;
 
   std::vector<std::string> unread;
   toml.unread(root, "", unread);
@@ -351,7 +354,6 @@ Result<LauncherImport> import_torchtitan_toml(std::string_view text, const std::
     else
       out.ignored.push_back(path);
   }
-  out.project = std::move(project);
   return out;
 }
 

@@ -526,53 +526,38 @@ Result<SlidingWindow> sliding_window_of(const json& config, const Fields& f, con
   return SlidingWindow{window, every};
 }
 
-Result<ModelSpec> model_from_hf_config(const json& config, const std::string& origin) {
-  if (!config.is_object()) return make_error(ErrorCode::wrong_type, "config.json must be a JSON object", origin);
-  const Fields f(config, origin);
-  if (!f.has("model_type"))
-    return make_error(ErrorCode::missing_field, "required field \"model_type\" is missing", f.where("model_type"));
-  MS_TRY(type, f.string_or("model_type", ""));
-  ModelSpec m;
-  m.source = "Hugging Face config.json (" + origin + ")";
-  MS_TRY(name, f.string_or("_name_or_path", type));
-  m.name = name;
+namespace {
 
-  if (type == "gpt2") {
-    // GPT-2 (modeling_gpt2.py): Conv1D layers with biases, LayerNorm, learned positions, GeLU 4h
-    // MLP (n_inner), tied LM head, dropout.
-    MS_TRY(vocab, f.integer("vocab_size"));
-    MS_TRY(hidden, f.integer("n_embd"));
-    MS_TRY(layers, f.integer("n_layer"));
-    MS_TRY(heads, f.integer("n_head"));
-    MS_TRY(positions, f.integer("n_positions"));
-    MS_TRY(inner, f.integer_or("n_inner", 4 * hidden));
-    m.vocab_size = vocab;
-    m.hidden_size = hidden;
-    m.num_layers = layers;
-    m.num_heads = heads;
-    m.num_kv_heads = heads;
-    m.head_dim = heads > 0 ? hidden / heads : 0;
-    m.ffn_hidden_size = inner;
-    m.mlp = MlpKind::plain;
-    m.norm = NormKind::layernorm;
-    m.position = PositionKind::learned;
-    m.max_position_embeddings = positions;
-    m.tied_embeddings = true;
-    m.qkv_bias = m.attn_out_bias = m.mlp_bias = true;
-    MS_TRY(dropout, f.number_or("resid_pdrop", 0.1));
-    m.dropout = dropout > 0;
-    return check_model(std::move(m), origin);
-  }
+// GPT-2 (modeling_gpt2.py): Conv1D layers with biases, LayerNorm, learned positions, GeLU 4h
+// MLP (n_inner), tied LM head, dropout.
+Result<void> read_gpt2_fields(const Fields& f, ModelSpec& m) {
+  MS_TRY(vocab, f.integer("vocab_size"));
+  MS_TRY(hidden, f.integer("n_embd"));
+  MS_TRY(layers, f.integer("n_layer"));
+  MS_TRY(heads, f.integer("n_head"));
+  MS_TRY(positions, f.integer("n_positions"));
+  MS_TRY(inner, f.integer_or("n_inner", 4 * hidden));
+  m.vocab_size = vocab;
+  m.hidden_size = hidden;
+  m.num_layers = layers;
+  m.num_heads = heads;
+  m.num_kv_heads = heads;
+  m.head_dim = heads > 0 ? hidden / heads : 0;
+  m.ffn_hidden_size = inner;
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layernorm;
+  m.position = PositionKind::learned;
+  m.max_position_embeddings = positions;
+  m.tied_embeddings = true;
+  m.qkv_bias = m.attn_out_bias = m.mlp_bias = true;
+  MS_TRY(dropout, f.number_or("resid_pdrop", 0.1));
+  m.dropout = dropout > 0;
+  return {};
+}
 
-  static const char* const kKnown[] = {"llama", "mistral",   "mixtral",     "qwen2",
-                                       "qwen3", "qwen3_moe", "deepseek_v3", "gpt_oss"};
-  if (std::find(std::begin(kKnown), std::end(kKnown), type) == std::end(kKnown))
-    return make_error(
-        ErrorCode::unsupported,
-        "model_type \"" + type +
-            "\" is not supported (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt_oss, gpt2 are)",
-        f.where("model_type"));
-
+// The fields the Llama-style families share (LlamaConfig's names): shape, heads, embeddings; a gated
+// MLP, RMSNorm and rotary positions.
+Result<void> read_decoder_fields(const Fields& f, ModelSpec& m) {
   MS_TRY(vocab, f.integer("vocab_size"));
   MS_TRY(hidden, f.integer("hidden_size"));
   MS_TRY(layers, f.integer("num_hidden_layers"));
@@ -594,83 +579,144 @@ Result<ModelSpec> model_from_hf_config(const json& config, const std::string& or
   m.position = PositionKind::rotary;
   MS_TRY(act, f.string_or("hidden_act", "silu"));
   (void)act;  // all supported families use a gated MLP (SiLU/GeLU gating)
+  return {};
+}
 
-  if (type == "llama" || type == "mistral") {
-    MS_TRY(ffn, f.integer("intermediate_size"));
-    MS_TRY(bias, f.boolean_or("attention_bias", false));
-    MS_TRY(mlp_bias, f.boolean_or("mlp_bias", false));
-    m.ffn_hidden_size = ffn;
-    m.qkv_bias = m.attn_out_bias = bias;
-    m.mlp_bias = mlp_bias;
-  } else if (type == "qwen2") {
-    MS_TRY(ffn, f.integer("intermediate_size"));
-    m.ffn_hidden_size = ffn;
-    m.qkv_bias = true;  // Qwen2Attention: bias on q_proj, k_proj, v_proj only
-  } else if (type == "qwen3" || type == "qwen3_moe") {
-    MS_TRY(ffn, f.integer_or("intermediate_size", 0));
-    MS_TRY(bias, f.boolean_or("attention_bias", false));
-    m.ffn_hidden_size = ffn;
-    m.qkv_bias = m.attn_out_bias = bias;
-    m.qk_norm = true;  // Qwen3Attention: q_norm and k_norm over head_dim
-    if (type == "qwen3_moe") {
-      MS_TRY(experts, f.integer("num_experts"));
-      MS_TRY(top_k, f.integer("num_experts_per_tok"));
-      MS_TRY(expert_ffn, f.integer("moe_intermediate_size"));
-      MS_TRY(step, f.integer_or("decoder_sparse_step", 1));
-      if (config.contains("mlp_only_layers") && config.at("mlp_only_layers").is_array() &&
-          !config.at("mlp_only_layers").empty())
-        return make_error(ErrorCode::unsupported,
-                          "mlp_only_layers (dense layers at arbitrary positions) is not supported",
-                          f.where("mlp_only_layers"));
-      // Qwen3MoeDecoderLayer: MoE when (layer_idx + 1) % decoder_sparse_step == 0.
-      const int64_t s = step > 0 ? step : 1;
-      m.moe = {experts, top_k, expert_ffn, 0, 0, 0, s, s - 1, false};
-    }
-  } else if (type == "mixtral") {
-    MS_TRY(ffn, f.integer("intermediate_size"));
-    MS_TRY(experts, f.integer("num_local_experts"));
-    MS_TRY(top_k, f.integer("num_experts_per_tok"));
-    m.ffn_hidden_size = ffn;
-    m.moe = {experts, top_k, ffn, 0, 0, 0, 1, 0, false};
-  } else if (type == "deepseek_v3") {
-    MS_TRY(ffn, f.integer("intermediate_size"));
-    MS_TRY(experts, f.integer("n_routed_experts"));
-    MS_TRY(top_k, f.integer("num_experts_per_tok"));
-    MS_TRY(expert_ffn, f.integer("moe_intermediate_size"));
-    MS_TRY(shared, f.integer_or("n_shared_experts", 0));
-    MS_TRY(first_dense, f.integer_or("first_k_dense_replace", 0));
-    MS_TRY(freq, f.integer_or("moe_layer_freq", 1));
-    MS_TRY(q_lora, f.integer_or("q_lora_rank", 0));
-    MS_TRY(kv_lora, f.integer("kv_lora_rank"));
-    MS_TRY(rope, f.integer("qk_rope_head_dim"));
-    MS_TRY(nope, f.integer("qk_nope_head_dim"));
-    MS_TRY(v_dim, f.integer("v_head_dim"));
-    MS_TRY(bias, f.boolean_or("attention_bias", false));
-    m.ffn_hidden_size = ffn;
-    // DeepseekV3MoE: shared experts are one MLP of width n_shared_experts × moe_intermediate_size.
-    m.moe = {experts, top_k, expert_ffn, shared, expert_ffn, first_dense, freq > 0 ? freq : 1, 0, true};
-    m.mla = {q_lora, kv_lora, rope, nope, v_dim};
-    m.head_dim = nope + rope;
-    m.qkv_bias = m.attn_out_bias = bias;
-    // The multi-token-prediction module (num_nextn_predict_layers) is not part of the main model.
-  } else if (type == "gpt_oss") {
-    // GPT-OSS (modeling_gpt_oss.py): biased q/k/v/o projections and one learned sink logit per head
-    // (GptOssAttention), a router Linear with bias (GptOssTopKRouter), experts whose gate_up and
-    // down projections carry biases (GptOssExperts); every layer is MoE.
-    MS_TRY(ffn, f.integer("intermediate_size"));
-    MS_TRY(experts, f.integer("num_local_experts"));
-    MS_TRY(top_k, f.integer_or("num_experts_per_tok", 0));
-    MS_TRY(bias, f.boolean_or("attention_bias", true));
-    m.ffn_hidden_size = ffn;
-    m.moe = {experts, top_k, ffn, 0, 0, 0, 1, 0, true};
-    if (top_k == 0) {
-      MS_TRY(per_token, f.integer("experts_per_token"));
-      m.moe.top_k = per_token;
-    }
-    m.qkv_bias = m.attn_out_bias = bias;
-    m.mlp_bias = true;
-    m.attention_sinks = true;
+// Each family's own fields (the MLP, biases, experts, MLA), after the shared ones.
+using FamilyFields = Result<void> (*)(const json& config, const Fields& f, const std::string& type, ModelSpec& m);
+
+Result<void> read_llama_fields(const json& /*config*/, const Fields& f, const std::string& /*type*/, ModelSpec& m) {
+  MS_TRY(ffn, f.integer("intermediate_size"));
+  MS_TRY(bias, f.boolean_or("attention_bias", false));
+  MS_TRY(mlp_bias, f.boolean_or("mlp_bias", false));
+  m.ffn_hidden_size = ffn;
+  m.qkv_bias = m.attn_out_bias = bias;
+  m.mlp_bias = mlp_bias;
+  return {};
+}
+
+Result<void> read_qwen2_fields(const json& /*config*/, const Fields& f, const std::string& /*type*/, ModelSpec& m) {
+  MS_TRY(ffn, f.integer("intermediate_size"));
+  m.ffn_hidden_size = ffn;
+  m.qkv_bias = true;  // Qwen2Attention: bias on q_proj, k_proj, v_proj only
+  return {};
+}
+
+Result<void> read_qwen3_fields(const json& config, const Fields& f, const std::string& type, ModelSpec& m) {
+  MS_TRY(ffn, f.integer_or("intermediate_size", 0));
+  MS_TRY(bias, f.boolean_or("attention_bias", false));
+  m.ffn_hidden_size = ffn;
+  m.qkv_bias = m.attn_out_bias = bias;
+  m.qk_norm = true;  // Qwen3Attention: q_norm and k_norm over head_dim
+  if (type != "qwen3_moe") return {};
+  MS_TRY(experts, f.integer("num_experts"));
+  MS_TRY(top_k, f.integer("num_experts_per_tok"));
+  MS_TRY(expert_ffn, f.integer("moe_intermediate_size"));
+  MS_TRY(step, f.integer_or("decoder_sparse_step", 1));
+  if (config.contains("mlp_only_layers") && config.at("mlp_only_layers").is_array() &&
+      !config.at("mlp_only_layers").empty())
+    return make_error(ErrorCode::unsupported, "mlp_only_layers (dense layers at arbitrary positions) is not supported",
+                      f.where("mlp_only_layers"));
+  // Qwen3MoeDecoderLayer: MoE when (layer_idx + 1) % decoder_sparse_step == 0.
+  const int64_t s = step > 0 ? step : 1;
+  m.moe = {experts, top_k, expert_ffn, 0, 0, 0, s, s - 1, false};
+  return {};
+}
+
+Result<void> read_mixtral_fields(const json& /*config*/, const Fields& f, const std::string& /*type*/, ModelSpec& m) {
+  MS_TRY(ffn, f.integer("intermediate_size"));
+  MS_TRY(experts, f.integer("num_local_experts"));
+  MS_TRY(top_k, f.integer("num_experts_per_tok"));
+  m.ffn_hidden_size = ffn;
+  m.moe = {experts, top_k, ffn, 0, 0, 0, 1, 0, false};
+  return {};
+}
+
+Result<void> read_deepseek_v3_fields(const json& /*config*/, const Fields& f, const std::string& /*type*/,
+                                     ModelSpec& m) {
+  MS_TRY(ffn, f.integer("intermediate_size"));
+  MS_TRY(experts, f.integer("n_routed_experts"));
+  MS_TRY(top_k, f.integer("num_experts_per_tok"));
+  MS_TRY(expert_ffn, f.integer("moe_intermediate_size"));
+  MS_TRY(shared, f.integer_or("n_shared_experts", 0));
+  MS_TRY(first_dense, f.integer_or("first_k_dense_replace", 0));
+  MS_TRY(freq, f.integer_or("moe_layer_freq", 1));
+  MS_TRY(q_lora, f.integer_or("q_lora_rank", 0));
+  MS_TRY(kv_lora, f.integer("kv_lora_rank"));
+  MS_TRY(rope, f.integer("qk_rope_head_dim"));
+  MS_TRY(nope, f.integer("qk_nope_head_dim"));
+  MS_TRY(v_dim, f.integer("v_head_dim"));
+  MS_TRY(bias, f.boolean_or("attention_bias", false));
+  m.ffn_hidden_size = ffn;
+  // DeepseekV3MoE: shared experts are one MLP of width n_shared_experts × moe_intermediate_size.
+  m.moe = {experts, top_k, expert_ffn, shared, expert_ffn, first_dense, freq > 0 ? freq : 1, 0, true};
+  m.mla = {q_lora, kv_lora, rope, nope, v_dim};
+  m.head_dim = nope + rope;
+  m.qkv_bias = m.attn_out_bias = bias;
+  // The multi-token-prediction module (num_nextn_predict_layers) is not part of the main model.
+  return {};
+}
+
+// GPT-OSS (modeling_gpt_oss.py): biased q/k/v/o projections and one learned sink logit per head
+// (GptOssAttention), a router Linear with bias (GptOssTopKRouter), experts whose gate_up and
+// down projections carry biases (GptOssExperts); every layer is MoE.
+Result<void> read_gpt_oss_fields(const json& /*config*/, const Fields& f, const std::string& /*type*/, ModelSpec& m) {
+  MS_TRY(ffn, f.integer("intermediate_size"));
+  MS_TRY(experts, f.integer("num_local_experts"));
+  MS_TRY(top_k, f.integer_or("num_experts_per_tok", 0));
+  MS_TRY(bias, f.boolean_or("attention_bias", true));
+  m.ffn_hidden_size = ffn;
+  m.moe = {experts, top_k, ffn, 0, 0, 0, 1, 0, true};
+  if (top_k == 0) {
+    MS_TRY(per_token, f.integer("experts_per_token"));
+    m.moe.top_k = per_token;
   }
+  m.qkv_bias = m.attn_out_bias = bias;
+  m.mlp_bias = true;
+  m.attention_sinks = true;
+  return {};
+}
+
+struct HfFamily {
+  std::string_view type;  // config.json's model_type
+  FamilyFields read;
+};
+constexpr std::array<HfFamily, 8> kHfFamilies{{{"llama", read_llama_fields},
+                                               {"mistral", read_llama_fields},
+                                               {"mixtral", read_mixtral_fields},
+                                               {"qwen2", read_qwen2_fields},
+                                               {"qwen3", read_qwen3_fields},
+                                               {"qwen3_moe", read_qwen3_fields},
+                                               {"deepseek_v3", read_deepseek_v3_fields},
+                                               {"gpt_oss", read_gpt_oss_fields}}};
+
+}  // namespace
+
+Result<ModelSpec> model_from_hf_config(const json& config, const std::string& origin) {
+  if (!config.is_object()) return make_error(ErrorCode::wrong_type, "config.json must be a JSON object", origin);
+  const Fields f(config, origin);
+  if (!f.has("model_type"))
+    return make_error(ErrorCode::missing_field, "required field \"model_type\" is missing", f.where("model_type"));
+  MS_TRY(type, f.string_or("model_type", ""));
+  ModelSpec m;
+  m.source = "Hugging Face config.json (" + origin + ")";
+  MS_TRY(name, f.string_or("_name_or_path", type));
+  m.name = name;
+
+  if (type == "gpt2") {
+    if (auto read = read_gpt2_fields(f, m); !read) return tl::unexpected(read.error());
+    return check_model(std::move(m), origin);
+  }
+  const auto* family = std::find_if(kHfFamilies.begin(), kHfFamilies.end(),
+                                    [&](const HfFamily& candidate) { return candidate.type == type; });
+  if (family == kHfFamilies.end())
+    return make_error(
+        ErrorCode::unsupported,
+        "model_type \"" + type +
+            "\" is not supported (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt_oss, gpt2 are)",
+        f.where("model_type"));
+  if (auto read = read_decoder_fields(f, m); !read) return tl::unexpected(read.error());
+  if (auto read = family->read(config, f, type, m); !read) return tl::unexpected(read.error());
   MS_TRY(window, sliding_window_of(config, f, type));
   m.sliding_window = window.window;
   m.full_attention_every = window.full_attention_every;

@@ -18,7 +18,6 @@
 
 #include "app/cli/cli.hpp"
 #include "core/importers/kineto.hpp"
-#include "core/importers/launcher_config.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/importers/training_log.hpp"
@@ -26,6 +25,7 @@
 #include "core/report/launcher.hpp"
 #include "core/report/training_log.hpp"
 #include "core/report/units.hpp"
+#include "core/session/import_launcher.hpp"
 #include "core/session/measurements.hpp"
 #include "core/topology/cluster_io.hpp"
 

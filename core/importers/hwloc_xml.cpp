@@ -229,38 +229,27 @@ int64_t cuda_index(const pugi::xml_node& o) {
   return -1;
 }
 
-}  // namespace
+// The package (socket) an object is in; an empty node when none.
+pugi::xml_node package_of(pugi::xml_node o) {
+  for (; o; o = o.parent())
+    if (type_of(o) == "Package" || type_of(o) == "Socket") return o;
+  return pugi::xml_node{};
+}
 
-Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& origin,
-                                    const NodeImportOptions& options) {
-  pugi::xml_document doc;
-  if (auto error = node_import::load_xml(doc, text, origin)) return tl::unexpected(*error);
-  const pugi::xml_node root = doc.document_element();
-  if (std::string_view(root.name()) != "topology")
-    return make_error(ErrorCode::parse_error,
-                      "root element <" + std::string(root.name()) + "> is not hwloc's <topology>", origin);
-  NodeBuilder b(options, origin);
-  Importer im{b, text, origin, {}, false, {}, {}, {}, 0, {}};
-  collect(root, im.objects);
-  if (im.objects.empty() || type_of(im.objects.front()) != "Machine") b.warn(origin, "the top object is not a Machine");
-  for (const auto& o : im.objects)
-    if (type_of(o) == "OSDev" && is_compute_osdev(o.attribute("name").value())) im.compute_osdevs = true;
+std::string cpu_name(const pugi::xml_node& package, const pugi::xml_node& fallback) {
+  std::string model = info(package, "CPUModel");
+  if (model.empty()) model = info(fallback, "CPUModel");
+  return model;
+}
 
-  // CPUs: one per NUMA node (else per Package, else one), named after its package.
-  auto package_of = [](pugi::xml_node o) {
-    for (; o; o = o.parent())
-      if (type_of(o) == "Package" || type_of(o) == "Socket") return o;
-    return pugi::xml_node{};
-  };
-  auto cpu_name = [&](const pugi::xml_node& package, const pugi::xml_node& fallback) {
-    std::string model = info(package, "CPUModel");
-    if (model.empty()) model = info(fallback, "CPUModel");
-    return model;
-  };
-  auto is_amd = [](const pugi::xml_node& package) {
-    const std::string v = info(package, "CPUVendor") + info(package, "CPUModel");
-    return v.find("AMD") != std::string::npos || v.find("EPYC") != std::string::npos;
-  };
+bool is_amd(const pugi::xml_node& package) {
+  const std::string v = info(package, "CPUVendor") + info(package, "CPUModel");
+  return v.find("AMD") != std::string::npos || v.find("EPYC") != std::string::npos;
+}
+
+// CPUs: one per NUMA node (else per Package, else one), named after its package.
+Result<void> add_cpus(Importer& im, const pugi::xml_node& root) {
+  NodeBuilder& b = im.b;
   std::vector<pugi::xml_node> numas, packages;
   for (const auto& o : im.objects) {
     if (type_of(o) == "NUMANode") numas.push_back(o);
@@ -303,9 +292,11 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
       im.cpu_by_gp["Package:" + std::string(packages[k].attribute("gp_index").value())] = cpu;
     }
   if (!im.cpu_by_numa.empty()) im.first_numa = im.cpu_by_numa.begin()->first;
+  return {};
+}
 
-  // GPUs in CUDA order (else PCI order), so that local indices are device numbers.
-  std::vector<pugi::xml_node> pci_gpus;
+// GPUs in CUDA order (else PCI order), so that local indices are device numbers.
+Result<void> order_gpus(Importer& im) {
   int64_t order = 0;
   for (const auto& o : im.objects) {
     if (type_of(o) != "PCIDev") continue;
@@ -313,8 +304,9 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
       const int64_t cuda = cuda_index(o);
       im.gpus.push_back({o, cuda >= 0 ? cuda : 1'000'000 + order});
     } else if (const PciType p = pci_type(o); p.class_id == 0x0302 || p.class_id == 0x0300) {
-      b.warn(im.where(o), std::string("PCI device ") + o.attribute("pci_busid").value() + " (" + info(o, "PCIDevice") +
-                              ") is a display controller with no CUDA/NVML/ROCm device: not a GPU");
+      im.b.warn(im.where(o), std::string("PCI device ") + o.attribute("pci_busid").value() + " (" +
+                                 info(o, "PCIDevice") +
+                                 ") is a display controller with no CUDA/NVML/ROCm device: not a GPU");
     }
     ++order;
   }
@@ -324,8 +316,12 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
                           std::to_string(node_import::kMaxGpusPerNode) + " one imported node may have",
                       im.where(im.gpus[node_import::kMaxGpusPerNode].node));
   std::stable_sort(im.gpus.begin(), im.gpus.end(), [](const auto& x, const auto& y) { return x.order < y.order; });
+  return {};
+}
 
-  // The I/O tree: each I/O subtree hangs off the CPU of its parent's NUMA node.
+// The I/O tree: each I/O subtree hangs off the CPU of its parent's NUMA node.
+void place_io(Importer& im) {
+  NodeBuilder& b = im.b;
   for (const auto& o : im.objects) {
     if (!is_io(o) || is_io(o.parent())) continue;
     const int32_t numa = im.numa_of(o.parent());
@@ -335,8 +331,89 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
     if (b.cpus().empty()) im.cpu_by_numa[0] = b.cpu(0, "CPU", false);
     im.place(o, im.cpu_for(numa), numa);
   }
+}
 
-  // NVLink from the NVLinkBandwidth matrix (MB/s between GPUs' OSDevs and, on POWER, Packages).
+// A distance matrix's objects, "type:gp_index" ("OSDev:332").
+std::vector<std::string> matrix_keys(const pugi::xml_node& dist) {
+  std::vector<std::string> keys;
+  const std::string idx = dist.child("indexes").text().get();
+  const std::string type = dist.attribute("type").value();
+  size_t i = 0;
+  while (i < idx.size()) {
+    while (i < idx.size() && std::isspace(static_cast<unsigned char>(idx[i]))) ++i;
+    const size_t start = i;
+    while (i < idx.size() && !std::isspace(static_cast<unsigned char>(idx[i]))) ++i;
+    if (i > start) {
+      std::string key = idx.substr(start, i - start);
+      if (key.find(':') == std::string::npos) key = type + ":" + key;
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
+
+// A distance matrix's values, row by row.
+std::vector<double> matrix_values(const pugi::xml_node& dist) {
+  std::vector<double> values;
+  for (const auto& v : dist.children("u64values")) {
+    const std::string t = v.text().get();
+    const char* p = t.c_str();
+    char* end = nullptr;
+    for (double x = std::strtod(p, &end); end != p; x = std::strtod(p, &end)) {
+      values.push_back(x);
+      p = end;
+    }
+  }
+  return values;
+}
+
+// One NVLinkBandwidth matrix (MB/s between GPUs' OSDevs and, on POWER, Packages): GPU pairs into
+// `pairs`, GPU–CPU links built.
+void add_nvlink_matrix(Importer& im, const pugi::xml_node& dist, int32_t generation, std::vector<NvlinkPair>& pairs) {
+  NodeBuilder& b = im.b;
+  const std::vector<std::string> keys = matrix_keys(dist);
+  const std::vector<double> values = matrix_values(dist);
+  const size_t n = keys.size();
+  if (values.size() != n * n) {
+    b.warn(im.where(dist), "NVLinkBandwidth has " + std::to_string(values.size()) + " values for " + std::to_string(n) +
+                               " objects: ignored");
+    return;
+  }
+  auto device_of = [&](const std::string& key) -> DeviceId {
+    if (auto it = im.by_gp.find(key); it != im.by_gp.end()) return it->second;
+    if (auto it = im.cpu_by_gp.find(key); it != im.cpu_by_gp.end()) return it->second;
+    return DeviceId{};
+  };
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      const double mbytes = values[i * n + j];
+      if (mbytes == 0) continue;
+      if (!(mbytes > 0) || mbytes > kMaxNvlinkMBps) {
+        b.warn(im.where(dist), "NVLinkBandwidth between " + keys[i] + " and " + keys[j] + " is " +
+                                   std::to_string(mbytes) + " MB/s, not a bandwidth: ignored");
+        continue;
+      }
+      const DeviceId x = device_of(keys[i]), y = device_of(keys[j]);
+      if (!x.valid() || !y.valid()) {
+        b.warn(im.where(dist),
+               "NVLinkBandwidth names " + keys[!x.valid() ? i : j] + ", which is not a GPU or CPU here");
+        continue;
+      }
+      const bool gx = b.cluster().device(x).kind == DeviceKind::gpu;
+      const bool gy = b.cluster().device(y).kind == DeviceKind::gpu;
+      if (gx && gy) {
+        pairs.push_back({b.cluster().device(x).local_index, b.cluster().device(y).local_index, 0, mbytes * 1e6});
+      } else if (gx || gy) {
+        const double per_link = node_import::nvlink_link_bytes_per_s(generation);
+        b.nvlink(gx ? x : y, gx ? y : x, generation, static_cast<int32_t>(std::lround(mbytes * 1e6 / per_link)),
+                 mbytes * 1e6);
+      }
+    }
+}
+
+// NVLink from the NVLinkBandwidth matrices.
+void add_nvlinks(Importer& im, const pugi::xml_node& root) {
+  NodeBuilder& b = im.b;
   const int32_t generation =
       b.nvlink_generation(im.gpus.empty() ? 0 : node_import::nvlink_generation_of(im.gpu_name(im.gpus.front().node)));
   std::vector<NvlinkPair> pairs;
@@ -345,70 +422,31 @@ Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& or
     if ((tag != "distances2" && tag != "distances2hetero") ||
         std::string_view(dist.attribute("name").value()) != "NVLinkBandwidth")
       continue;
-    std::vector<std::string> keys;
-    {
-      const std::string idx = dist.child("indexes").text().get();
-      const std::string type = dist.attribute("type").value();
-      size_t i = 0;
-      while (i < idx.size()) {
-        while (i < idx.size() && std::isspace(static_cast<unsigned char>(idx[i]))) ++i;
-        const size_t start = i;
-        while (i < idx.size() && !std::isspace(static_cast<unsigned char>(idx[i]))) ++i;
-        if (i > start) {
-          std::string key = idx.substr(start, i - start);
-          if (key.find(':') == std::string::npos) key = type + ":" + key;
-          keys.push_back(key);
-        }
-      }
-    }
-    std::vector<double> values;
-    for (const auto& v : dist.children("u64values")) {
-      const std::string t = v.text().get();
-      const char* p = t.c_str();
-      char* end = nullptr;
-      for (double x = std::strtod(p, &end); end != p; x = std::strtod(p, &end)) {
-        values.push_back(x);
-        p = end;
-      }
-    }
-    const size_t n = keys.size();
-    if (values.size() != n * n) {
-      b.warn(im.where(dist), "NVLinkBandwidth has " + std::to_string(values.size()) + " values for " +
-                                 std::to_string(n) + " objects: ignored");
-      continue;
-    }
-    auto device_of = [&](const std::string& key) -> DeviceId {
-      if (auto it = im.by_gp.find(key); it != im.by_gp.end()) return it->second;
-      if (auto it = im.cpu_by_gp.find(key); it != im.cpu_by_gp.end()) return it->second;
-      return DeviceId{};
-    };
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = i + 1; j < n; ++j) {
-        const double mbytes = values[i * n + j];
-        if (mbytes == 0) continue;
-        if (!(mbytes > 0) || mbytes > kMaxNvlinkMBps) {
-          b.warn(im.where(dist), "NVLinkBandwidth between " + keys[i] + " and " + keys[j] + " is " +
-                                     std::to_string(mbytes) + " MB/s, not a bandwidth: ignored");
-          continue;
-        }
-        const DeviceId x = device_of(keys[i]), y = device_of(keys[j]);
-        if (!x.valid() || !y.valid()) {
-          b.warn(im.where(dist),
-                 "NVLinkBandwidth names " + keys[!x.valid() ? i : j] + ", which is not a GPU or CPU here");
-          continue;
-        }
-        const bool gx = b.cluster().device(x).kind == DeviceKind::gpu;
-        const bool gy = b.cluster().device(y).kind == DeviceKind::gpu;
-        if (gx && gy) {
-          pairs.push_back({b.cluster().device(x).local_index, b.cluster().device(y).local_index, 0, mbytes * 1e6});
-        } else if (gx || gy) {
-          const double per_link = node_import::nvlink_link_bytes_per_s(generation);
-          b.nvlink(gx ? x : y, gx ? y : x, generation, static_cast<int32_t>(std::lround(mbytes * 1e6 / per_link)),
-                   mbytes * 1e6);
-        }
-      }
+    add_nvlink_matrix(im, dist, generation, pairs);
   }
   b.nvlink_peers(pairs, generation);
+}
+
+}  // namespace
+
+Result<NodeImport> import_hwloc_xml(std::string_view text, const std::string& origin,
+                                    const NodeImportOptions& options) {
+  pugi::xml_document doc;
+  if (auto error = node_import::load_xml(doc, text, origin)) return tl::unexpected(*error);
+  const pugi::xml_node root = doc.document_element();
+  if (std::string_view(root.name()) != "topology")
+    return make_error(ErrorCode::parse_error,
+                      "root element <" + std::string(root.name()) + "> is not hwloc's <topology>", origin);
+  NodeBuilder b(options, origin);
+  Importer im{b, text, origin, {}, false, {}, {}, {}, 0, {}};
+  collect(root, im.objects);
+  if (im.objects.empty() || type_of(im.objects.front()) != "Machine") b.warn(origin, "the top object is not a Machine");
+  for (const auto& o : im.objects)
+    if (type_of(o) == "OSDev" && is_compute_osdev(o.attribute("name").value())) im.compute_osdevs = true;
+  if (auto added = add_cpus(im, root); !added) return tl::unexpected(added.error());
+  if (auto ordered = order_gpus(im); !ordered) return tl::unexpected(ordered.error());
+  place_io(im);
+  add_nvlinks(im, root);
 
   std::string host = info(root, "HostName");
   if (host.empty() && !im.objects.empty()) host = info(im.objects.front(), "HostName");

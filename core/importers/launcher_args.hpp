@@ -28,6 +28,7 @@ class ArgList {
   [[nodiscard]] Result<std::optional<double>> number(const std::string& name);
   [[nodiscard]] Result<std::optional<std::string>> text(const std::string& name);
   [[nodiscard]] std::string where(const ArgFlag& flag) const;  // "file: line 57: --num-layers"
+  [[nodiscard]] const std::string& origin() const { return origin_; }
   [[nodiscard]] const std::vector<ArgFlag>& flags() const { return flags_; }
   [[nodiscard]] bool used(const std::string& name) const { return used_.count(name) > 0; }
   void mark(const std::string& name) { used_.insert(name); }

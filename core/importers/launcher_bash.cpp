@@ -534,18 +534,104 @@ struct Frame {
   int line = 0;
 };
 
-}  // namespace
+// Reads the script statement by statement: if/elif/else/fi choose what is read, assignments set
+// variables, and the command that runs a training script (or a bare argument list) is the launch.
+class LaunchReader {
+ public:
+  explicit LaunchReader(const std::string& origin) : origin_(origin), script_(origin) {}
 
-Result<LaunchCommand> parse_launch_script(std::string_view text, const std::string& origin) {
-  MS_TRY(tokens, tokenize(text, origin));
-  Script script(origin);
-  LaunchCommand out;
-  std::vector<ScriptWord> bare_args;  // statements that are argument lists (a pasted command line)
-  std::vector<Frame> frames;
-  const auto active = [&] { return frames.empty() || frames.back().active; };
+  Result<LaunchCommand> read(const std::vector<Token>& tokens) {
+    size_t i = 0;
+    while (i < tokens.size()) {
+      MS_TRY(statement, next_statement(tokens, i));
+      if (statement.empty()) continue;
+      if (control_statement(statement)) continue;
+      if (!active()) continue;
+      const size_t w = assignments(statement);
+      if (w >= statement.size()) continue;
+      command(statement, w);
+    }
+    for (auto& warning : script_.warnings) out_.warnings.push_back(std::move(warning));
+    if (out_.script.empty()) out_.args = std::move(bare_args_);
+    return std::move(out_);
+  }
+
+ private:
+  [[nodiscard]] bool active() const { return frames_.empty() || frames_.back().active; }
+
+  // One statement from token `i` on: the tokens up to a newline or `;`, arrays spanning lines.
+  Result<std::vector<Token>> next_statement(const std::vector<Token>& tokens, size_t& i) const {
+    std::vector<Token> statement;
+    int open_array_line = 0;
+    std::string open_array_name;
+    for (; i < tokens.size(); ++i) {
+      const Token& t = tokens[i];
+      if (open_array_line == 0 && (t.kind == TokenKind::newline || t.kind == TokenKind::semicolon)) {
+        ++i;
+        break;
+      }
+      if (t.kind == TokenKind::newline) continue;
+      if (t.kind == TokenKind::open_paren && !statement.empty() && statement.back().kind == TokenKind::word &&
+          statement.back().text.ends_with("=")) {
+        open_array_line = t.line;
+        open_array_name = statement.back().text;
+      }
+      if (t.kind == TokenKind::close_paren) open_array_line = 0;
+      statement.push_back(t);
+    }
+    if (open_array_line != 0) {
+      const std::string name = open_array_name.substr(0, open_array_name.find_first_of("+="));
+      return make_error(ErrorCode::parse_error, "the array " + name + "=( opened here is not closed with )",
+                        origin_ + ": line " + std::to_string(open_array_line));
+    }
+    return statement;
+  }
+
+  // if, elif, then, else, fi: which branch is read. True when the statement was one of them.
+  bool control_statement(const std::vector<Token>& statement) {
+    if (statement.front().kind != TokenKind::word) return false;
+    const std::string& head = statement.front().text;
+    if (head == "if" || head == "elif") {
+      std::vector<Token> cond(statement.begin() + 1, statement.end());
+      if (!cond.empty() && cond.back().text == "then") cond.pop_back();
+      if (head == "if") {
+        Frame f;
+        f.parent_active = active();
+        f.line = statement.front().line;
+        frames_.push_back(f);
+      } else if (frames_.empty()) {
+        return true;
+      }
+      Frame& f = frames_.back();
+      if (f.taken || !f.parent_active) {
+        f.active = false;
+        return true;
+      }
+      const std::optional<bool> value = evaluate_condition(cond);
+      f.unknown = !value.has_value();
+      f.active = value.value_or(true);
+      f.taken = f.active;
+      return true;
+    }
+    if (head == "then" && statement.size() == 1) return true;
+    if (head == "else") {
+      if (!frames_.empty()) {
+        Frame& f = frames_.back();
+        f.active = f.parent_active && !f.taken;
+        f.unknown = false;
+        f.taken = true;
+      }
+      return true;
+    }
+    if (head == "fi") {
+      if (!frames_.empty()) frames_.pop_back();
+      return true;
+    }
+    return false;
+  }
 
   // Evaluates an if/elif condition: tests of the form [[ A == B ]], [ A != B ], -z A, -n A, joined by || and &&.
-  const auto evaluate_condition = [&](const std::vector<Token>& cond) -> std::optional<bool> {
+  std::optional<bool> evaluate_condition(const std::vector<Token>& cond) {
     std::optional<bool> result;
     TokenKind join = TokenKind::or_op;
     size_t i = 0;
@@ -571,7 +657,7 @@ Result<LaunchCommand> parse_launch_script(std::string_view text, const std::stri
           continue;
         }
         bool k = true;
-        words.push_back(script.expand_scalar(w, cond[j].line, k));
+        words.push_back(script_.expand_scalar(w, cond[j].line, k));
         if (!k) known = false;
       }
       i = j;
@@ -588,130 +674,71 @@ Result<LaunchCommand> parse_launch_script(std::string_view text, const std::stri
         result = join == TokenKind::or_op ? (*result || *test) : (*result && *test);
     }
     return result;
-  };
+  }
 
-  size_t i = 0;
-  while (i < tokens.size()) {
-    // One statement: the tokens up to a newline or `;`, arrays spanning lines.
-    std::vector<Token> statement;
-    int open_array_line = 0;
-    std::string open_array_name;
-    for (; i < tokens.size(); ++i) {
-      const Token& t = tokens[i];
-      if (open_array_line == 0 && (t.kind == TokenKind::newline || t.kind == TokenKind::semicolon)) {
-        ++i;
-        break;
-      }
-      if (t.kind == TokenKind::newline) continue;
-      if (t.kind == TokenKind::open_paren && !statement.empty() && statement.back().kind == TokenKind::word &&
-          statement.back().text.ends_with("=")) {
-        open_array_line = t.line;
-        open_array_name = statement.back().text;
-      }
-      if (t.kind == TokenKind::close_paren) open_array_line = 0;
-      statement.push_back(t);
-    }
-    if (open_array_line != 0) {
-      const std::string name = open_array_name.substr(0, open_array_name.find_first_of("+="));
-      return make_error(ErrorCode::parse_error, "the array " + name + "=( opened here is not closed with )",
-                        origin + ": line " + std::to_string(open_array_line));
-    }
-    if (statement.empty()) continue;
-    const std::string& head = statement.front().text;
-    const int line = statement.front().line;
-    if (statement.front().kind == TokenKind::word) {
-      if (head == "if" || head == "elif") {
-        std::vector<Token> cond(statement.begin() + 1, statement.end());
-        if (!cond.empty() && cond.back().text == "then") cond.pop_back();
-        if (head == "if") {
-          Frame f;
-          f.parent_active = active();
-          f.line = line;
-          frames.push_back(f);
-        } else if (frames.empty()) {
-          continue;
-        }
-        Frame& f = frames.back();
-        if (f.taken || !f.parent_active) {
-          f.active = false;
-          continue;
-        }
-        const std::optional<bool> value = evaluate_condition(cond);
-        f.unknown = !value.has_value();
-        f.active = value.value_or(true);
-        f.taken = f.active;
-        continue;
-      }
-      if (head == "then" && statement.size() == 1) continue;
-      if (head == "else") {
-        if (!frames.empty()) {
-          Frame& f = frames.back();
-          f.active = f.parent_active && !f.taken;
-          f.unknown = false;
-          f.taken = true;
-        }
-        continue;
-      }
-      if (head == "fi") {
-        if (!frames.empty()) frames.pop_back();
-        continue;
-      }
-    }
-    if (!active()) continue;
+  // The statement's leading assignments (NAME=value, NAME=( ... ), NAME+=( ... ), after export, local
+  // or declare); the index of the first word after them.
+  size_t assignments(const std::vector<Token>& statement) {
     size_t w = 0;
     if (statement[w].kind == TokenKind::word &&
         (statement[w].text == "export" || statement[w].text == "local" || statement[w].text == "declare"))
       ++w;
-    // Leading assignments (NAME=value, NAME=( ... ), NAME+=( ... )).
-    bool assigned = false;
     while (w < statement.size() && statement[w].kind == TokenKind::word) {
       const auto name = assignment_name(statement[w].text);
       if (!name) break;
-      assigned = true;
-      if (!frames.empty() && frames.back().unknown && !frames.back().warned) {
-        frames.back().warned = true;
-        out.warnings.push_back("line " + std::to_string(frames.back().line) +
-                               ": the if condition is not evaluated: its first branch is read");
+      if (!frames_.empty() && frames_.back().unknown && !frames_.back().warned) {
+        frames_.back().warned = true;
+        out_.warnings.push_back("line " + std::to_string(frames_.back().line) +
+                                ": the if condition is not evaluated: its first branch is read");
       }
       const std::string value_raw = statement[w].text.substr(name->first.size() + (name->second ? 2 : 1));
       if (value_raw.empty() && w + 1 < statement.size() && statement[w + 1].kind == TokenKind::open_paren) {
-        std::vector<ScriptWord> elements;
-        bool known = true;
-        size_t k = w + 2;
-        for (; k < statement.size() && statement[k].kind != TokenKind::close_paren; ++k) {
-          if (statement[k].kind != TokenKind::word) continue;
-          for (Field& f : script.expand(statement[k].text, statement[k].line)) {
-            if (!f.known) known = false;
-            elements.push_back({std::move(f.text), f.line});
-          }
-        }
-        script.assign(name->first, std::move(elements), true, name->second, known);
-        w = k + 1;
+        w = assign_array(statement, w, *name);
         continue;
       }
       bool known = true;
-      const size_t warnings_before = script.warnings.size();
-      std::string value = script.expand_scalar(value_raw, statement[w].line, known);
+      const size_t warnings_before = script_.warnings.size();
+      std::string value = script_.expand_scalar(value_raw, statement[w].line, known);
       if (!known) {
         // One warning, naming the variable, instead of one per unknown part of its value.
-        script.warnings.resize(warnings_before);
-        out.warnings.push_back("line " + std::to_string(statement[w].line) + ": " + name->first + "=" + value_raw +
-                               " is not known from the script: left as <" + name->first + ">");
+        script_.warnings.resize(warnings_before);
+        out_.warnings.push_back("line " + std::to_string(statement[w].line) + ": " + name->first + "=" + value_raw +
+                                " is not known from the script: left as <" + name->first + ">");
         value = "<" + name->first + ">";
       }
-      script.assign(name->first, {{value, statement[w].line}}, false, name->second, known);
+      script_.assign(name->first, {{value, statement[w].line}}, false, name->second, known);
       ++w;
     }
-    if (w >= statement.size()) continue;
-    if (assigned && statement.size() == w) continue;
-    // A command: expand its words (not those of echo, mkdir, ...: they launch nothing).
-    if (statement[w].kind == TokenKind::word && is_output_command(statement[w].text)) continue;
+    return w;
+  }
+
+  // NAME=( ... ) or NAME+=( ... ) at word `w`: the array's elements, expanded; the index after its `)`.
+  size_t assign_array(const std::vector<Token>& statement, size_t w, const std::pair<std::string, bool>& name) {
+    std::vector<ScriptWord> elements;
+    bool known = true;
+    size_t k = w + 2;
+    for (; k < statement.size() && statement[k].kind != TokenKind::close_paren; ++k) {
+      if (statement[k].kind != TokenKind::word) continue;
+      for (Field& f : script_.expand(statement[k].text, statement[k].line)) {
+        if (!f.known) known = false;
+        elements.push_back({std::move(f.text), f.line});
+      }
+    }
+    script_.assign(name.first, std::move(elements), true, name.second, known);
+    return k + 1;
+  }
+
+  // A command from word `w` on: expand its words (not those of echo, mkdir, ...: they launch nothing);
+  // the first that runs a training script is the launch, a list of --flags may be the arguments.
+  void command(const std::vector<Token>& statement, size_t w) {
+    if (statement[w].kind == TokenKind::word && is_output_command(statement[w].text)) return;
     std::vector<ScriptWord> words;
     for (; w < statement.size(); ++w) {
       if (statement[w].kind != TokenKind::word) break;  // a pipe or list operator ends what we read
-      for (Field& f : script.expand(statement[w].text, statement[w].line)) words.push_back({std::move(f.text), f.line});
+      for (Field& f : script_.expand(statement[w].text, statement[w].line))
+        words.push_back({std::move(f.text), f.line});
     }
-    if (words.empty()) continue;
+    if (words.empty()) return;
     size_t script_at = words.size();
     for (size_t k = 0; k < words.size() && !is_output_command(words.front().text); ++k)
       if (is_training_script(words[k].text)) {
@@ -719,21 +746,31 @@ Result<LaunchCommand> parse_launch_script(std::string_view text, const std::stri
         break;
       }
     if (script_at < words.size()) {
-      if (!out.script.empty()) {
-        out.warnings.push_back("line " + std::to_string(line) + ": a second launch command (" + words[script_at].text +
-                               ") is not read");
-        continue;
+      if (!out_.script.empty()) {
+        out_.warnings.push_back("line " + std::to_string(statement.front().line) + ": a second launch command (" +
+                                words[script_at].text + ") is not read");
+        return;
       }
-      out.script = words[script_at].text;
-      out.launcher_args.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(script_at));
-      out.args.assign(words.begin() + static_cast<std::ptrdiff_t>(script_at) + 1, words.end());
-      continue;
+      out_.script = words[script_at].text;
+      out_.launcher_args.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(script_at));
+      out_.args.assign(words.begin() + static_cast<std::ptrdiff_t>(script_at) + 1, words.end());
+      return;
     }
-    if (words.front().text.starts_with("--")) bare_args.insert(bare_args.end(), words.begin(), words.end());
+    if (words.front().text.starts_with("--")) bare_args_.insert(bare_args_.end(), words.begin(), words.end());
   }
-  for (auto& warning : script.warnings) out.warnings.push_back(std::move(warning));
-  if (out.script.empty()) out.args = std::move(bare_args);
-  return out;
+
+  const std::string& origin_;
+  Script script_;
+  LaunchCommand out_;
+  std::vector<ScriptWord> bare_args_;  // statements that are argument lists (a pasted command line)
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+Result<LaunchCommand> parse_launch_script(std::string_view text, const std::string& origin) {
+  MS_TRY(tokens, tokenize(text, origin));
+  return LaunchReader(origin).read(tokens);
 }
 
 }  // namespace meshscope::launcher_detail

@@ -5,8 +5,6 @@
 #include <cctype>
 #include <regex>
 
-#include "core/model_io.hpp"
-
 namespace meshscope {
 
 std::string_view launcher_format_name(LauncherFormat format) {
@@ -96,8 +94,8 @@ LauncherFormat detect_launcher_format(std::string_view text, const std::string& 
   return LauncherFormat::megatron;
 }
 
-Result<LauncherImport> import_launcher_config(std::string_view text, const std::string& origin,
-                                              const LauncherImportOptions& options) {
+Result<ImportedLaunch> read_launcher_config(std::string_view text, const std::string& origin,
+                                            const LaunchReadOptions& options) {
   if (origin.ends_with(".yaml") || origin.ends_with(".yml"))
     return make_error(ErrorCode::unsupported,
                       "NeMo YAML recipes are not read (no YAML parser): give the Megatron-LM arguments, a torchtitan "
@@ -105,58 +103,38 @@ Result<LauncherImport> import_launcher_config(std::string_view text, const std::
                       origin);
   switch (detect_launcher_format(text, origin)) {
     case LauncherFormat::deepspeed:
-      return import_deepspeed_json(text, origin, options);
+      return read_deepspeed_json(text, origin, options);
     case LauncherFormat::torchtitan:
-      return import_torchtitan_toml(text, origin, options);
+      return read_torchtitan_toml(text, origin, options);
     case LauncherFormat::megatron:
       break;
   }
-  return import_megatron_args(text, origin, options);
-}
-
-Result<LauncherImport> load_launcher_config(const std::string& path, const LauncherImportOptions& options) {
-  MS_TRY(text, read_text_file(path));
-  return import_launcher_config(text, path, options);
+  return read_megatron_args(text, origin, options);
 }
 
 namespace launcher_detail {
 
-Result<Project> base_project(const LauncherImportOptions& options) {
-  Project project;
-  if (options.base) {
-    project = *options.base;
-  } else {
-    MS_TRY(base, default_project());
-    project = std::move(base);
-  }
-  // The launcher config describes one training run: what the base says about the run goes.
-  project.mode = Mode::training;
-  project.training = TrainingWorkload{};
-  project.layout = Layout{};
-  project.view = nlohmann::json::object();
-  return project;
-}
-
-void set_gpu_count(Project& project, int64_t gpus, std::vector<std::string>& warnings) {
-  const int64_t old_count = project.gpu_count;
-  project.gpu_count = gpus;
+void set_gpu_count(ImportedLaunch& out, const LaunchBase& base, int64_t gpus) {
+  const int64_t old_count = base.gpu_count;
+  out.gpu_count = gpus;
+  out.cluster = base.cluster;
   if (old_count == gpus) return;
   // A generator string with nodes=K (the default project's "dgx-h100:nodes=8"): K re-sized to the count.
   static const std::regex nodes_key(R"((^|[:,])nodes=([0-9]{1,9})(?![0-9]))");
   std::smatch match;
-  const std::string cluster = project.cluster;
-  if (!project.cluster_inline && std::regex_search(cluster, match, nodes_key)) {
+  const std::string cluster = base.cluster;
+  if (!base.inline_cluster && std::regex_search(cluster, match, nodes_key)) {
     const int64_t nodes = std::stoll(match[2].str());
     const int64_t per_node = nodes > 0 && old_count > 0 && old_count % nodes == 0 ? old_count / nodes : 0;
     if (per_node > 0 && gpus % per_node == 0) {
-      project.cluster =
+      out.cluster =
           match.prefix().str() + match[1].str() + "nodes=" + std::to_string(gpus / per_node) + match.suffix().str();
       return;
     }
   }
-  warnings.push_back("the cluster (" + (project.cluster_inline ? project.cluster_inline->name : project.cluster) +
-                     ", " + std::to_string(old_count) + " GPUs) was not re-sized to " + std::to_string(gpus) +
-                     " GPUs: choose a cluster of that size");
+  out.warnings.push_back("the cluster (" + (base.inline_cluster ? *base.inline_cluster : base.cluster) + ", " +
+                         std::to_string(old_count) + " GPUs) was not re-sized to " + std::to_string(gpus) +
+                         " GPUs: choose a cluster of that size");
 }
 
 Result<int64_t> checked_product(int64_t a, int64_t b, const std::string& location) {

@@ -1,13 +1,15 @@
-// DeepSpeed JSON configs → a meshscope project (launcher_config.hpp). Keys, meanings and defaults are
+// DeepSpeed JSON configs → plain values (launcher_config.hpp). Keys, meanings and defaults are
 // DeepSpeed's docs/_pages/config-json.md (deepspeedai/DeepSpeed: batch size parameters, fp16/bf16,
 // zero_optimization); docs/launchers.md lists the mapping. A DeepSpeed config names no model and no
 // sequence length: both come from the base project.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "core/importers/launcher_config.hpp"
 #include "core/model_io.hpp"
+#include "core/options.hpp"
 
 namespace meshscope {
 namespace {
@@ -92,13 +94,9 @@ constexpr std::array<UnmodelledKey, 7> kDeepSpeedUnmodelled{{
     {"activation_checkpointing", "DeepSpeed's activation checkpointing (partitioned or on the CPU): not modelled"},
 }};
 
-}  // namespace
-
-Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::string& origin,
-                                             const LauncherImportOptions& options) {
-  MS_TRY(doc, parse_json_text(text, origin));
+// A JSON object with none of DeepSpeed's keys (a meshscope project, a Hugging Face config) is not one.
+Result<void> check_is_deepspeed(const json& doc, const std::string& origin) {
   if (!doc.is_object()) return make_error(ErrorCode::wrong_type, "a DeepSpeed config is a JSON object", origin);
-  // A JSON object with none of DeepSpeed's keys (a meshscope project, a Hugging Face config) is not one.
   constexpr std::array<const char*, 6> kDeepSpeedKeys{"zero_optimization",
                                                       "train_batch_size",
                                                       "train_micro_batch_size_per_gpu",
@@ -110,34 +108,17 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
                       "not a DeepSpeed config: none of zero_optimization, train_batch_size, "
                       "train_micro_batch_size_per_gpu, gradient_accumulation_steps, fp16, bf16",
                       origin);
-  LauncherImport out;
-  out.format = LauncherFormat::deepspeed;
-  // The sequence length is the base project's (a DeepSpeed config has none).
-  int64_t base_seq = 0;
-  if (options.base) {
-    base_seq = options.base->training.seq_len;
-  } else {
-    MS_TRY(original, default_project());
-    base_seq = original.training.seq_len;
-  }
-  MS_TRY(base, launcher_detail::base_project(options));
-  Project project = std::move(base);
-  JsonReader reader(doc, origin, out.warnings);
-  out.warnings.push_back("a DeepSpeed config names no model and no sequence length: the base project's model (" +
-                         (project.model_ref.empty() ? project.model.name : project.model_ref) + ") and " +
-                         std::to_string(base_seq) + " tokens are used");
-  project.name = "DeepSpeed ZeRO config";
+  return {};
+}
 
-  int64_t gpus = options.gpus.value_or(project.gpu_count);
-  if (!options.gpus)
-    out.warnings.push_back("the GPU count is not in a DeepSpeed config: " + std::to_string(gpus) +
-                           " GPUs (the base project's) used; pass --gpus N");
-  if (gpus < 1 || gpus > launcher_detail::kMaxConfigInteger)
-    return make_error(ErrorCode::invalid_argument, "the GPU count must be positive", origin + ": --gpus");
-  launcher_detail::set_gpu_count(project, gpus, out.warnings);
-  const int64_t dp = gpus;
+struct BatchSizes {
+  int64_t micro = 1;
+  int64_t steps = 1;  // gradient accumulation steps
+  int64_t global = 1;
+};
 
-  // Batch sizes: train_batch_size = micro × gradient_accumulation_steps × GPUs; any two give the third.
+// Batch sizes: train_batch_size = micro × gradient_accumulation_steps × GPUs; any two give the third.
+Result<BatchSizes> read_batch_sizes(JsonReader& reader, int64_t dp, const std::string& origin, ImportedLaunch& out) {
   MS_TRY(train_batch, reader.integer("train_batch_size"));
   MS_TRY(micro_value, reader.integer("train_micro_batch_size_per_gpu"));
   MS_TRY(accumulation, reader.integer("gradient_accumulation_steps"));
@@ -147,8 +128,9 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
     if (value && *value < 1)
       return make_error(ErrorCode::invalid_argument, std::string(key) + " must be positive", reader.where(key));
   const auto product = [&](int64_t a, int64_t b) { return launcher_detail::checked_product(a, b, origin); };
-  int64_t micro = 1;
-  int64_t steps = 1;
+  BatchSizes sizes;
+  int64_t& micro = sizes.micro;
+  int64_t& steps = sizes.steps;
   if (micro_value && accumulation) {
     micro = *micro_value;
     steps = *accumulation;
@@ -182,26 +164,12 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
   }
   MS_TRY(micro_steps, product(micro, steps));
   MS_TRY(global_batch, product(micro_steps, dp));
-  KeyValues layout_keys{{"dp", std::to_string(dp)}, {"micro_batch", std::to_string(micro)}};
-  auto layout = layout_from_keys(layout_keys);
-  if (!layout) return tl::unexpected(layout.error());
-  project.layout = *layout;
+  sizes.global = global_batch;
+  return sizes;
+}
 
-  // ZeRO stage (default 0), precision (fp16.enabled, bf16.enabled; fp32 otherwise).
-  MS_TRY(stage_value, reader.integer("zero_optimization.stage"));
-  const int64_t stage = stage_value.value_or(0);
-  if (stage < 0 || stage > 3)
-    return make_error(ErrorCode::invalid_argument,
-                      "zero_optimization.stage must be 0 to 3, got " + std::to_string(stage),
-                      reader.where("zero_optimization.stage"));
-  KeyValues keys{{"convention", "zero"},
-                 {"memory_framework", "generic"},
-                 {"framework", "deepspeed"},
-                 {"seq", std::to_string(base_seq)},
-                 {"global_batch", std::to_string(global_batch)},
-                 {"zero", std::to_string(stage)},
-                 // The config does not say whether the model checkpoints activations (the training script does).
-                 {"recompute", "none"}};
+// Precision: fp16.enabled or bf16.enabled (not both); fp32 otherwise, not modelled.
+Result<void> precision_keys(JsonReader& reader, KeyValues& keys, ImportedLaunch& out) {
   MS_TRY(fp16, reader.boolean("fp16.enabled"));
   MS_TRY(bf16, reader.boolean("bf16.enabled"));
   (void)reader.node("fp16");
@@ -216,6 +184,11 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
     keys.push_back({"precision", "bf16"});
     out.unmodelled.emplace_back("neither fp16 nor bf16 enabled: fp32 training is not modelled (bf16 assumed)");
   }
+  return {};
+}
+
+// ZeRO's overlap and prefetch, and the optimizer.
+Result<void> zero_keys(JsonReader& reader, int64_t stage, KeyValues& keys, ImportedLaunch& out) {
   // overlap_comm: the gradient reduction under the backward; stage3_prefetch_bucket_size 0: no prefetch.
   MS_TRY(overlap, reader.boolean("zero_optimization.overlap_comm"));
   if (overlap.value_or(false)) keys.push_back({"overlap_grad_reduce", "true"});
@@ -230,11 +203,35 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
     if (name != "Adam" && name != "AdamW" && name != "FusedAdam")
       out.unmodelled.push_back("optimizer.type " + name + ": modelled as Adam");
   }
+  return {};
+}
+
+// The workload: ZeRO stage (default 0), the batch, precision, ZeRO's options.
+Result<TrainingWorkload> read_workload(JsonReader& reader, int64_t base_seq, int64_t global_batch,
+                                       ImportedLaunch& out) {
+  MS_TRY(stage_value, reader.integer("zero_optimization.stage"));
+  const int64_t stage = stage_value.value_or(0);
+  if (stage < 0 || stage > 3)
+    return make_error(ErrorCode::invalid_argument,
+                      "zero_optimization.stage must be 0 to 3, got " + std::to_string(stage),
+                      reader.where("zero_optimization.stage"));
+  KeyValues keys{{"convention", "zero"},
+                 {"memory_framework", "generic"},
+                 {"framework", "deepspeed"},
+                 {"seq", std::to_string(base_seq)},
+                 {"global_batch", std::to_string(global_batch)},
+                 {"zero", std::to_string(stage)},
+                 // The config does not say whether the model checkpoints activations (the training script does).
+                 {"recompute", "none"}};
+  if (auto read = precision_keys(reader, keys, out); !read) return tl::unexpected(read.error());
+  if (auto read = zero_keys(reader, stage, keys, out); !read) return tl::unexpected(read.error());
   auto training = training_from_keys(keys);
   if (!training) return tl::unexpected(training.error());
-  project.training = *training;
+  return *training;
+}
 
-  // Offload with device "none" is no offload.
+// What was not read: unmodelled when it matters (offload with device "none" is no offload), ignored otherwise.
+void list_unread(JsonReader& reader, const json& doc, ImportedLaunch& out) {
   std::vector<std::string> unread;
   reader.unread(doc, "", unread);
   for (const std::string& path : unread) {
@@ -254,7 +251,43 @@ Result<LauncherImport> import_deepspeed_json(std::string_view text, const std::s
     if (std::find(out.unmodelled.begin(), out.unmodelled.end(), entry) == out.unmodelled.end())
       out.unmodelled.push_back(entry);
   }
-  out.project = std::move(project);
+}
+
+}  // namespace
+
+Result<ImportedLaunch> read_deepspeed_json(std::string_view text, const std::string& origin,
+                                           const LaunchReadOptions& options) {
+  MS_TRY(doc, parse_json_text(text, origin));
+  if (auto checked = check_is_deepspeed(doc, origin); !checked) return tl::unexpected(checked.error());
+  ImportedLaunch out;
+  out.format = LauncherFormat::deepspeed;
+  const LaunchBase& base = options.base;
+  // The sequence length is the base project's (a DeepSpeed config has none).
+  const int64_t base_seq = base.seq_len;
+  JsonReader reader(doc, origin, out.warnings);
+  out.warnings.push_back("a DeepSpeed config names no model and no sequence length: the base project's model (" +
+                         (base.model_ref.empty() ? base.model.name : base.model_ref) + ") and " +
+                         std::to_string(base_seq) + " tokens are used");
+  out.name = "DeepSpeed ZeRO config";
+
+  // GPUs: --gpus, else the base's; all of them data-parallel.
+  int64_t gpus = options.gpus.value_or(base.gpu_count);
+  if (!options.gpus)
+    out.warnings.push_back("the GPU count is not in a DeepSpeed config: " + std::to_string(gpus) +
+                           " GPUs (the base project's) used; pass --gpus N");
+  if (gpus < 1 || gpus > launcher_detail::kMaxConfigInteger)
+    return make_error(ErrorCode::invalid_argument, "the GPU count must be positive", origin + ": --gpus");
+  launcher_detail::set_gpu_count(out, base, gpus);
+  const int64_t dp = gpus;
+
+  MS_TRY(batch, read_batch_sizes(reader, dp, origin, out));
+  KeyValues layout_keys{{"dp", std::to_string(dp)}, {"micro_batch", std::to_string(batch.micro)}};
+  auto layout = layout_from_keys(layout_keys);
+  if (!layout) return tl::unexpected(layout.error());
+  out.layout = *layout;
+  MS_TRY(training, read_workload(reader, base_seq, batch.global, out));
+  out.training = training;
+  list_unread(reader, doc, out);
   return out;
 }
 

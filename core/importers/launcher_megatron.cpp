@@ -1,4 +1,4 @@
-// Megatron-LM launch scripts and argument lists → a meshscope project (launcher_config.hpp). Each flag's
+// Megatron-LM launch scripts and argument lists → plain values (launcher_config.hpp). Each flag's
 // meaning and default is megatron/training/arguments.py's (NVIDIA/Megatron-LM, _add_network_size_args,
 // _add_training_args, _add_mixed_precision_args, _add_distributed_args, validate_args); docs/launchers.md
 // lists the mapping.
@@ -13,6 +13,7 @@
 #include "core/importers/launcher_args.hpp"
 #include "core/importers/launcher_bash.hpp"
 #include "core/importers/launcher_config.hpp"
+#include "core/options.hpp"
 
 namespace meshscope {
 namespace launcher_detail {
@@ -192,65 +193,61 @@ std::string describe(const std::vector<std::string>& values) {
   return out;
 }
 
-}  // namespace
+// A flag pretrain_gpt.py requires, positive.
+Result<int64_t> required_positive(ArgList& args, const std::string& name) {
+  MS_TRY(value, args.integer(name));
+  if (!value)
+    return make_error(ErrorCode::missing_field, "--" + name + " is missing (pretrain_gpt.py requires it)",
+                      args.origin() + ": --" + name);
+  if (*value < 1)
+    return make_error(ErrorCode::invalid_argument, "--" + name + " must be positive, got " + std::to_string(*value),
+                      args.where(*args.find(name)));
+  return *value;
+}
 
-Result<LauncherImport> import_megatron_args(std::string_view text, const std::string& origin,
-                                            const LauncherImportOptions& options) {
-  MS_TRY(command, launcher_detail::parse_launch_script(text, origin));
-  if (command.args.empty())
-    return make_error(ErrorCode::missing_field,
-                      "no Megatron-LM arguments found: neither a launch command (torchrun ... pretrain_gpt.py ...) nor "
-                      "an argument list (--num-layers ...)",
-                      origin);
-  LauncherImport out;
-  out.format = LauncherFormat::megatron;
-  out.warnings = std::move(command.warnings);
-  MS_TRY(base, launcher_detail::base_project(options));
-  Project project = std::move(base);
-  ArgList args(command.args, origin);
+// A positive flag, `fallback` when it is not given.
+Result<int64_t> positive_or(ArgList& args, const std::string& name, int64_t fallback) {
+  MS_TRY(value, args.integer(name));
+  if (value && *value < 1)
+    return make_error(ErrorCode::invalid_argument, "--" + name + " must be positive, got " + std::to_string(*value),
+                      args.where(*args.find(name)));
+  return value.value_or(fallback);
+}
 
-  const auto required = [&](const std::string& name) -> Result<int64_t> {
-    MS_TRY(value, args.integer(name));
-    if (!value)
-      return make_error(ErrorCode::missing_field, "--" + name + " is missing (pretrain_gpt.py requires it)",
-                        origin + ": --" + name);
-    if (*value < 1)
-      return make_error(ErrorCode::invalid_argument, "--" + name + " must be positive, got " + std::to_string(*value),
-                        args.where(*args.find(name)));
-    return *value;
-  };
-  const auto optional_int = [&](const std::string& name, int64_t fallback) -> Result<int64_t> {
-    MS_TRY(value, args.integer(name));
-    if (value && *value < 1)
-      return make_error(ErrorCode::invalid_argument, "--" + name + " must be positive, got " + std::to_string(*value),
-                        args.where(*args.find(name)));
-    return value.value_or(fallback);
-  };
+// The model the arguments describe, before its vocabulary, and the sequence length.
+struct MegatronModel {
+  ModelSpec spec;
+  int64_t seq = 0;
+};
 
-  // The model (_add_network_size_args).
-  ModelSpec model;
-  MS_TRY(layers, required("num-layers"));
-  MS_TRY(hidden, required("hidden-size"));
-  MS_TRY(heads, required("num-attention-heads"));
-  MS_TRY(seq, required("seq-length"));
+// The transformer's shape, attention, MLP, norms, position embedding, biases and dropout
+// (_add_network_size_args).
+Result<MegatronModel> read_model_shape(ArgList& args, ImportedLaunch& out) {
+  MegatronModel result;
+  ModelSpec& model = result.spec;
+  MS_TRY(layers, required_positive(args, "num-layers"));
+  MS_TRY(hidden, required_positive(args, "hidden-size"));
+  MS_TRY(heads, required_positive(args, "num-attention-heads"));
+  MS_TRY(seq, required_positive(args, "seq-length"));
+  result.seq = seq;
   model.num_layers = layers;
   model.hidden_size = hidden;
   model.num_heads = heads;
   model.num_kv_heads = heads;
   if (args.has("group-query-attention")) {
-    MS_TRY(groups, optional_int("num-query-groups", 1));  // default 1 (arguments.py)
+    MS_TRY(groups, positive_or(args, "num-query-groups", 1));  // default 1 (arguments.py)
     model.num_kv_heads = groups;
   } else if (args.has("num-query-groups")) {
     out.warnings.emplace_back("--num-query-groups without --group-query-attention has no effect (arguments.py)");
   }
-  MS_TRY(kv_channels, optional_int("kv-channels", hidden / heads));  // hidden / heads when not given
+  MS_TRY(kv_channels, positive_or(args, "kv-channels", hidden / heads));  // hidden / heads when not given
   model.head_dim = kv_channels;
   const bool swiglu = args.has("swiglu");
   model.mlp = swiglu ? MlpKind::gated : MlpKind::plain;
   // --ffn-hidden-size defaults to 4·hidden, and with --swiglu to int(4·hidden·2/3 / 64)·64 (validate_args).
   const int64_t ffn_default =
       swiglu ? static_cast<int64_t>(4.0 * static_cast<double>(hidden) * 2.0 / 3.0 / 64.0) * 64 : 4 * hidden;
-  MS_TRY(ffn, optional_int("ffn-hidden-size", ffn_default));
+  MS_TRY(ffn, positive_or(args, "ffn-hidden-size", ffn_default));
   model.ffn_hidden_size = ffn;
   MS_TRY(normalization, args.text("normalization"));  // default LayerNorm
   if (normalization && *normalization == "RMSNorm")
@@ -269,7 +266,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     model.position = PositionKind::rotary;
     out.unmodelled.push_back("--position-embedding-type " + *position + ": modelled as rotary (no parameters)");
   }
-  MS_TRY(max_positions, optional_int("max-position-embeddings", seq));
+  MS_TRY(max_positions, positive_or(args, "max-position-embeddings", seq));
   model.max_position_embeddings = max_positions;
   model.tied_embeddings = !args.has("untie-embeddings-and-output-weights");
   // Biases: --add-bias-linear is the default, --disable-bias-linear turns it off; --add-qkv-bias adds q/k/v biases.
@@ -282,33 +279,57 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   MS_TRY(attention_dropout, args.number("attention-dropout"));  // default 0.1
   MS_TRY(hidden_dropout, args.number("hidden-dropout"));        // default 0.1
   model.dropout = attention_dropout.value_or(0.1) > 0 || hidden_dropout.value_or(0.1) > 0;
-  // MoE (_add_moe_args).
+  return result;
+}
+
+// The experts, when --num-experts is above 0 (_add_moe_args).
+Result<MoeSpec> read_moe(ArgList& args, const ModelSpec& model) {
+  MoeSpec moe = model.moe;
   MS_TRY(experts, args.integer("num-experts"));
-  if (experts && *experts > 0) {
-    model.moe.num_experts = *experts;
-    MS_TRY(top_k, optional_int("moe-router-topk", 2));
-    model.moe.top_k = top_k;
-    MS_TRY(expert_ffn, optional_int("moe-ffn-hidden-size", ffn));
-    model.moe.expert_ffn_hidden_size = expert_ffn;
-    MS_TRY(shared, args.integer("moe-shared-expert-intermediate-size"));
-    if (shared && *shared > 0) {
-      model.moe.num_shared_experts = 1;
-      model.moe.shared_expert_ffn_hidden_size = *shared;
-    }
-    MS_TRY(frequency, args.integer("moe-layer-freq"));
-    if (frequency) model.moe.layer_frequency = *frequency;
+  if (!experts || *experts <= 0) return moe;
+  moe.num_experts = *experts;
+  MS_TRY(top_k, positive_or(args, "moe-router-topk", 2));
+  moe.top_k = top_k;
+  MS_TRY(expert_ffn, positive_or(args, "moe-ffn-hidden-size", model.ffn_hidden_size));
+  moe.expert_ffn_hidden_size = expert_ffn;
+  MS_TRY(shared, args.integer("moe-shared-expert-intermediate-size"));
+  if (shared && *shared > 0) {
+    moe.num_shared_experts = 1;
+    moe.shared_expert_ffn_hidden_size = *shared;
   }
+  MS_TRY(frequency, args.integer("moe-layer-freq"));
+  if (frequency) moe.layer_frequency = *frequency;
+  return moe;
+}
 
-  // Parallel sizes (_add_distributed_args).
-  MS_TRY(tp, optional_int("tensor-model-parallel-size", 1));
-  MS_TRY(pp, optional_int("pipeline-model-parallel-size", 1));
-  MS_TRY(cp, optional_int("context-parallel-size", 1));
-  MS_TRY(ep, optional_int("expert-model-parallel-size", 1));
+struct ParallelSizes {
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t cp = 1;
+  int64_t ep = 1;
+  int64_t etp = 1;
+};
+
+// The parallel sizes (_add_distributed_args), each 1 by default.
+Result<ParallelSizes> read_parallel_sizes(ArgList& args, const ModelSpec& model) {
+  ParallelSizes sizes;
+  MS_TRY(tp, positive_or(args, "tensor-model-parallel-size", 1));
+  MS_TRY(pp, positive_or(args, "pipeline-model-parallel-size", 1));
+  MS_TRY(cp, positive_or(args, "context-parallel-size", 1));
+  MS_TRY(ep, positive_or(args, "expert-model-parallel-size", 1));
   // --expert-tensor-parallel-size defaults to the tensor-parallel size (arguments.py).
-  MS_TRY(etp, optional_int("expert-tensor-parallel-size", model.moe.num_experts > 0 ? tp : 1));
+  MS_TRY(etp, positive_or(args, "expert-tensor-parallel-size", model.moe.num_experts > 0 ? tp : 1));
+  sizes.tp = tp;
+  sizes.pp = pp;
+  sizes.cp = cp;
+  sizes.ep = ep;
+  sizes.etp = etp;
+  return sizes;
+}
 
-  // The vocabulary: --vocab-size, else the tokenizer's, padded as Megatron pads it.
-  MS_TRY(divisible_by, optional_int("make-vocab-size-divisible-by", 128));
+// The vocabulary: --vocab-size, else the tokenizer's, padded as Megatron pads it.
+Result<int64_t> read_vocabulary(ArgList& args, int64_t tp, ImportedLaunch& out) {
+  MS_TRY(divisible_by, positive_or(args, "make-vocab-size-divisible-by", 128));
   MS_TRY(vocab_size, args.integer("vocab-size"));
   MS_TRY(tokenizer, args.text("tokenizer-type"));
   (void)args.has("tokenizer-model");
@@ -327,37 +348,39 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
                            (tokenizer ? " (" + *tokenizer + ")" : std::string()) +
                            ": 50257 tokens (GPT-2) assumed; add --vocab-size N");
   }
-  MS_TRY(padded, padded_vocab(vocab, divisible_by, tp, origin));
-  model.vocab_size = padded;
-  model.name = "Megatron-LM GPT: " + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + ", " +
-               std::to_string(heads) + " heads";
-  model.source = "Megatron-LM arguments";
-  project.model = model;
-  project.model_ref.clear();
-  project.name = model.name;
+  return padded_vocab(vocab, divisible_by, tp, args.origin());
+}
 
-  // GPUs: --gpus, else torchrun's --nproc_per_node × --nnodes.
-  ArgList launcher(command.launcher_args, origin);
-  MS_TRY(nproc, launcher.integer("nproc-per-node"));
+// torchrun's --nnodes, 1 when not given; MIN:MAX is accepted and the maximum is the size run.
+Result<int64_t> torchrun_nodes(ArgList& launcher) {
   MS_TRY(nnodes_value, launcher.text("nnodes"));
-  int64_t nodes = 1;
-  if (nnodes_value) {
-    // torchrun accepts MIN:MAX; the maximum is the size run.
-    const std::string max_part =
-        nnodes_value->substr(nnodes_value->find(':') == std::string::npos ? 0 : nnodes_value->find(':') + 1);
-    int64_t v = 0;
-    const auto [ptr, ec] = std::from_chars(max_part.data(), max_part.data() + max_part.size(), v);
-    if (ec != std::errc() || ptr != max_part.data() + max_part.size() || v < 1 || v > kMaxConfigInteger)
-      return make_error(ErrorCode::invalid_argument,
-                        "--nnodes must be a positive integer, got \"" + *nnodes_value + "\"",
-                        launcher.where(*launcher.find("nnodes")));
-    nodes = v;
-  }
-  MS_TRY(tp_pp, launcher_detail::checked_product(tp, pp, origin + ": --pipeline-model-parallel-size"));
-  MS_TRY(model_parallel, launcher_detail::checked_product(tp_pp, cp, origin + ": --context-parallel-size"));
+  if (!nnodes_value) return int64_t{1};
+  const std::string max_part =
+      nnodes_value->substr(nnodes_value->find(':') == std::string::npos ? 0 : nnodes_value->find(':') + 1);
+  int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(max_part.data(), max_part.data() + max_part.size(), v);
+  if (ec != std::errc() || ptr != max_part.data() + max_part.size() || v < 1 || v > kMaxConfigInteger)
+    return make_error(ErrorCode::invalid_argument, "--nnodes must be a positive integer, got \"" + *nnodes_value + "\"",
+                      launcher.where(*launcher.find("nnodes")));
+  return v;
+}
+
+struct GpuCount {
   int64_t gpus = 0;
-  if (options.gpus) {
-    gpus = *options.gpus;
+  int64_t dp = 0;
+};
+
+// GPUs: --gpus, else torchrun's --nproc_per_node × --nnodes, else TP × PP × CP; DP is what is left.
+Result<GpuCount> read_gpu_count(ArgList& launcher, const ParallelSizes& sizes, std::optional<int64_t> gpus_option,
+                                ImportedLaunch& out) {
+  const std::string& origin = launcher.origin();
+  MS_TRY(nproc, launcher.integer("nproc-per-node"));
+  MS_TRY(nodes, torchrun_nodes(launcher));
+  MS_TRY(tp_pp, launcher_detail::checked_product(sizes.tp, sizes.pp, origin + ": --pipeline-model-parallel-size"));
+  MS_TRY(model_parallel, launcher_detail::checked_product(tp_pp, sizes.cp, origin + ": --context-parallel-size"));
+  int64_t gpus = 0;
+  if (gpus_option) {
+    gpus = *gpus_option;
   } else if (nproc) {
     MS_TRY(world, launcher_detail::checked_product(*nproc, nodes, origin + ": --nnodes"));
     gpus = world;
@@ -379,42 +402,66 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
         ErrorCode::invalid_layout,
         std::to_string(gpus) + " GPUs are not a multiple of TP × PP × CP = " + std::to_string(model_parallel),
         origin + ": --gpus");
-  const int64_t dp = gpus / model_parallel;
-  launcher_detail::set_gpu_count(project, gpus, out.warnings);
+  return GpuCount{gpus, gpus / model_parallel};
+}
 
-  // The layout.
-  KeyValues layout_keys{{"dp", std::to_string(dp)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)},
-                        {"cp", std::to_string(cp)}, {"ep", std::to_string(ep)}, {"etp", std::to_string(etp)}};
-  // Virtual stages: --num-layers-per-virtual-pipeline-stage n gives L / (PP · n) chunks per rank;
-  // --num-virtual-stages-per-pipeline-rank gives them directly.
-  int64_t vpp = 1;
+// The flags that split the layers over the pipeline unevenly or into virtual stages.
+struct PipelineSplitFlags {
+  std::optional<int64_t> layers_per_virtual;  // --num-layers-per-virtual-pipeline-stage
+  std::optional<int64_t> virtual_stages;      // --num-virtual-stages-per-pipeline-rank
+  int64_t embedding_layer = 0;                // --account-for-embedding-in-pipeline-split: 1
+  int64_t loss_layer = 0;                     // --account-for-loss-in-pipeline-split: 1
+  std::optional<int64_t> first_stage_layers;  // --decoder-first-pipeline-num-layers
+  std::optional<int64_t> last_stage_layers;   // --decoder-last-pipeline-num-layers
+  std::string first_flag;                     // the first of the two that is given
+};
+
+Result<PipelineSplitFlags> read_pipeline_split_flags(ArgList& args) {
+  PipelineSplitFlags split;
   MS_TRY(layers_per_virtual, args.integer("num-layers-per-virtual-pipeline-stage"));
   MS_TRY(virtual_stages, args.integer("num-virtual-stages-per-pipeline-rank"));
-  const int64_t embedding_layer = args.has("account-for-embedding-in-pipeline-split") ? 1 : 0;
-  const int64_t loss_layer = args.has("account-for-loss-in-pipeline-split") ? 1 : 0;
+  split.layers_per_virtual = layers_per_virtual;
+  split.virtual_stages = virtual_stages;
+  split.embedding_layer = args.has("account-for-embedding-in-pipeline-split") ? 1 : 0;
+  split.loss_layer = args.has("account-for-loss-in-pipeline-split") ? 1 : 0;
   MS_TRY(first_stage_layers, args.integer("decoder-first-pipeline-num-layers"));
   MS_TRY(last_stage_layers, args.integer("decoder-last-pipeline-num-layers"));
-  const std::string first_flag =
-      first_stage_layers ? "decoder-first-pipeline-num-layers" : "decoder-last-pipeline-num-layers";
-  if (layers_per_virtual) {
+  split.first_stage_layers = first_stage_layers;
+  split.last_stage_layers = last_stage_layers;
+  split.first_flag = first_stage_layers ? "decoder-first-pipeline-num-layers" : "decoder-last-pipeline-num-layers";
+  return split;
+}
+
+// Virtual stages: --num-layers-per-virtual-pipeline-stage n gives L / (PP · n) chunks per rank;
+// --num-virtual-stages-per-pipeline-rank gives them directly.
+Result<int64_t> virtual_stages_per_rank(ArgList& args, const PipelineSplitFlags& split, int64_t layers, int64_t pp) {
+  if (split.layers_per_virtual) {
     // validate_args: the embedding and the loss count as layers here too; uneven first/last stages
     // need --num-virtual-stages-per-pipeline-rank.
-    if (first_stage_layers || last_stage_layers)
+    if (split.first_stage_layers || split.last_stage_layers)
       return make_error(ErrorCode::invalid_layout,
                         "uneven first/last stages take --num-virtual-stages-per-pipeline-rank, not "
                         "--num-layers-per-virtual-pipeline-stage (Megatron-LM's validate_args)",
-                        args.where(*args.find(first_flag)));
-    const int64_t split = layers + embedding_layer + loss_layer;
-    if (*layers_per_virtual < 1 || *layers_per_virtual > split || split % (pp * *layers_per_virtual) != 0)
+                        args.where(*args.find(split.first_flag)));
+    const int64_t per_virtual = *split.layers_per_virtual;
+    const int64_t total = layers + split.embedding_layer + split.loss_layer;
+    if (per_virtual < 1 || per_virtual > total || total % (pp * per_virtual) != 0)
       return make_error(ErrorCode::invalid_layout,
-                        "--num-layers-per-virtual-pipeline-stage " + std::to_string(*layers_per_virtual) +
-                            " does not divide the " + std::to_string(split) + " layers over " + std::to_string(pp) +
+                        "--num-layers-per-virtual-pipeline-stage " + std::to_string(per_virtual) +
+                            " does not divide the " + std::to_string(total) + " layers over " + std::to_string(pp) +
                             " stages",
                         args.where(*args.find("num-layers-per-virtual-pipeline-stage")));
-    vpp = split / (pp * *layers_per_virtual);
-  } else if (virtual_stages) {
-    vpp = *virtual_stages;
+    return total / (pp * per_virtual);
   }
+  if (split.virtual_stages) return *split.virtual_stages;
+  return int64_t{1};
+}
+
+// The pipeline's virtual stages per rank and, where the layers are not split evenly, its pipeline
+// layout (the pp_layout key, added to `layout_keys`).
+Result<int64_t> read_pipeline_layout(ArgList& args, int64_t layers, int64_t pp, KeyValues& layout_keys) {
+  MS_TRY(split, read_pipeline_split_flags(args));
+  MS_TRY(vpp, virtual_stages_per_rank(args, split, layers, pp));
   // --pipeline-model-parallel-layout: what each model chunk holds; its chunks ÷ PP are the virtual
   // stages (PipelineParallelLayerLayout.__init__).
   MS_TRY(pipeline_layout, args.text("pipeline-model-parallel-layout"));
@@ -426,46 +473,73 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     vpp = std::max<int64_t>(1, static_cast<int64_t>(chunks->size()) / pp);
     layout_keys.push_back({"pp_layout", *pipeline_layout});
   }
-  if (embedding_layer + loss_layer > 0 || first_stage_layers || last_stage_layers) {
-    const std::string flag = embedding_layer > 0 ? "account-for-embedding-in-pipeline-split"
-                             : loss_layer > 0    ? "account-for-loss-in-pipeline-split"
-                                                 : first_flag;
-    if (pipeline_layout || ((embedding_layer + loss_layer > 0) && (first_stage_layers || last_stage_layers)))
+  const bool counted = split.embedding_layer + split.loss_layer > 0;
+  const bool uneven_ends = split.first_stage_layers || split.last_stage_layers;
+  if (counted || uneven_ends) {
+    const std::string flag = split.embedding_layer > 0 ? "account-for-embedding-in-pipeline-split"
+                             : split.loss_layer > 0    ? "account-for-loss-in-pipeline-split"
+                                                       : split.first_flag;
+    if (pipeline_layout || (counted && uneven_ends))
       return make_error(ErrorCode::invalid_layout,
                         "--" + flag + " with " +
                             (pipeline_layout ? "--pipeline-model-parallel-layout" : "uneven first/last stages") +
                             ": Megatron-LM takes one way of splitting the layers",
                         args.where(*args.find(flag)));
-    auto uneven =
-        uneven_pipeline_layout(layers, pp, vpp, embedding_layer, loss_layer, first_stage_layers, last_stage_layers);
+    auto uneven = uneven_pipeline_layout(layers, pp, vpp, split.embedding_layer, split.loss_layer,
+                                         split.first_stage_layers, split.last_stage_layers);
     if (!uneven)
       return make_error(ErrorCode::invalid_layout, "--" + flag + ": " + uneven.error().message,
                         args.where(*args.find(flag)));
     if (!uneven->empty()) layout_keys.push_back({"pp_layout", *uneven});
   }
+  return vpp;
+}
+
+struct MegatronLayout {
+  Layout layout;
+  int64_t vpp = 1;
+  int64_t micro = 1;
+};
+
+// The layout: the parallel sizes, the pipeline's split, sequence parallelism and the micro-batch.
+Result<MegatronLayout> read_layout(ArgList& args, const ParallelSizes& sizes, int64_t dp, int64_t layers,
+                                   ImportedLaunch& out) {
+  MegatronLayout result;
+  KeyValues layout_keys{{"dp", std::to_string(dp)},       {"tp", std::to_string(sizes.tp)},
+                        {"pp", std::to_string(sizes.pp)}, {"cp", std::to_string(sizes.cp)},
+                        {"ep", std::to_string(sizes.ep)}, {"etp", std::to_string(sizes.etp)}};
+  MS_TRY(vpp, read_pipeline_layout(args, layers, sizes.pp, layout_keys));
+  result.vpp = vpp;
   layout_keys.push_back({"vpp", std::to_string(vpp)});
   bool sp = args.has("sequence-parallel");
-  if (sp && tp == 1) {
+  if (sp && sizes.tp == 1) {
     // validate_args: "Disabling sequence parallelism because tensor model parallelism is disabled".
     out.warnings.emplace_back("--sequence-parallel with TP = 1 is turned off, as Megatron-LM does (validate_args)");
     sp = false;
   }
   layout_keys.push_back({"sp", sp ? "true" : "false"});
-  MS_TRY(micro, optional_int("micro-batch-size", 1));
+  MS_TRY(micro, positive_or(args, "micro-batch-size", 1));
+  result.micro = micro;
   layout_keys.push_back({"micro_batch", std::to_string(micro)});
   auto layout = layout_from_keys(layout_keys);
   if (!layout) return tl::unexpected(layout.error());
-  project.layout = *layout;
+  result.layout = *layout;
+  return result;
+}
 
-  // The workload (_add_training_args, _add_mixed_precision_args).
-  const bool distributed_optimizer = args.has("use-distributed-optimizer");
-  KeyValues keys{{"convention", distributed_optimizer ? "megatron-distopt" : "megatron"},
-                 {"memory_framework", "megatron"},
-                 {"framework", "megatron-lm"},
-                 {"seq", std::to_string(seq)}};
-  MS_TRY(micro_dp, launcher_detail::checked_product(micro, dp, origin + ": --micro-batch-size"));
-  MS_TRY(global_batch, optional_int("global-batch-size", micro_dp));  // default micro × DP
-  keys.push_back({"global_batch", std::to_string(global_batch)});
+// What a group of workload flags reads and where it writes: the workload keys, and the lists.
+struct WorkloadFlags {
+  ArgList& args;
+  KeyValues& keys;
+  ImportedLaunch& out;
+  const ModelSpec& model;
+  int64_t vpp = 1;
+  bool distributed_optimizer = false;
+};
+
+// Precision (_add_mixed_precision_args): FP8 or NVFP4 GEMMs over 16-bit weights, and the FP8 recipe.
+Result<void> precision_flags(WorkloadFlags& w) {
+  ArgList& args = w.args;
   const bool fp8 = args.has("fp8-format");
   if (fp8) {
     (void)args.has("fp8-amax-history-len");
@@ -480,31 +554,41 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
                       args.where(*args.find("fp4-format")));
   MS_TRY(fp4_recipe, args.text("fp4-recipe"));
   if (fp4 && fp4_recipe && *fp4_recipe != "nvfp4")
-    out.unmodelled.push_back("--fp4-recipe " + *fp4_recipe + ": modelled as nvfp4");
+    w.out.unmodelled.push_back("--fp4-recipe " + *fp4_recipe + ": modelled as nvfp4");
   const std::string low = fp8 ? "fp8" : "nvfp4";
   if (args.has("fp16")) {
-    keys.push_back({"precision", fp8 || fp4 ? low : "fp16"});
-    if (fp8 || fp4) keys.push_back({"param_dtype", "fp16"});
+    w.keys.push_back({"precision", fp8 || fp4 ? low : "fp16"});
+    if (fp8 || fp4) w.keys.push_back({"param_dtype", "fp16"});
   } else {
-    keys.push_back({"precision", fp8 || fp4 ? low : "bf16"});
+    w.keys.push_back({"precision", fp8 || fp4 ? low : "bf16"});
     if (!args.has("bf16"))
-      out.unmodelled.emplace_back("no --bf16 or --fp16: fp32 training is not modelled (bf16 assumed)");
+      w.out.unmodelled.emplace_back("no --bf16 or --fp16: fp32 training is not modelled (bf16 assumed)");
   }
   // The FP8 scaling recipe (--fp8-recipe: delayed, the default, tensorwise, mxfp8, blockwise, custom).
   MS_TRY(fp8_recipe, args.text("fp8-recipe"));
   if (fp8 && fp8_recipe) {
     if (*fp8_recipe == "tensorwise")
-      keys.push_back({"fp8_recipe", "current"});
+      w.keys.push_back({"fp8_recipe", "current"});
     else if (*fp8_recipe == "delayed" || *fp8_recipe == "mxfp8" || *fp8_recipe == "blockwise")
-      keys.push_back({"fp8_recipe", *fp8_recipe});
+      w.keys.push_back({"fp8_recipe", *fp8_recipe});
     else
-      out.unmodelled.push_back("--fp8-recipe " + *fp8_recipe + ": modelled as delayed scaling");
+      w.out.unmodelled.push_back("--fp8-recipe " + *fp8_recipe + ": modelled as delayed scaling");
   }
-  keys.push_back({"zero", distributed_optimizer ? "1" : "0"});
-  if (args.has("grad-reduce-in-bf16")) keys.push_back({"grad_dtype", "bf16"});
-  if (args.has("accumulate-allreduce-grads-in-fp32")) keys.push_back({"grad_dtype", "fp32"});
-  // Recomputation (_add_training_args): granularity full with method block and N layers → N layers per
-  // stage; full otherwise → full; selective (or the old --recompute-activations) → selective; none given → none.
+  return {};
+}
+
+// The optimizer: the distributed optimizer shards its state (ZeRO-1), and the gradients' dtype.
+Result<void> optimizer_flags(WorkloadFlags& w) {
+  w.keys.push_back({"zero", w.distributed_optimizer ? "1" : "0"});
+  if (w.args.has("grad-reduce-in-bf16")) w.keys.push_back({"grad_dtype", "bf16"});
+  if (w.args.has("accumulate-allreduce-grads-in-fp32")) w.keys.push_back({"grad_dtype", "fp32"});
+  return {};
+}
+
+// Recomputation (_add_training_args): granularity full with method block and N layers → N layers per
+// stage; full otherwise → full; selective (or the old --recompute-activations) → selective; none given → none.
+Result<void> recompute_flags(WorkloadFlags& w) {
+  ArgList& args = w.args;
   MS_TRY(granularity, args.text("recompute-granularity"));
   MS_TRY(method, args.text("recompute-method"));
   MS_TRY(recompute_layers, args.integer("recompute-num-layers"));
@@ -518,7 +602,7 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
                       "--recompute-granularity must be full or selective, got " + *granularity,
                       args.where(*args.find("recompute-granularity")));
   }
-  keys.push_back({"recompute", recompute});
+  w.keys.push_back({"recompute", recompute});
   // --recompute-modules (nargs='*'; megatron/training/arguments.py): the selective recompute's
   // submodules. Names meshscope does not model (a fork's, or the EP-overlap segments
   // a2a_overlap_*) are listed as unmodelled; the others are the key's.
@@ -526,64 +610,112 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
     std::string known;
     for (const std::string& name : modules->values) {
       if (name == "none" || !parse_recompute_modules(name)) {
-        out.unmodelled.push_back("--recompute-modules " + name + ": a submodule meshscope does not model");
+        w.out.unmodelled.push_back("--recompute-modules " + name + ": a submodule meshscope does not model");
         continue;
       }
       known += (known.empty() ? "" : "+") + name;
     }
-    keys.push_back({"recompute_modules", known.empty() ? "none" : known});
+    w.keys.push_back({"recompute_modules", known.empty() ? "none" : known});
   }
-  if (vpp > 1) keys.push_back({"schedule", "interleaved"});
-  if (args.has("tp-comm-overlap")) keys.push_back({"tp_comm_overlap", "true"});
-  if (args.has("overlap-grad-reduce")) keys.push_back({"overlap_grad_reduce", "true"});
-  if (args.has("overlap-param-gather")) keys.push_back({"overlap_param_gather", "true"});
-  if (args.has("overlap-moe-expert-parallel-comm")) keys.push_back({"ep_comm_overlap", "true"});
+  return {};
+}
+
+// The pipeline schedule and the communication overlapped with compute (TP, DP, EP, PP and CP).
+Result<void> overlap_flags(WorkloadFlags& w) {
+  ArgList& args = w.args;
+  if (w.vpp > 1) w.keys.push_back({"schedule", "interleaved"});
+  if (args.has("tp-comm-overlap")) w.keys.push_back({"tp_comm_overlap", "true"});
+  if (args.has("overlap-grad-reduce")) w.keys.push_back({"overlap_grad_reduce", "true"});
+  if (args.has("overlap-param-gather")) w.keys.push_back({"overlap_param_gather", "true"});
+  if (args.has("overlap-moe-expert-parallel-comm")) w.keys.push_back({"ep_comm_overlap", "true"});
   // Megatron-LM of 2023 had the opposite flag, --overlap-p2p-communication, off unless given.
-  if (args.has("overlap-p2p-communication")) keys.push_back({"overlap_p2p_comm", "true"});
-  if (args.has("no-overlap-p2p-communication")) keys.push_back({"overlap_p2p_comm", "false"});
-  if (args.has("overlap-p2p-communication-warmup-flush")) keys.push_back({"overlap_p2p_comm_warmup_flush", "true"});
+  if (args.has("overlap-p2p-communication")) w.keys.push_back({"overlap_p2p_comm", "true"});
+  if (args.has("no-overlap-p2p-communication")) w.keys.push_back({"overlap_p2p_comm", "false"});
+  if (args.has("overlap-p2p-communication-warmup-flush")) w.keys.push_back({"overlap_p2p_comm_warmup_flush", "true"});
   MS_TRY(cp_comm, args.text("cp-comm-type"));
   if (cp_comm) {
     if (*cp_comm == "a2a")
-      keys.push_back({"cp_comm", "a2a"});
+      w.keys.push_back({"cp_comm", "a2a"});
     else if (*cp_comm != "p2p")
-      out.unmodelled.push_back("--cp-comm-type " + *cp_comm + ": modelled as p2p");
+      w.out.unmodelled.push_back("--cp-comm-type " + *cp_comm + ": modelled as p2p");
   }
+  return {};
+}
+
+// CUDA graphs (--enable-cuda-graph, --external-cuda-graph, --cuda-graph-impl) and what they capture.
+Result<void> cuda_graph_flags(WorkloadFlags& w) {
+  ArgList& args = w.args;
   MS_TRY(cuda_graph_impl, args.text("cuda-graph-impl"));
   if (args.has("enable-cuda-graph") || args.has("external-cuda-graph") ||
       (cuda_graph_impl && *cuda_graph_impl != "none"))
-    keys.push_back({"cuda_graphs", "true"});
+    w.keys.push_back({"cuda_graphs", "true"});
   // --cuda-graph-scope takes several scopes (nargs='+'); the router's and the dispatcher's
   // preprocessing are the ones the model counts beyond the layers' attention.
   if (const auto* scope = args.find("cuda-graph-scope");
       scope != nullptr && std::find(scope->values.begin(), scope->values.end(), "moe_router") != scope->values.end())
-    keys.push_back({"cuda_graph_moe_router", "true"});
+    w.keys.push_back({"cuda_graph_moe_router", "true"});
+  return {};
+}
+
+// The MoE token dispatcher and token dropping (_add_moe_args).
+Result<void> moe_flags(WorkloadFlags& w) {
+  ArgList& args = w.args;
   // The MoE token dispatcher (--moe-token-dispatcher-type: allgather, the default, alltoall, flex).
   MS_TRY(dispatcher, args.text("moe-token-dispatcher-type"));
   if (dispatcher && (*dispatcher == "alltoall" || *dispatcher == "flex")) {
-    keys.push_back({"moe_dispatcher", *dispatcher});
-  } else if (project.model.is_moe()) {
-    out.unmodelled.push_back("--moe-token-dispatcher-type " + dispatcher.value_or("allgather (the default)") +
-                             ": modelled as alltoall");
+    w.keys.push_back({"moe_dispatcher", *dispatcher});
+  } else if (w.model.is_moe()) {
+    w.out.unmodelled.push_back("--moe-token-dispatcher-type " + dispatcher.value_or("allgather (the default)") +
+                               ": modelled as alltoall");
   }
   // Token dropping (--moe-expert-capacity-factor): with --moe-pad-expert-input-to-capacity every
   // expert computes its padded capacity (the key); without it, balanced routing fills no expert
   // past its capacity, which is dropless work.
   MS_TRY(capacity, args.text("moe-expert-capacity-factor"));
   if (capacity && args.has("moe-pad-expert-input-to-capacity"))
-    keys.push_back({"moe_capacity_factor", *capacity});
+    w.keys.push_back({"moe_capacity_factor", *capacity});
   else if (capacity)
-    out.unmodelled.push_back("--moe-expert-capacity-factor " + *capacity +
-                             " without --moe-pad-expert-input-to-capacity: modelled as dropless (balanced routing "
-                             "drops no token)");
-  MS_TRY(attention_backend, args.text("attention-backend"));  // default auto (flash or fused)
+    w.out.unmodelled.push_back("--moe-expert-capacity-factor " + *capacity +
+                               " without --moe-pad-expert-input-to-capacity: modelled as dropless (balanced routing "
+                               "drops no token)");
+  return {};
+}
+
+// The attention kernel (--attention-backend, default auto: flash or fused).
+Result<void> attention_flags(WorkloadFlags& w) {
+  MS_TRY(attention_backend, w.args.text("attention-backend"));
   if (attention_backend && (*attention_backend == "unfused" || *attention_backend == "local"))
-    keys.push_back({"flash", "false"});
+    w.keys.push_back({"flash", "false"});
+  return {};
+}
+
+// The workload's flag groups, in the order they are read (each adds its workload keys; a later key wins).
+using WorkloadFlagGroup = Result<void> (*)(WorkloadFlags&);
+constexpr std::array<WorkloadFlagGroup, 7> kWorkloadFlagGroups{
+    {precision_flags, optimizer_flags, recompute_flags, overlap_flags, cuda_graph_flags, moe_flags, attention_flags}};
+
+// The workload (_add_training_args, _add_mixed_precision_args): Megatron-LM's memory conventions, the
+// batch, and the flag groups.
+Result<TrainingWorkload> read_workload(ArgList& args, const MegatronModel& model, const MegatronLayout& layout,
+                                       int64_t dp, ImportedLaunch& out) {
+  const bool distributed_optimizer = args.has("use-distributed-optimizer");
+  KeyValues keys{{"convention", distributed_optimizer ? "megatron-distopt" : "megatron"},
+                 {"memory_framework", "megatron"},
+                 {"framework", "megatron-lm"},
+                 {"seq", std::to_string(model.seq)}};
+  MS_TRY(micro_dp, launcher_detail::checked_product(layout.micro, dp, args.origin() + ": --micro-batch-size"));
+  MS_TRY(global_batch, positive_or(args, "global-batch-size", micro_dp));  // default micro × DP
+  keys.push_back({"global_batch", std::to_string(global_batch)});
+  WorkloadFlags flags{args, keys, out, model.spec, layout.vpp, distributed_optimizer};
+  for (const WorkloadFlagGroup group : kWorkloadFlagGroups)
+    if (auto read = group(flags); !read) return tl::unexpected(read.error());
   auto training = training_from_keys(keys);
   if (!training) return tl::unexpected(training.error());
-  project.training = *training;
+  return *training;
+}
 
-  // What was not read: unmodelled when it matters, ignored otherwise.
+// What was not read: unmodelled when it matters, ignored otherwise; then torchrun's flags, ignored.
+void list_unread(ArgList& args, const ArgList& launcher, ImportedLaunch& out) {
   for (const auto& flag : args.flags()) {
     if (args.used(flag.name)) continue;
     args.mark(flag.name);
@@ -598,7 +730,46 @@ Result<LauncherImport> import_megatron_args(std::string_view text, const std::st
   }
   for (const auto& flag : launcher.flags())
     if (!launcher.used(flag.name)) out.ignored.push_back("--" + flag.name + " (launcher)");
-  out.project = std::move(project);
+}
+
+}  // namespace
+
+Result<ImportedLaunch> read_megatron_args(std::string_view text, const std::string& origin,
+                                          const LaunchReadOptions& options) {
+  // The launch command's words (launcher_bash.hpp), and the training script's flags.
+  MS_TRY(command, launcher_detail::parse_launch_script(text, origin));
+  if (command.args.empty())
+    return make_error(ErrorCode::missing_field,
+                      "no Megatron-LM arguments found: neither a launch command (torchrun ... pretrain_gpt.py ...) nor "
+                      "an argument list (--num-layers ...)",
+                      origin);
+  ImportedLaunch out;
+  out.format = LauncherFormat::megatron;
+  out.warnings = std::move(command.warnings);
+  ArgList args(command.args, origin);
+
+  MS_TRY(model, read_model_shape(args, out));
+  MS_TRY(moe, read_moe(args, model.spec));
+  model.spec.moe = moe;
+  MS_TRY(sizes, read_parallel_sizes(args, model.spec));
+  MS_TRY(vocab, read_vocabulary(args, sizes.tp, out));
+  ModelSpec& spec = model.spec;
+  spec.vocab_size = vocab;
+  spec.name = "Megatron-LM GPT: " + std::to_string(spec.num_layers) + " layers, hidden " +
+              std::to_string(spec.hidden_size) + ", " + std::to_string(spec.num_heads) + " heads";
+  spec.source = "Megatron-LM arguments";
+  out.model = spec;
+  out.model_ref.clear();
+  out.name = spec.name;
+
+  ArgList launcher(command.launcher_args, origin);
+  MS_TRY(count, read_gpu_count(launcher, sizes, options.gpus, out));
+  launcher_detail::set_gpu_count(out, options.base, count.gpus);
+  MS_TRY(layout, read_layout(args, sizes, count.dp, spec.num_layers, out));
+  out.layout = layout.layout;
+  MS_TRY(training, read_workload(args, model, layout, count.dp, out));
+  out.training = training;
+  list_unread(args, launcher, out);
   return out;
 }
 

@@ -83,12 +83,20 @@ std::string affinity_value(std::string_view token) {
   return token == "N/A" ? std::string() : std::string(token);
 }
 
-}  // namespace
+// The pasted lines, and where each is ("file:12").
+struct SmiText {
+  const std::vector<std::string_view>& lines;
+  const std::string& origin;
+  [[nodiscard]] std::string at(size_t line_index) const { return origin + ":" + std::to_string(line_index + 1); }
+};
 
-Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::string& origin) {
-  const std::string clean = node_import::clean_pasted_text(text);
-  const auto lines = split_lines(clean);
-  auto at = [&](size_t line_index) { return origin + ":" + std::to_string(line_index + 1); };
+void warn(SmiTopoMatrix& m, std::string location, std::string message) {
+  m.warnings.push_back({std::move(location), std::move(message)});
+}
+
+// The header line's index (the first line starting with GPU0 that is not its row).
+Result<size_t> find_header(const SmiText& in) {
+  const auto& lines = in.lines;
   size_t header = lines.size(), first_row = lines.size();
   for (size_t i = 0; i < lines.size(); ++i) {
     const auto t = tokens_of(lines[i]);
@@ -102,23 +110,25 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
     return make_error(ErrorCode::parse_error,
                       "the row of GPU0 has no header line above it (GPU0 GPU1 ... CPU Affinity): the paste lost the "
                       "top of the matrix, and without it the columns cannot be named",
-                      at(first_row));
+                      in.at(first_row));
   if (header == lines.size())
     return make_error(ErrorCode::parse_error,
-                      "no matrix header (a line starting with GPU0): not the output of `nvidia-smi topo -m`", origin);
-  SmiTopoMatrix m;
-  auto warn = [&](std::string location, std::string message) {
-    m.warnings.push_back({std::move(location), std::move(message)});
-  };
-  // Header: device columns, then the affinity columns whose names hold spaces.
-  const auto head = tokens_of(lines[header]);
+                      "no matrix header (a line starting with GPU0): not the output of `nvidia-smi topo -m`",
+                      in.origin);
+  return header;
+}
+
+// Header: device columns, then the affinity columns whose names hold spaces; the matrix sized to the
+// columns. Returns the affinity columns, "cpu", "numa", "gpu-numa" in header order.
+Result<std::vector<std::string>> read_header(const SmiText& in, size_t header, SmiTopoMatrix& m) {
+  const auto head = tokens_of(in.lines[header]);
   size_t k = 0;
   for (; k < head.size(); ++k) {
     const std::string_view t = head[k];
     if (t == "CPU" || t == "NUMA" || (t == "GPU" && k + 1 < head.size() && head[k + 1] == "NUMA")) break;
     m.devices.emplace_back(t);
   }
-  std::vector<std::string> extras;  // "cpu", "numa", "gpu-numa" in header order
+  std::vector<std::string> extras;
   for (; k < head.size(); ++k) {
     if (head[k] == "CPU")
       extras.emplace_back("cpu");
@@ -132,100 +142,131 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
     std::set<std::string> seen;
     for (const auto& d : m.devices)
       if (!seen.insert(d).second)
-        return make_error(ErrorCode::parse_error, "column \"" + d + "\" appears twice in the header", at(header));
+        return make_error(ErrorCode::parse_error, "column \"" + d + "\" appears twice in the header", in.at(header));
   }
   for (const auto& d : m.devices)
     if (!is_gpu_name(d) && !is_nic_name(d))
-      warn(at(header), "column \"" + d + "\" is neither GPU# nor NIC# (nor an HCA name like mlx5_0): read as a NIC");
+      warn(m, in.at(header),
+           "column \"" + d + "\" is neither GPU# nor NIC# (nor an HCA name like mlx5_0): read as a NIC");
   m.link.assign(n, std::vector<SmiLink>(n, SmiLink::sys));
   m.nvlinks.assign(n, std::vector<int32_t>(n, 0));
   m.cpu_affinity.assign(n, "");
   m.numa_affinity.assign(n, "");
   m.gpu_numa_id.assign(n, "");
   m.nic_names.assign(n, "");
+  return extras;
+}
+
+// The tokens of device `row`'s row, which starts at line `row_line`; a row a narrow terminal or a
+// chat window wrapped goes on with cells on the next lines (`line` is left at its last line).
+Result<std::vector<std::string_view>> row_tokens(const SmiText& in, size_t row, size_t& line, SmiTopoMatrix& m) {
+  const size_t n = m.devices.size();
+  const size_t row_line = line;
+  auto t = tokens_of(in.lines[line]);
+  if (t[0] != m.devices[row])
+    return make_error(ErrorCode::parse_error,
+                      "expected the row of " + m.devices[row] + ", found \"" + std::string(t[0]) + "\"", in.at(line));
+  while (t.size() < n + 1 && line + 1 < in.lines.size() && !is_blank(in.lines[line + 1])) {
+    const auto more = tokens_of(in.lines[line + 1]);
+    SmiLink probe{};
+    int32_t count = 0;
+    if (!parse_cell(more[0], probe, count)) break;
+    ++line;
+    t.insert(t.end(), more.begin(), more.end());
+    warn(m, in.at(row_line),
+         "the row of " + m.devices[row] + " goes on at line " + std::to_string(line + 1) +
+             " (a wrapped paste): the lines are read as one row");
+  }
+  if (t.size() < n + 1)
+    return make_error(ErrorCode::parse_error,
+                      "row " + m.devices[row] + " has " + std::to_string(t.size() - 1) + " entries, expected " +
+                          std::to_string(n) + " (truncated line?)",
+                      in.at(row_line));
+  return t;
+}
+
+// The row's link cells: X on the diagonal only.
+Result<void> read_cells(const SmiText& in, size_t row, size_t row_line, const std::vector<std::string_view>& t,
+                        SmiTopoMatrix& m) {
+  for (size_t col = 0; col < m.devices.size(); ++col) {
+    SmiLink link{};
+    int32_t count = 0;
+    if (!parse_cell(t[col + 1], link, count))
+      return make_error(ErrorCode::parse_error,
+                        "entry \"" + std::string(t[col + 1]) + "\" (" + m.devices[row] + " to " + m.devices[col] +
+                            ") is none of X, NV#, PIX, PXB, PHB, NODE, SYS",
+                        in.at(row_line));
+    if ((link == SmiLink::self) != (row == col))
+      return make_error(ErrorCode::parse_error,
+                        row == col ? m.devices[row] + " to itself must be X"
+                                   : "X off the diagonal (" + m.devices[row] + " to " + m.devices[col] + ")",
+                        in.at(row_line));
+    m.link[row][col] = link;
+    m.nvlinks[row][col] = count;
+  }
+  return {};
+}
+
+// The affinity fields. nvidia-smi separates them by tabs, which pastes turn into spaces, and a
+// container or VM may leave some blank: with fewer values than columns, a CPU list ("0-15")
+// is the CPU Affinity and the rest fill the later columns in order.
+void read_affinities(const SmiText& in, size_t row, size_t row_line, const std::vector<std::string_view>& t,
+                     const std::vector<std::string>& extras, SmiTopoMatrix& m) {
   static const std::map<std::string, std::string> kExtraName = {
       {"cpu", "CPU Affinity"}, {"numa", "NUMA Affinity"}, {"gpu-numa", "GPU NUMA ID"}};
+  const size_t n = m.devices.size();
+  std::vector<std::string_view> values(t.begin() + static_cast<std::ptrdiff_t>(n + 1), t.end());
+  if (!is_gpu_name(m.devices[row])) values.clear();  // NIC rows have none
+  std::map<std::string, std::string> got;
+  if (values.size() >= extras.size()) {
+    for (size_t e = 0; e < extras.size(); ++e) got[extras[e]] = affinity_value(values[e]);
+    if (values.size() > extras.size())
+      warn(m, in.at(row_line),
+           "row " + m.devices[row] + " has " + std::to_string(values.size() - extras.size()) +
+               " value(s) after its affinity columns: ignored");
+  } else if (is_gpu_name(m.devices[row]) && !extras.empty()) {
+    std::vector<std::string> columns = extras;
+    size_t v = 0;
+    if (columns.front() == "cpu") {
+      if (v < values.size() && is_cpu_list(values[v])) got["cpu"] = affinity_value(values[v++]);
+      columns.erase(columns.begin());
+    }
+    // The rest: a NUMA node number fills NUMA Affinity first; otherwise (N/A) the values belong to
+    // the last columns, since GPU NUMA ID is the one field containers still print.
+    const size_t left = values.size() - v;
+    size_t c = 0;
+    if (left < columns.size() && !(columns.front() == "numa" && left > 0 && all_digits(values[v])))
+      c = columns.size() - left;
+    std::string read;
+    for (; c < columns.size() && v < values.size(); ++c, ++v) {
+      got[columns[c]] = affinity_value(values[v]);
+      read += (read.empty() ? "" : ", ") + kExtraName.at(columns[c]) + " " + std::string(values[v]);
+    }
+    if (got.count("cpu")) read = "CPU Affinity " + got["cpu"] + (read.empty() ? "" : ", " + read);
+    warn(m, in.at(row_line),
+         "row " + m.devices[row] + " has " + std::to_string(values.size()) + " of the " +
+             std::to_string(extras.size()) + " affinity fields (blank in a container or VM?): " +
+             (read.empty() ? "all taken as blank" : "read as " + read + ", the others blank"));
+  }
+  m.cpu_affinity[row] = got["cpu"];
+  m.numa_affinity[row] = got["numa"];
+  m.gpu_numa_id[row] = got["gpu-numa"];
+}
+
+// The rows, one per column, from the line after the header; returns the line after the last row.
+Result<size_t> read_rows(const SmiText& in, size_t header, const std::vector<std::string>& extras, SmiTopoMatrix& m) {
+  const size_t n = m.devices.size();
   size_t line = header + 1;
   for (size_t row = 0; row < n; ++row, ++line) {
-    if (line >= lines.size() || is_blank(lines[line]))
+    if (line >= in.lines.size() || is_blank(in.lines[line]))
       return make_error(ErrorCode::parse_error,
                         "the matrix ends after " + std::to_string(row) + " of " + std::to_string(n) +
                             " rows (truncated output?); expected the row of " + m.devices[row],
-                        at(std::min(line, lines.size())));
+                        in.at(std::min(line, in.lines.size())));
     const size_t row_line = line;
-    auto t = tokens_of(lines[line]);
-    if (t[0] != m.devices[row])
-      return make_error(ErrorCode::parse_error,
-                        "expected the row of " + m.devices[row] + ", found \"" + std::string(t[0]) + "\"", at(line));
-    // A row a narrow terminal or a chat window wrapped goes on with cells on the next line.
-    while (t.size() < n + 1 && line + 1 < lines.size() && !is_blank(lines[line + 1])) {
-      const auto more = tokens_of(lines[line + 1]);
-      SmiLink probe{};
-      int32_t count = 0;
-      if (!parse_cell(more[0], probe, count)) break;
-      ++line;
-      t.insert(t.end(), more.begin(), more.end());
-      warn(at(row_line), "the row of " + m.devices[row] + " goes on at line " + std::to_string(line + 1) +
-                             " (a wrapped paste): the lines are read as one row");
-    }
-    if (t.size() < n + 1)
-      return make_error(ErrorCode::parse_error,
-                        "row " + m.devices[row] + " has " + std::to_string(t.size() - 1) + " entries, expected " +
-                            std::to_string(n) + " (truncated line?)",
-                        at(row_line));
-    for (size_t col = 0; col < n; ++col) {
-      SmiLink link{};
-      int32_t count = 0;
-      if (!parse_cell(t[col + 1], link, count))
-        return make_error(ErrorCode::parse_error,
-                          "entry \"" + std::string(t[col + 1]) + "\" (" + m.devices[row] + " to " + m.devices[col] +
-                              ") is none of X, NV#, PIX, PXB, PHB, NODE, SYS",
-                          at(row_line));
-      if ((link == SmiLink::self) != (row == col))
-        return make_error(ErrorCode::parse_error,
-                          row == col ? m.devices[row] + " to itself must be X"
-                                     : "X off the diagonal (" + m.devices[row] + " to " + m.devices[col] + ")",
-                          at(row_line));
-      m.link[row][col] = link;
-      m.nvlinks[row][col] = count;
-    }
-    // The affinity fields. nvidia-smi separates them by tabs, which pastes turn into spaces, and a
-    // container or VM may leave some blank: with fewer values than columns, a CPU list ("0-15")
-    // is the CPU Affinity and the rest fill the later columns in order.
-    std::vector<std::string_view> values(t.begin() + static_cast<std::ptrdiff_t>(n + 1), t.end());
-    if (!is_gpu_name(m.devices[row])) values.clear();  // NIC rows have none
-    std::map<std::string, std::string> got;
-    if (values.size() >= extras.size()) {
-      for (size_t e = 0; e < extras.size(); ++e) got[extras[e]] = affinity_value(values[e]);
-      if (values.size() > extras.size())
-        warn(at(row_line), "row " + m.devices[row] + " has " + std::to_string(values.size() - extras.size()) +
-                               " value(s) after its affinity columns: ignored");
-    } else if (is_gpu_name(m.devices[row]) && !extras.empty()) {
-      std::vector<std::string> columns = extras;
-      size_t v = 0;
-      if (columns.front() == "cpu") {
-        if (v < values.size() && is_cpu_list(values[v])) got["cpu"] = affinity_value(values[v++]);
-        columns.erase(columns.begin());
-      }
-      // The rest: a NUMA node number fills NUMA Affinity first; otherwise (N/A) the values belong to
-      // the last columns, since GPU NUMA ID is the one field containers still print.
-      const size_t left = values.size() - v;
-      size_t c = 0;
-      if (left < columns.size() && !(columns.front() == "numa" && left > 0 && all_digits(values[v])))
-        c = columns.size() - left;
-      std::string read;
-      for (; c < columns.size() && v < values.size(); ++c, ++v) {
-        got[columns[c]] = affinity_value(values[v]);
-        read += (read.empty() ? "" : ", ") + kExtraName.at(columns[c]) + " " + std::string(values[v]);
-      }
-      if (got.count("cpu")) read = "CPU Affinity " + got["cpu"] + (read.empty() ? "" : ", " + read);
-      warn(at(row_line), "row " + m.devices[row] + " has " + std::to_string(values.size()) + " of the " +
-                             std::to_string(extras.size()) + " affinity fields (blank in a container or VM?): " +
-                             (read.empty() ? "all taken as blank" : "read as " + read + ", the others blank"));
-    }
-    m.cpu_affinity[row] = got["cpu"];
-    m.numa_affinity[row] = got["numa"];
-    m.gpu_numa_id[row] = got["gpu-numa"];
+    MS_TRY(t, row_tokens(in, row, line, m));
+    if (auto read = read_cells(in, row, row_line, t, m); !read) return tl::unexpected(read.error());
+    read_affinities(in, row, row_line, t, extras, m);
     m.row_lines.push_back(static_cast<int64_t>(row_line + 1));
   }
   for (size_t i = 0; i < n; ++i)
@@ -234,12 +275,16 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
         return make_error(ErrorCode::parse_error,
                           "the matrix is not symmetric: " + m.devices[i] + " to " + m.devices[j] + " differs from " +
                               m.devices[j] + " to " + m.devices[i],
-                          at(static_cast<size_t>(m.row_lines[i] - 1)));
-  // The NIC Legend gives NIC names; the Legend itself only explains the codes, so the matrix is
-  // complete without it (every row was read above).
+                          in.at(static_cast<size_t>(m.row_lines[i] - 1)));
+  return line;
+}
+
+// The NIC Legend after the matrix (from line `from`) gives NIC names; the Legend itself only explains
+// the codes, so the matrix is complete without it (every row was read above).
+void read_nic_legend(const SmiText& in, size_t from, SmiTopoMatrix& m) {
   bool nic_legend = false;
-  for (size_t i = line; i < lines.size(); ++i) {
-    const auto t = tokens_of(lines[i]);
+  for (size_t i = from; i < in.lines.size(); ++i) {
+    const auto t = tokens_of(in.lines[i]);
     if (t.empty()) continue;
     if (t.size() >= 2 && t[0] == "NIC" && t[1] == "Legend:") nic_legend = true;
     if (nic_legend && t.size() >= 2 && t[0].size() > 1 && t[0].back() == ':') {
@@ -249,16 +294,30 @@ Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::st
     }
   }
   std::vector<std::string> unnamed;
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < m.devices.size(); ++i)
     if (m.devices[i].rfind("NIC", 0) == 0 && is_nic_name(m.devices[i]) && m.nic_names[i].empty())
       unnamed.push_back(m.devices[i]);
   if (!unnamed.empty())
-    warn(origin, std::string(nic_legend ? "the NIC Legend does not name " : "no NIC Legend after the matrix: ") +
-                     unnamed.front() + (unnamed.size() > 1 ? " ... " + unnamed.back() : "") +
-                     " keep their column names (the legend gives the device names, like mlx5_0)");
+    warn(m, in.origin,
+         std::string(nic_legend ? "the NIC Legend does not name " : "no NIC Legend after the matrix: ") +
+             unnamed.front() + (unnamed.size() > 1 ? " ... " + unnamed.back() : "") +
+             " keep their column names (the legend gives the device names, like mlx5_0)");
+}
+
+}  // namespace
+
+Result<SmiTopoMatrix> parse_nvidia_smi_topo(std::string_view text, const std::string& origin) {
+  const std::string clean = node_import::clean_pasted_text(text);
+  const auto lines = split_lines(clean);
+  const SmiText in{lines, origin};
+  MS_TRY(header, find_header(in));
+  SmiTopoMatrix m;
+  MS_TRY(extras, read_header(in, header, m));
+  MS_TRY(after_rows, read_rows(in, header, extras, m));
+  read_nic_legend(in, after_rows, m);
   bool gpu = false;
   for (const auto& d : m.devices) gpu = gpu || is_gpu_name(d);
-  if (!gpu) return make_error(ErrorCode::parse_error, "the matrix has no GPU column", at(header));
+  if (!gpu) return make_error(ErrorCode::parse_error, "the matrix has no GPU column", in.at(header));
   return m;
 }
 

@@ -79,185 +79,226 @@ struct RawTable {
   bool header_seen = false;
 };
 
-}  // namespace
+struct NumaLine {
+  std::string gpu;
+  bool node = false;  // "Numa Node" (else "Numa Affinity")
+  int64_t value = -1;
+  size_t line = 0;
+};
 
-bool looks_like_rocm_smi_topo(std::string_view text) {
-  const std::string clean = node_import::clean_pasted_text(text);
-  for (const std::string_view line : split_lines(clean)) {
-    if (const auto title = title_of(line); title && section_of(*title) != Section::none) return true;
-    if (line.find("(Topology) Numa Node") != std::string_view::npos) return true;
-  }
-  return false;
-}
-
-Result<RocmTopo> parse_rocm_smi_topo(std::string_view text, const std::string& origin) {
-  const std::string clean = node_import::clean_pasted_text(text);
-  const auto lines = split_lines(clean);
-  auto at = [&](size_t line_index) { return origin + ":" + std::to_string(line_index + 1); };
-  RocmTopo topo;
-  auto warn = [&](std::string location, std::string message) {
-    topo.warnings.push_back({std::move(location), std::move(message)});
-  };
-
-  // Pass 1: the three matrices and the NUMA lines, by section.
+// Pass 1's result: the three matrices and the NUMA lines, by section.
+struct RocmSections {
   std::map<Section, RawTable> tables;
-  struct NumaLine {
-    std::string gpu;
-    bool node = false;  // "Numa Node" (else "Numa Affinity")
-    int64_t value = -1;
-    size_t line = 0;
-  };
   std::vector<NumaLine> numa_lines;
-  std::optional<size_t> numa_title;
-  Section section = Section::none;
-  RawTable* table = nullptr;
-  auto close_table = [&](size_t line_index) -> Result<bool> {
-    if (table && table->header_seen && table->cells.size() < table->columns.size())
-      return make_error(ErrorCode::parse_error,
-                        "the \"" + table_name(table->section) + "\" table ends after " +
-                            std::to_string(table->cells.size()) + " of " + std::to_string(table->columns.size()) +
-                            " rows (truncated output?); expected the row of " + table->columns[table->cells.size()],
-                        at(std::min(line_index, lines.size())));
-    if (table && !table->header_seen)
-      return make_error(ErrorCode::parse_error,
-                        "the \"" + table_name(table->section) + "\" table has no column header (GPU0 GPU1 ...)",
-                        at(table->title_line));
-    table = nullptr;
-    return true;
-  };
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (const auto title = title_of(lines[i])) {
-      if (auto closed = close_table(i); !closed) return tl::unexpected(closed.error());
-      section = section_of(*title);
-      if (section == Section::numa) {
-        if (numa_title)
-          return make_error(ErrorCode::parse_error,
-                            "a second \"Numa Nodes\" section (the first is at line " + std::to_string(*numa_title + 1) +
-                                "): paste the output of one `rocm-smi --showtopo`",
-                            at(i));
-        numa_title = i;
-      } else if (section != Section::none) {
-        if (const auto it = tables.find(section); it != tables.end())
-          return make_error(ErrorCode::parse_error,
-                            "a second \"" + table_name(section) + "\" table (the first is at line " +
-                                std::to_string(it->second.title_line + 1) +
-                                "): paste the output of one `rocm-smi --showtopo`",
-                            at(i));
-        table = &tables[section];
-        table->section = section;
-        table->title_line = i;
-      }
-      continue;
+  std::optional<size_t> numa_title;  // 0-based line of the "Numa Nodes" title
+};
+
+// "file:12" for the 0-based line 11.
+struct LineAt {
+  const std::string& origin;
+  std::string operator()(size_t line_index) const { return origin + ":" + std::to_string(line_index + 1); }
+};
+
+// Pass 1: the lines sorted into the sections their titles open, the tables' cells checked against
+// their headers (a table ends at a blank line or at the next title).
+class SectionReader {
+ public:
+  SectionReader(const std::vector<std::string_view>& lines, const std::string& origin,
+                std::vector<ImportWarning>& warnings)
+      : lines_(lines), at_{origin}, warnings_(warnings) {}
+
+  Result<RocmSections> read() {
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      Result<void> read;
+      if (const auto title = title_of(lines_[i]))
+        read = section_title(i, *title);
+      else if (section_ == Section::numa)
+        read = numa_line(i);
+      else if (table_)
+        read = table_line(i);
+      if (!read) return tl::unexpected(read.error());
     }
-    const auto t = tokens_of(lines[i]);
-    if (section == Section::numa) {
-      if (t.empty() || t[0].substr(0, 3) != "GPU") continue;  // "WARNING: ..." and the like
-      // "GPU[0]\t\t: (Topology) Numa Node: 0" (rocm_smi.py printLog) or "GPU 0 : ..." (older).
-      const std::string_view line = lines[i];
-      const size_t colon = line.find(':');
-      std::string_view id = trim(line.substr(0, colon));
-      std::string index(id.substr(3));
-      index.erase(
-          std::remove_if(index.begin(), index.end(), [](char ch) { return ch == '[' || ch == ']' || ch == ' '; }),
-          index.end());
-      if (colon == std::string_view::npos || !all_digits(index))
+    if (auto closed = close_table(lines_.size()); !closed) return tl::unexpected(closed.error());
+    return std::move(sections_);
+  }
+
+ private:
+  void warn(std::string location, std::string message) {
+    warnings_.push_back({std::move(location), std::move(message)});
+  }
+
+  // The table being read ends: it must have its header and a row per column.
+  Result<void> close_table(size_t line_index) {
+    if (table_ && table_->header_seen && table_->cells.size() < table_->columns.size())
+      return make_error(ErrorCode::parse_error,
+                        "the \"" + table_name(table_->section) + "\" table ends after " +
+                            std::to_string(table_->cells.size()) + " of " + std::to_string(table_->columns.size()) +
+                            " rows (truncated output?); expected the row of " + table_->columns[table_->cells.size()],
+                        at_(std::min(line_index, lines_.size())));
+    if (table_ && !table_->header_seen)
+      return make_error(ErrorCode::parse_error,
+                        "the \"" + table_name(table_->section) + "\" table has no column header (GPU0 GPU1 ...)",
+                        at_(table_->title_line));
+    table_ = nullptr;
+    return {};
+  }
+
+  // A section's title: each section once.
+  Result<void> section_title(size_t i, std::string_view title) {
+    if (auto closed = close_table(i); !closed) return closed;
+    section_ = section_of(title);
+    if (section_ == Section::numa) {
+      if (sections_.numa_title)
         return make_error(ErrorCode::parse_error,
-                          "expected \"GPU[i] : (Topology) Numa Node: N\", found \"" + std::string(trim(line)) + "\"",
-                          at(i));
-      const std::string_view rest = trim(line.substr(colon + 1));
-      NumaLine n;
-      n.gpu = "GPU" + index;
-      n.line = i;
-      const bool node = rest.find("Numa Node:") != std::string_view::npos;
-      const bool affinity = rest.find("Numa Affinity:") != std::string_view::npos;
-      if (!node && !affinity) {
-        if (rest.find("Cannot read") != std::string_view::npos) {
-          warn(at(i), "rocm-smi could not read the NUMA node of " + n.gpu + " (\"" + std::string(rest) + "\")");
-          continue;
-        }
+                          "a second \"Numa Nodes\" section (the first is at line " +
+                              std::to_string(*sections_.numa_title + 1) +
+                              "): paste the output of one `rocm-smi --showtopo`",
+                          at_(i));
+      sections_.numa_title = i;
+    } else if (section_ != Section::none) {
+      if (const auto it = sections_.tables.find(section_); it != sections_.tables.end())
         return make_error(ErrorCode::parse_error,
-                          "expected \"(Topology) Numa Node: N\" or \"(Topology) Numa Affinity: N\", found \"" +
-                              std::string(rest) + "\"",
-                          at(i));
-      }
-      n.node = node;
-      const std::string_view value = trim(rest.substr(rest.rfind(':') + 1));
-      const auto number = integer(value);
-      if (!number && value != "N/A" && value != "None" && value != "-")
-        return make_error(ErrorCode::parse_error,
-                          "NUMA value \"" + std::string(value) + "\" of " + n.gpu + " is not a number", at(i));
-      n.value = number.value_or(-1);
-      if (n.value < -1 || n.value > 65535) {  // (uint32_t)-1: no NUMA node reported
-        warn(at(i), "NUMA value " + std::string(value) + " of " + n.gpu + " is no NUMA node: read as not given");
-        n.value = -1;
-      }
-      numa_lines.push_back(n);
-      continue;
+                          "a second \"" + table_name(section_) + "\" table (the first is at line " +
+                              std::to_string(it->second.title_line + 1) +
+                              "): paste the output of one `rocm-smi --showtopo`",
+                          at_(i));
+      table_ = &sections_.tables[section_];
+      table_->section = section_;
+      table_->title_line = i;
     }
-    if (!table) continue;
+    return {};
+  }
+
+  // A line of the "Numa Nodes" section: "GPU[0]\t\t: (Topology) Numa Node: 0" (rocm_smi.py printLog)
+  // or "GPU 0 : ..." (older); other lines ("WARNING: ...") are skipped.
+  Result<void> numa_line(size_t i) {
+    const auto t = tokens_of(lines_[i]);
+    if (t.empty() || t[0].substr(0, 3) != "GPU") return {};
+    const std::string_view line = lines_[i];
+    const size_t colon = line.find(':');
+    std::string_view id = trim(line.substr(0, colon));
+    std::string index(id.substr(3));
+    index.erase(std::remove_if(index.begin(), index.end(), [](char ch) { return ch == '[' || ch == ']' || ch == ' '; }),
+                index.end());
+    if (colon == std::string_view::npos || !all_digits(index))
+      return make_error(ErrorCode::parse_error,
+                        "expected \"GPU[i] : (Topology) Numa Node: N\", found \"" + std::string(trim(line)) + "\"",
+                        at_(i));
+    const std::string_view rest = trim(line.substr(colon + 1));
+    NumaLine n;
+    n.gpu = "GPU" + index;
+    n.line = i;
+    const bool node = rest.find("Numa Node:") != std::string_view::npos;
+    const bool affinity = rest.find("Numa Affinity:") != std::string_view::npos;
+    if (!node && !affinity) {
+      if (rest.find("Cannot read") != std::string_view::npos) {
+        warn(at_(i), "rocm-smi could not read the NUMA node of " + n.gpu + " (\"" + std::string(rest) + "\")");
+        return {};
+      }
+      return make_error(ErrorCode::parse_error,
+                        "expected \"(Topology) Numa Node: N\" or \"(Topology) Numa Affinity: N\", found \"" +
+                            std::string(rest) + "\"",
+                        at_(i));
+    }
+    n.node = node;
+    const std::string_view value = trim(rest.substr(rest.rfind(':') + 1));
+    const auto number = integer(value);
+    if (!number && value != "N/A" && value != "None" && value != "-")
+      return make_error(ErrorCode::parse_error,
+                        "NUMA value \"" + std::string(value) + "\" of " + n.gpu + " is not a number", at_(i));
+    n.value = number.value_or(-1);
+    if (n.value < -1 || n.value > 65535) {  // (uint32_t)-1: no NUMA node reported
+      warn(at_(i), "NUMA value " + std::string(value) + " of " + n.gpu + " is no NUMA node: read as not given");
+      n.value = -1;
+    }
+    sections_.numa_lines.push_back(n);
+    return {};
+  }
+
+  // A line of a table: its column header, then a row per column.
+  Result<void> table_line(size_t i) {
+    const auto t = tokens_of(lines_[i]);
     if (t.empty()) {  // a table ends at a blank line
-      if (table->header_seen) {
-        if (auto closed = close_table(i); !closed) return tl::unexpected(closed.error());
-        section = Section::none;
+      if (table_->header_seen) {
+        if (auto closed = close_table(i); !closed) return closed;
+        section_ = Section::none;
       }
-      continue;
+      return {};
     }
     if (t[0].substr(0, 4) == "GPU[") {  // rocm-smi's error lines, when stderr went into the paste
-      warn(at(i), "a rocm-smi message inside the \"" + table_name(table->section) +
-                      "\" table: " + std::string(trim(lines[i])));
-      continue;
+      warn(at_(i), "a rocm-smi message inside the \"" + table_name(table_->section) +
+                       "\" table: " + std::string(trim(lines_[i])));
+      return {};
     }
-    if (!table->header_seen) {
-      if (!std::all_of(t.begin(), t.end(), is_gpu_column))
-        return make_error(ErrorCode::parse_error,
-                          "expected the column header (GPU0 GPU1 ...) of the \"" + table_name(table->section) +
-                              "\" table, found \"" + std::string(trim(lines[i])) + "\"",
-                          at(i));
-      table->columns.assign(t.begin(), t.end());
-      std::set<std::string> seen;
-      for (const auto& c : table->columns)
-        if (!seen.insert(c).second)
-          return make_error(ErrorCode::parse_error, "column \"" + c + "\" appears twice in the header", at(i));
-      table->header_seen = true;
-      table->header_line = i;
-      continue;
-    }
-    const size_t row = table->cells.size();
-    if (row >= table->columns.size())
-      return make_error(ErrorCode::parse_error,
-                        "the \"" + table_name(table->section) + "\" table has more rows than its " +
-                            std::to_string(table->columns.size()) + " columns: \"" + std::string(trim(lines[i])) + "\"",
-                        at(i));
-    if (t[0] != table->columns[row])
-      return make_error(ErrorCode::parse_error,
-                        "expected the row of " + table->columns[row] + " in the \"" + table_name(table->section) +
-                            "\" table, found \"" + std::string(t[0]) + "\"",
-                        at(i));
-    if (t.size() != table->columns.size() + 1)
-      return make_error(ErrorCode::parse_error,
-                        "row " + table->columns[row] + " of the \"" + table_name(table->section) + "\" table has " +
-                            std::to_string(t.size() - 1) + " entries, expected " +
-                            std::to_string(table->columns.size()) +
-                            (t.size() - 1 < table->columns.size() ? " (truncated line?)" : ""),
-                        at(i));
-    table->cells.emplace_back(t.begin() + 1, t.end());
-    table->lines.push_back(i);
+    if (!table_->header_seen) return table_header(i, t);
+    return table_row(i, t);
   }
-  if (auto closed = close_table(lines.size()); !closed) return tl::unexpected(closed.error());
 
-  // Pass 2: the tables into the topology.
-  const auto type_it = tables.find(Section::type);
-  if (type_it == tables.end())
-    return make_error(ErrorCode::parse_error,
-                      std::string("no \"Link Type between two GPUs\" table") +
-                          (tables.empty() && !numa_title ? "" : " (only the Weight, Hops or Numa Nodes part of it)") +
-                          ": without it XGMI and PCIe links cannot be told apart; paste the whole output of "
-                          "`rocm-smi --showtopo`",
-                      origin);
+  Result<void> table_header(size_t i, const std::vector<std::string_view>& t) {
+    if (!std::all_of(t.begin(), t.end(), is_gpu_column))
+      return make_error(ErrorCode::parse_error,
+                        "expected the column header (GPU0 GPU1 ...) of the \"" + table_name(table_->section) +
+                            "\" table, found \"" + std::string(trim(lines_[i])) + "\"",
+                        at_(i));
+    table_->columns.assign(t.begin(), t.end());
+    std::set<std::string> seen;
+    for (const auto& c : table_->columns)
+      if (!seen.insert(c).second)
+        return make_error(ErrorCode::parse_error, "column \"" + c + "\" appears twice in the header", at_(i));
+    table_->header_seen = true;
+    table_->header_line = i;
+    return {};
+  }
+
+  Result<void> table_row(size_t i, const std::vector<std::string_view>& t) {
+    const size_t row = table_->cells.size();
+    if (row >= table_->columns.size())
+      return make_error(ErrorCode::parse_error,
+                        "the \"" + table_name(table_->section) + "\" table has more rows than its " +
+                            std::to_string(table_->columns.size()) + " columns: \"" + std::string(trim(lines_[i])) +
+                            "\"",
+                        at_(i));
+    if (t[0] != table_->columns[row])
+      return make_error(ErrorCode::parse_error,
+                        "expected the row of " + table_->columns[row] + " in the \"" + table_name(table_->section) +
+                            "\" table, found \"" + std::string(t[0]) + "\"",
+                        at_(i));
+    if (t.size() != table_->columns.size() + 1)
+      return make_error(ErrorCode::parse_error,
+                        "row " + table_->columns[row] + " of the \"" + table_name(table_->section) + "\" table has " +
+                            std::to_string(t.size() - 1) + " entries, expected " +
+                            std::to_string(table_->columns.size()) +
+                            (t.size() - 1 < table_->columns.size() ? " (truncated line?)" : ""),
+                        at_(i));
+    table_->cells.emplace_back(t.begin() + 1, t.end());
+    table_->lines.push_back(i);
+    return {};
+  }
+
+  const std::vector<std::string_view>& lines_;
+  LineAt at_;
+  std::vector<ImportWarning>& warnings_;
+  RocmSections sections_;
+  Section section_ = Section::none;
+  RawTable* table_ = nullptr;
+};
+
+// The Link Type table into the topology's GPUs and links; the other tables must have its columns.
+Result<void> read_link_types(const RocmSections& sections, const LineAt& at, RocmTopo& topo) {
+  const auto type_it = sections.tables.find(Section::type);
+  if (type_it == sections.tables.end())
+    return make_error(
+        ErrorCode::parse_error,
+        std::string("no \"Link Type between two GPUs\" table") +
+            (sections.tables.empty() && !sections.numa_title ? ""
+                                                             : " (only the Weight, Hops or Numa Nodes part of it)") +
+            ": without it XGMI and PCIe links cannot be told apart; paste the whole output of "
+            "`rocm-smi --showtopo`",
+        at.origin);
   const RawTable& type = type_it->second;
   topo.gpus = type.columns;
   const size_t n = topo.gpus.size();
-  for (const auto& [s, other] : tables)
+  for (const auto& [s, other] : sections.tables)
     if (other.columns != type.columns)
       return make_error(ErrorCode::parse_error,
                         "the columns of the \"" + table_name(s) + "\" table differ from those of the Link Type table " +
@@ -294,59 +335,95 @@ Result<RocmTopo> parse_rocm_smi_topo(std::string_view text, const std::string& o
                           "the Link Type table is not symmetric: " + topo.gpus[r] + " to " + topo.gpus[c] +
                               " differs from " + topo.gpus[c] + " to " + topo.gpus[r],
                           at(type.lines[r]));
-  auto numbers = [&](Section s, std::vector<std::vector<int64_t>>& out) -> Result<bool> {
-    out.assign(n, std::vector<int64_t>(n, -1));
-    const auto it = tables.find(s);
-    if (it == tables.end()) return false;
-    const RawTable& tb = it->second;
-    for (size_t r = 0; r < n; ++r)
-      for (size_t c = 0; c < n; ++c) {
-        const std::string& cell = tb.cells[r][c];
-        const auto v = integer(cell);
-        if (!v && cell != "N/A")
-          return make_error(ErrorCode::parse_error,
-                            "entry \"" + cell + "\" (" + topo.gpus[r] + " to " + topo.gpus[c] + ") of the \"" +
-                                table_name(s) + "\" table is not a number",
-                            at(tb.lines[r]));
-        if (r == c && v.value_or(0) != 0)
-          return make_error(ErrorCode::parse_error,
-                            topo.gpus[r] + " to itself must be 0 in the \"" + table_name(s) + "\" table, found " + cell,
-                            at(tb.lines[r]));
-        if (v && *v < 0)
-          return make_error(ErrorCode::parse_error,
-                            "entry " + cell + " (" + topo.gpus[r] + " to " + topo.gpus[c] + ") of the \"" +
-                                table_name(s) + "\" table is negative",
-                            at(tb.lines[r]));
-        // 0 off the diagonal: rocm-smi could not read the value (its table starts as zeros).
-        out[r][c] = r != c && v && *v > 0 ? *v : r == c ? 0 : -1;
+  return {};
+}
+
+// The Weight or Hops table as numbers (-1: not read), made symmetric by the smaller value of each
+// pair; false when the text has no such table.
+Result<bool> read_number_table(const RocmSections& sections, Section s, const LineAt& at, RocmTopo& topo,
+                               std::vector<std::vector<int64_t>>& out) {
+  const size_t n = topo.gpus.size();
+  out.assign(n, std::vector<int64_t>(n, -1));
+  const auto it = sections.tables.find(s);
+  if (it == sections.tables.end()) return false;
+  const RawTable& tb = it->second;
+  for (size_t r = 0; r < n; ++r)
+    for (size_t c = 0; c < n; ++c) {
+      const std::string& cell = tb.cells[r][c];
+      const auto v = integer(cell);
+      if (!v && cell != "N/A")
+        return make_error(ErrorCode::parse_error,
+                          "entry \"" + cell + "\" (" + topo.gpus[r] + " to " + topo.gpus[c] + ") of the \"" +
+                              table_name(s) + "\" table is not a number",
+                          at(tb.lines[r]));
+      if (r == c && v.value_or(0) != 0)
+        return make_error(ErrorCode::parse_error,
+                          topo.gpus[r] + " to itself must be 0 in the \"" + table_name(s) + "\" table, found " + cell,
+                          at(tb.lines[r]));
+      if (v && *v < 0)
+        return make_error(ErrorCode::parse_error,
+                          "entry " + cell + " (" + topo.gpus[r] + " to " + topo.gpus[c] + ") of the \"" +
+                              table_name(s) + "\" table is negative",
+                          at(tb.lines[r]));
+      // 0 off the diagonal: rocm-smi could not read the value (its table starts as zeros).
+      out[r][c] = r != c && v && *v > 0 ? *v : r == c ? 0 : -1;
+    }
+  int32_t asymmetric = 0;
+  for (size_t r = 0; r < n; ++r)
+    for (size_t c = 0; c < r; ++c)
+      if (out[r][c] != out[c][r]) {
+        ++asymmetric;
+        const int64_t low = std::min(out[r][c], out[c][r]);
+        out[r][c] = out[c][r] = low >= 0 ? low : std::max(out[r][c], out[c][r]);
       }
-    int32_t asymmetric = 0;
-    for (size_t r = 0; r < n; ++r)
-      for (size_t c = 0; c < r; ++c)
-        if (out[r][c] != out[c][r]) {
-          ++asymmetric;
-          const int64_t low = std::min(out[r][c], out[c][r]);
-          out[r][c] = out[c][r] = low >= 0 ? low : std::max(out[r][c], out[c][r]);
-        }
-    if (asymmetric > 0)
-      warn(at(tb.title_line), std::to_string(asymmetric) + " GPU pairs differ by direction in the \"" + table_name(s) +
-                                  "\" table: the smaller value is used");
-    return true;
-  };
-  MS_TRY(has_weight, numbers(Section::weight, topo.weight));
-  MS_TRY(has_hops, numbers(Section::hops, topo.hops));
-  topo.has_weight = has_weight;
-  topo.has_hops = has_hops;
+  if (asymmetric > 0)
+    topo.warnings.push_back({at(tb.title_line), std::to_string(asymmetric) +
+                                                    " GPU pairs differ by direction in the \"" + table_name(s) +
+                                                    "\" table: the smaller value is used"});
+  return true;
+}
+
+// The NUMA node and affinity of each GPU the "Numa Nodes" lines name.
+Result<void> read_numa(const RocmSections& sections, const LineAt& at, RocmTopo& topo) {
+  const size_t n = topo.gpus.size();
   topo.numa_node.assign(n, -1);
   topo.numa_affinity.assign(n, -1);
-  for (const NumaLine& l : numa_lines) {
+  for (const NumaLine& l : sections.numa_lines) {
     const auto it = std::find(topo.gpus.begin(), topo.gpus.end(), l.gpu);
     if (it == topo.gpus.end())
       return make_error(ErrorCode::parse_error, l.gpu + " in \"Numa Nodes\" is not a column of the tables", at(l.line));
     const auto g = static_cast<size_t>(it - topo.gpus.begin());
     (l.node ? topo.numa_node : topo.numa_affinity)[g] = static_cast<int32_t>(l.value);
   }
-  topo.has_numa = numa_title.has_value();
+  topo.has_numa = sections.numa_title.has_value();
+  return {};
+}
+
+}  // namespace
+
+bool looks_like_rocm_smi_topo(std::string_view text) {
+  const std::string clean = node_import::clean_pasted_text(text);
+  for (const std::string_view line : split_lines(clean)) {
+    if (const auto title = title_of(line); title && section_of(*title) != Section::none) return true;
+    if (line.find("(Topology) Numa Node") != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+Result<RocmTopo> parse_rocm_smi_topo(std::string_view text, const std::string& origin) {
+  const std::string clean = node_import::clean_pasted_text(text);
+  const auto lines = split_lines(clean);
+  const LineAt at{origin};
+  RocmTopo topo;
+  // Pass 1: the three matrices and the NUMA lines, by section.
+  MS_TRY(sections, SectionReader(lines, origin, topo.warnings).read());
+  // Pass 2: the tables into the topology.
+  if (auto read = read_link_types(sections, at, topo); !read) return tl::unexpected(read.error());
+  MS_TRY(has_weight, read_number_table(sections, Section::weight, at, topo, topo.weight));
+  MS_TRY(has_hops, read_number_table(sections, Section::hops, at, topo, topo.hops));
+  topo.has_weight = has_weight;
+  topo.has_hops = has_hops;
+  if (auto read = read_numa(sections, at, topo); !read) return tl::unexpected(read.error());
   return topo;
 }
 

@@ -458,6 +458,210 @@ void finish_layout(Reader& r, MeasuredRun& run) {
       l.micro_batch = as_count(number_at(it->second));
 }
 
+// Reads the log line by line into the reader; a line cut short at the end of a truncated file is left
+// out with a warning.
+Result<void> read_lines(Reader& reader, std::string_view text) {
+  const bool ends_with_newline = text.back() == '\n';
+  int64_t number = 0;
+  size_t start = 0;
+  size_t last_records = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const std::string_view raw =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    ++number;
+    const bool last = end == std::string_view::npos || end + 1 >= text.size();
+    last_records = reader.record_count();
+    // A progress bar (tqdm) redraws with carriage returns: each drawing is read as a line of its own.
+    Result<void> read;
+    reader.line_timestamp.reset();
+    reader.line_rank.reset();
+    for (size_t from = 0; from <= raw.size() && read;) {
+      const size_t cr = raw.find('\r', from);
+      const std::string_view drawing =
+          raw.substr(from, cr == std::string_view::npos ? std::string_view::npos : cr - from);
+      if (!drawing.empty()) read = reader.line(drawing, number);
+      if (cr == std::string_view::npos) break;
+      from = cr + 1;
+    }
+    if (!read) {
+      // A report line cut short at the end of a truncated file is left out, not an error.
+      if (!(last && !ends_with_newline)) return tl::unexpected(read.error());
+      reader.warnings.push_back({number, "the last line is cut off and cannot be read; it was left out"});
+    } else if (last && !ends_with_newline) {
+      if (reader.record_count() > last_records) {
+        for (auto* records :
+             {&reader.megatron, &reader.torchtitan, &reader.deepspeed, &reader.accelerate, &reader.nemo})
+          if (!records->empty() && records->back().it.line == number) records->pop_back();
+        reader.warnings.push_back(
+            {number, "the file ends inside this iteration line (no newline): its record was left out"});
+      }
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  if (reader.arguments_open)
+    reader.warnings.push_back({reader.arguments_line, "the argument dump has no end line (truncated log?)"});
+  return {};
+}
+
+// The framework the log is from, by the iteration lines it has (Megatron's first), and those lines.
+Result<std::vector<Record>*> choose_records(Reader& reader, MeasuredRun& run) {
+  if (!reader.megatron.empty()) {
+    const bool deepspeed = bool_arg(reader.arguments, "deepspeed").value_or(false) || !reader.ds_config.empty();
+    run.framework = deepspeed ? TrainingFramework::megatron_deepspeed : TrainingFramework::megatron;
+    run.step_time_source = "elapsed time per iteration (ms)";
+    return &reader.megatron;
+  }
+  if (!reader.torchtitan.empty()) {
+    run.framework = TrainingFramework::torchtitan;
+    return &reader.torchtitan;
+  }
+  if (!reader.nemo.empty()) {
+    run.framework = TrainingFramework::nemo;
+    run.step_time_source = "train_step_timing in s (NeMo's TimingCallback)";
+    return &reader.nemo;
+  }
+  if (!reader.deepspeed.empty()) {
+    run.framework = TrainingFramework::deepspeed;
+    return &reader.deepspeed;
+  }
+  if (!reader.accelerate.empty()) {
+    run.framework = TrainingFramework::deepspeed;
+    if (!reader.deepspeed_seen)
+      reader.warnings.push_back({0, "\"Step: N, LR: x, Loss: y\" lines without DeepSpeed markers; read as DeepSpeed"});
+    return &reader.accelerate;
+  }
+  return make_error(ErrorCode::parse_error,
+                    "no training iteration lines found; expected Megatron's \" iteration N/ M | ... | elapsed time "
+                    "per iteration (ms): X |\", torchtitan's \"step: N  loss: x  memory: xGiB(y%)  tps: T\", "
+                    "DeepSpeed's \"global_step=N, ... CurrSamplesPerSec=X\", \"Step: N, LR: x, Loss: y\", NeMo's "
+                    "\"Training epoch E, iteration N/M | ... | train_step_timing in s: T\" or its progress bar's "
+                    "\"global_step=N, ..., train_step_timing in s=T\"",
+                    reader.origin);
+}
+
+// The step times and tokens per second the log does not print, from what it does: the accelerate
+// records' timestamps, torchtitan's tps, DeepSpeed's samples per second, the batch and the world size.
+void derive_rates(Reader& reader, const std::vector<Record>& records, MeasuredRun& run,
+                  std::vector<LogIteration>& iterations) {
+  // Timestamps of the accelerate records (before the rank choice drops any).
+  if (&records == &reader.accelerate) {
+    std::map<int64_t, double> stamp;
+    for (const Record& r : records)
+      if (r.timestamp) stamp.emplace(r.it.iteration, *r.timestamp);
+    for (LogIteration& it : iterations) {
+      const auto now = stamp.find(it.iteration);
+      const auto before = stamp.find(it.iteration - 1);
+      if (now != stamp.end() && before != stamp.end() && now->second > before->second)
+        it.step_time_s = now->second - before->second;
+    }
+    run.step_time_source = "timestamps of consecutive \"Step:\" lines";
+    if (stamp.empty())
+      reader.warnings.push_back({0, "the \"Step:\" lines carry no timestamps: no step time can be measured"});
+  }
+  const LogLayout& l = run.layout;
+  if (run.framework == TrainingFramework::torchtitan) {
+    const bool printed = std::any_of(iterations.begin(), iterations.end(),
+                                     [](const LogIteration& it) { return it.step_time_s.has_value(); });
+    run.step_time_source = printed ? "elapsed_time_per_step" : "local_batch * seq_len / (tps * tp*pp*cp)";
+    run.tokens_per_s_source = "printed (tps)";
+    const int64_t non_dp = l.tp.value_or(1) * l.pp.value_or(1) * l.cp.value_or(1);
+    if (!printed && reader.tt_local_batch && reader.tt_seq)
+      for (LogIteration& it : iterations)
+        if (it.tokens_per_s_per_gpu && *it.tokens_per_s_per_gpu > 0)
+          it.step_time_s = static_cast<double>(*reader.tt_local_batch * *reader.tt_seq) /
+                           (*it.tokens_per_s_per_gpu * static_cast<double>(non_dp));
+    if (!printed && !(reader.tt_local_batch && reader.tt_seq))
+      reader.warnings.push_back({0, "no \"Training starts at step ...\" line: the step time cannot be derived"});
+  }
+  if (run.framework == TrainingFramework::deepspeed && &records == &reader.deepspeed) {
+    const auto batch = l.global_batch;
+    run.step_time_source = "iter time (s), or train_batch_size / CurrSamplesPerSec";
+    for (LogIteration& it : iterations)
+      if (!it.step_time_s && batch && it.samples_per_s && *it.samples_per_s > 0)
+        it.step_time_s = static_cast<double>(*batch) / *it.samples_per_s;
+  }
+  // Tokens per second per GPU where not printed: global batch × sequence length / (step time × world size).
+  if (run.tokens_per_s_source.empty()) {
+    const bool printed = std::any_of(iterations.begin(), iterations.end(),
+                                     [](const LogIteration& it) { return it.tokens_per_s_per_gpu.has_value(); });
+    if (printed) {
+      run.tokens_per_s_source = "printed (tokens per gpu per second)";
+    } else if (run.model.seq_length && l.world_size && *l.world_size > 0) {
+      run.tokens_per_s_source = "global_batch * seq_length / (step_time * world_size)";
+      for (LogIteration& it : iterations) {
+        const auto gbs = it.global_batch ? it.global_batch : l.global_batch;
+        if (gbs && it.step_time_s && *it.step_time_s > 0)
+          it.tokens_per_s_per_gpu = static_cast<double>(*gbs * *run.model.seq_length) /
+                                    (*it.step_time_s * static_cast<double>(*l.world_size));
+      }
+    }
+  }
+}
+
+// The median and spread of the step time, TFLOP/s, tokens and samples per second after warm-up: the
+// first record with a step time is left out (header comment).
+void summarise_steps(const std::vector<LogIteration>& iterations, MeasuredRun& run,
+                     std::vector<TrainingLogWarning>& warnings) {
+  std::set<int64_t> excluded;
+  const auto timed = static_cast<int64_t>(std::count_if(
+      iterations.begin(), iterations.end(), [](const LogIteration& it) { return it.step_time_s.has_value(); }));
+  if (timed >= 2) {
+    for (const LogIteration& it : iterations)
+      if (it.step_time_s) {
+        excluded.insert(it.iteration);
+        break;
+      }
+  } else if (timed == 1) {
+    warnings.push_back({0, "only one timed iteration: the step time includes warm-up"});
+  } else {
+    warnings.push_back({0, "no iteration gives a step time"});
+  }
+  run.excluded_iterations.assign(excluded.begin(), excluded.end());
+  std::vector<double> step, tflops, tokens, samples;
+  for (const LogIteration& it : iterations) {
+    if (excluded.count(it.iteration)) continue;
+    if (it.step_time_s) step.push_back(*it.step_time_s);
+    if (it.tflops_per_gpu) tflops.push_back(*it.tflops_per_gpu);
+    if (it.tokens_per_s_per_gpu) tokens.push_back(*it.tokens_per_s_per_gpu);
+    if (it.samples_per_s) samples.push_back(*it.samples_per_s);
+  }
+  run.step_time_s = spread_stats(step);
+  run.tflops_per_gpu = spread_stats(tflops);
+  run.tokens_per_s_per_gpu = spread_stats(tokens);
+  run.samples_per_s = spread_stats(samples);
+}
+
+// Peak memory: the largest in-training figure (memory reports after an iteration; torchtitan's and DeepSpeed's
+// per-step figures). see_memory_usage's prints come before training and are not a peak of it.
+void peak_memory(const std::vector<LogIteration>& iterations, MeasuredRun& run,
+                 std::vector<TrainingLogWarning>& warnings) {
+  for (const LogMemory& m : run.memory) {
+    if (!m.after_iterations) continue;
+    if (m.max_allocated_bytes && (!run.peak_memory_bytes || *m.max_allocated_bytes > *run.peak_memory_bytes)) {
+      run.peak_memory_bytes = m.max_allocated_bytes;
+      run.peak_memory_quantity = "max allocated";
+    }
+    if (m.max_reserved_bytes && (!run.max_reserved_bytes || *m.max_reserved_bytes > *run.max_reserved_bytes))
+      run.max_reserved_bytes = m.max_reserved_bytes;
+  }
+  for (const LogIteration& it : iterations) {
+    if (it.max_allocated_bytes && (!run.peak_memory_bytes || *it.max_allocated_bytes > *run.peak_memory_bytes)) {
+      run.peak_memory_bytes = it.max_allocated_bytes;
+      run.peak_memory_quantity = "max allocated";
+    }
+    if (it.max_reserved_bytes && (!run.max_reserved_bytes || *it.max_reserved_bytes > *run.max_reserved_bytes))
+      run.max_reserved_bytes = it.max_reserved_bytes;
+  }
+  if (!run.peak_memory_bytes && run.max_reserved_bytes) {
+    run.peak_memory_bytes = run.max_reserved_bytes;
+    run.peak_memory_quantity = "max reserved";
+  }
+  if (!run.peak_memory_bytes && !run.memory.empty())
+    warnings.push_back({0, "memory is printed only before training (see_memory_usage): no peak is reported"});
+}
+
 }  // namespace
 
 const char* training_framework_name(TrainingFramework framework) {
@@ -523,194 +727,18 @@ Result<MeasuredRun> parse_training_log(std::string_view text, const std::string&
   if (text.empty()) return make_error(ErrorCode::parse_error, "the log is empty", origin);
   Reader reader;
   reader.origin = origin;
-  const bool ends_with_newline = text.back() == '\n';
-  int64_t number = 0;
-  size_t start = 0;
-  size_t last_records = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    const std::string_view raw =
-        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    ++number;
-    const bool last = end == std::string_view::npos || end + 1 >= text.size();
-    last_records = reader.record_count();
-    // A progress bar (tqdm) redraws with carriage returns: each drawing is read as a line of its own.
-    Result<void> read;
-    reader.line_timestamp.reset();
-    reader.line_rank.reset();
-    for (size_t from = 0; from <= raw.size() && read;) {
-      const size_t cr = raw.find('\r', from);
-      const std::string_view drawing =
-          raw.substr(from, cr == std::string_view::npos ? std::string_view::npos : cr - from);
-      if (!drawing.empty()) read = reader.line(drawing, number);
-      if (cr == std::string_view::npos) break;
-      from = cr + 1;
-    }
-    if (!read) {
-      // A report line cut short at the end of a truncated file is left out, not an error.
-      if (!(last && !ends_with_newline)) return tl::unexpected(read.error());
-      reader.warnings.push_back({number, "the last line is cut off and cannot be read; it was left out"});
-    } else if (last && !ends_with_newline) {
-      if (reader.record_count() > last_records) {
-        for (auto* records :
-             {&reader.megatron, &reader.torchtitan, &reader.deepspeed, &reader.accelerate, &reader.nemo})
-          if (!records->empty() && records->back().it.line == number) records->pop_back();
-        reader.warnings.push_back(
-            {number, "the file ends inside this iteration line (no newline): its record was left out"});
-      }
-    }
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  if (reader.arguments_open)
-    reader.warnings.push_back({reader.arguments_line, "the argument dump has no end line (truncated log?)"});
-
+  if (auto read = read_lines(reader, text); !read) return tl::unexpected(read.error());
   MeasuredRun run;
   run.origin = origin;
-  std::vector<Record>* records = nullptr;
-  if (!reader.megatron.empty()) {
-    const bool deepspeed = bool_arg(reader.arguments, "deepspeed").value_or(false) || !reader.ds_config.empty();
-    run.framework = deepspeed ? TrainingFramework::megatron_deepspeed : TrainingFramework::megatron;
-    records = &reader.megatron;
-    run.step_time_source = "elapsed time per iteration (ms)";
-  } else if (!reader.torchtitan.empty()) {
-    run.framework = TrainingFramework::torchtitan;
-    records = &reader.torchtitan;
-  } else if (!reader.nemo.empty()) {
-    run.framework = TrainingFramework::nemo;
-    records = &reader.nemo;
-    run.step_time_source = "train_step_timing in s (NeMo's TimingCallback)";
-  } else if (!reader.deepspeed.empty()) {
-    run.framework = TrainingFramework::deepspeed;
-    records = &reader.deepspeed;
-  } else if (!reader.accelerate.empty()) {
-    run.framework = TrainingFramework::deepspeed;
-    records = &reader.accelerate;
-    if (!reader.deepspeed_seen)
-      reader.warnings.push_back({0, "\"Step: N, LR: x, Loss: y\" lines without DeepSpeed markers; read as DeepSpeed"});
-  } else {
-    return make_error(ErrorCode::parse_error,
-                      "no training iteration lines found; expected Megatron's \" iteration N/ M | ... | elapsed time "
-                      "per iteration (ms): X |\", torchtitan's \"step: N  loss: x  memory: xGiB(y%)  tps: T\", "
-                      "DeepSpeed's \"global_step=N, ... CurrSamplesPerSec=X\", \"Step: N, LR: x, Loss: y\", NeMo's "
-                      "\"Training epoch E, iteration N/M | ... | train_step_timing in s: T\" or its progress bar's "
-                      "\"global_step=N, ..., train_step_timing in s=T\"",
-                      origin);
-  }
+  MS_TRY(records, choose_records(reader, run));
   run.arguments = reader.arguments;
   for (const auto& [key, value] : reader.ds_config) run.arguments.emplace("deepspeed_config." + key, value);
   run.memory = reader.memory;
   finish_layout(reader, run);
-
-  // Timestamps of the accelerate records (before the rank choice drops any).
   std::vector<LogIteration> iterations = one_rank(*records, reader.warnings);
-  if (records == &reader.accelerate) {
-    std::map<int64_t, double> stamp;
-    for (const Record& r : *records)
-      if (r.timestamp) stamp.emplace(r.it.iteration, *r.timestamp);
-    for (LogIteration& it : iterations) {
-      const auto now = stamp.find(it.iteration);
-      const auto before = stamp.find(it.iteration - 1);
-      if (now != stamp.end() && before != stamp.end() && now->second > before->second)
-        it.step_time_s = now->second - before->second;
-    }
-    run.step_time_source = "timestamps of consecutive \"Step:\" lines";
-    if (stamp.empty())
-      reader.warnings.push_back({0, "the \"Step:\" lines carry no timestamps: no step time can be measured"});
-  }
-  const LogLayout& l = run.layout;
-  if (run.framework == TrainingFramework::torchtitan) {
-    const bool printed = std::any_of(iterations.begin(), iterations.end(),
-                                     [](const LogIteration& it) { return it.step_time_s.has_value(); });
-    run.step_time_source = printed ? "elapsed_time_per_step" : "local_batch * seq_len / (tps * tp*pp*cp)";
-    run.tokens_per_s_source = "printed (tps)";
-    const int64_t non_dp = l.tp.value_or(1) * l.pp.value_or(1) * l.cp.value_or(1);
-    if (!printed && reader.tt_local_batch && reader.tt_seq)
-      for (LogIteration& it : iterations)
-        if (it.tokens_per_s_per_gpu && *it.tokens_per_s_per_gpu > 0)
-          it.step_time_s = static_cast<double>(*reader.tt_local_batch * *reader.tt_seq) /
-                           (*it.tokens_per_s_per_gpu * static_cast<double>(non_dp));
-    if (!printed && !(reader.tt_local_batch && reader.tt_seq))
-      reader.warnings.push_back({0, "no \"Training starts at step ...\" line: the step time cannot be derived"});
-  }
-  if (run.framework == TrainingFramework::deepspeed && records == &reader.deepspeed) {
-    const auto batch = l.global_batch;
-    run.step_time_source = "iter time (s), or train_batch_size / CurrSamplesPerSec";
-    for (LogIteration& it : iterations)
-      if (!it.step_time_s && batch && it.samples_per_s && *it.samples_per_s > 0)
-        it.step_time_s = static_cast<double>(*batch) / *it.samples_per_s;
-  }
-  // Tokens per second per GPU where not printed: global batch × sequence length / (step time × world size).
-  if (run.tokens_per_s_source.empty()) {
-    const bool printed = std::any_of(iterations.begin(), iterations.end(),
-                                     [](const LogIteration& it) { return it.tokens_per_s_per_gpu.has_value(); });
-    if (printed) {
-      run.tokens_per_s_source = "printed (tokens per gpu per second)";
-    } else if (run.model.seq_length && l.world_size && *l.world_size > 0) {
-      run.tokens_per_s_source = "global_batch * seq_length / (step_time * world_size)";
-      for (LogIteration& it : iterations) {
-        const auto gbs = it.global_batch ? it.global_batch : l.global_batch;
-        if (gbs && it.step_time_s && *it.step_time_s > 0)
-          it.tokens_per_s_per_gpu = static_cast<double>(*gbs * *run.model.seq_length) /
-                                    (*it.step_time_s * static_cast<double>(*l.world_size));
-      }
-    }
-  }
-
-  // Warm-up: the first record with a step time is left out (header comment).
-  std::set<int64_t> excluded;
-  const auto timed = static_cast<int64_t>(std::count_if(
-      iterations.begin(), iterations.end(), [](const LogIteration& it) { return it.step_time_s.has_value(); }));
-  if (timed >= 2) {
-    for (const LogIteration& it : iterations)
-      if (it.step_time_s) {
-        excluded.insert(it.iteration);
-        break;
-      }
-  } else if (timed == 1) {
-    reader.warnings.push_back({0, "only one timed iteration: the step time includes warm-up"});
-  } else {
-    reader.warnings.push_back({0, "no iteration gives a step time"});
-  }
-  run.excluded_iterations.assign(excluded.begin(), excluded.end());
-  std::vector<double> step, tflops, tokens, samples;
-  for (const LogIteration& it : iterations) {
-    if (excluded.count(it.iteration)) continue;
-    if (it.step_time_s) step.push_back(*it.step_time_s);
-    if (it.tflops_per_gpu) tflops.push_back(*it.tflops_per_gpu);
-    if (it.tokens_per_s_per_gpu) tokens.push_back(*it.tokens_per_s_per_gpu);
-    if (it.samples_per_s) samples.push_back(*it.samples_per_s);
-  }
-  run.step_time_s = spread_stats(step);
-  run.tflops_per_gpu = spread_stats(tflops);
-  run.tokens_per_s_per_gpu = spread_stats(tokens);
-  run.samples_per_s = spread_stats(samples);
-
-  // Peak memory: the largest in-training figure (memory reports after an iteration; torchtitan's and DeepSpeed's
-  // per-step figures). see_memory_usage's prints come before training and are not a peak of it.
-  for (const LogMemory& m : run.memory) {
-    if (!m.after_iterations) continue;
-    if (m.max_allocated_bytes && (!run.peak_memory_bytes || *m.max_allocated_bytes > *run.peak_memory_bytes)) {
-      run.peak_memory_bytes = m.max_allocated_bytes;
-      run.peak_memory_quantity = "max allocated";
-    }
-    if (m.max_reserved_bytes && (!run.max_reserved_bytes || *m.max_reserved_bytes > *run.max_reserved_bytes))
-      run.max_reserved_bytes = m.max_reserved_bytes;
-  }
-  for (const LogIteration& it : iterations) {
-    if (it.max_allocated_bytes && (!run.peak_memory_bytes || *it.max_allocated_bytes > *run.peak_memory_bytes)) {
-      run.peak_memory_bytes = it.max_allocated_bytes;
-      run.peak_memory_quantity = "max allocated";
-    }
-    if (it.max_reserved_bytes && (!run.max_reserved_bytes || *it.max_reserved_bytes > *run.max_reserved_bytes))
-      run.max_reserved_bytes = it.max_reserved_bytes;
-  }
-  if (!run.peak_memory_bytes && run.max_reserved_bytes) {
-    run.peak_memory_bytes = run.max_reserved_bytes;
-    run.peak_memory_quantity = "max reserved";
-  }
-  if (!run.peak_memory_bytes && !run.memory.empty())
-    reader.warnings.push_back({0, "memory is printed only before training (see_memory_usage): no peak is reported"});
+  derive_rates(reader, *records, run, iterations);
+  summarise_steps(iterations, run, reader.warnings);
+  peak_memory(iterations, run, reader.warnings);
   run.iterations = std::move(iterations);
   run.warnings = std::move(reader.warnings);
   return run;

@@ -1,12 +1,14 @@
 #pragma once
 // meshscope's public API: the use cases every front end shares — evaluate a project (its layout's problems,
 // memory budget, step or serving estimate), search it, calibrate it from nccl-tests logs or a profiler trace,
-// and export the ranked tables and the current estimate; sweep many searches (docs/sweeps.md); scale one
-// over a cluster family (weak / strong scaling, docs/cli.md "scaling"); and load and render guided lessons
-// (docs/lessons.md); the documents of the lessons and the trade-off points.
+// and export the ranked tables and the current estimate; import a launcher config as a project
+// (docs/launchers.md); sweep many searches (docs/sweeps.md); scale one over a cluster family (weak / strong
+// scaling, docs/cli.md "scaling"); and load and render guided lessons (docs/lessons.md); the documents of the
+// lessons and the trade-off points.
 #include "core/session/calibrate.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/session/export.hpp"
+#include "core/session/import_launcher.hpp"
 #include "core/session/lesson.hpp"
 #include "core/session/lesson_report.hpp"
 #include "core/session/scaling.hpp"

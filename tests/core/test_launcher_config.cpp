@@ -1,14 +1,14 @@
-// Launcher configs both ways (core/importers/launcher_config.hpp, core/report/launcher_export.hpp), on the real
-// files in ../shared/data/launcher_configs and on broken variants derived from them here. Expected values are
-// the files' own text; the line each comes from is named next to it.
+// Launcher configs both ways (core/session/import_launcher.hpp over core/importers/launcher_config.hpp,
+// core/report/launcher_export.hpp), on the real files in ../shared/data/launcher_configs and on broken variants
+// derived from them here. Expected values are the files' own text; the line each comes from is named next to it.
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "core/catalogue.hpp"
-#include "core/importers/launcher_config.hpp"
 #include "core/model_io.hpp"
 #include "core/report/launcher.hpp"
 #include "core/report/launcher_export.hpp"
+#include "core/session/import_launcher.hpp"
 #include "support/csv.hpp"
 
 using namespace meshscope;
@@ -103,6 +103,57 @@ TEST_CASE("launcher: Megatron-LM's GPT-3 175B script imports its model, TP 8 × 
   CHECK(contains(imported.warnings, "line 15: CHECKPOINT_PATH=$1"));
   CHECK(contains(imported.warnings, "line 19: DATA_PATH=$5"));
   CHECK(validate_training_layout(p.model, p.training, p.layout, p.gpu_count).empty());
+}
+
+TEST_CASE("launcher: the importer reads a script against plain base values and builds no project") {
+  // The GPT-3 175B script read against a base of 64 GPUs on "dgx-a100:nodes=8" (8 per node), with --gpus 256:
+  // lines 56-57's TP 8 × PP 16 leave DP 2, and the generator string is re-sized to 256 / 8 = 32 nodes.
+  const std::string name = "megatron_train_gpt3_175b_distributed.sh";
+  LaunchReadOptions options;
+  options.gpus = 256;
+  options.base.cluster = "dgx-a100:nodes=8";
+  options.base.gpu_count = 64;
+  auto imported = read_launcher_config(read(name), name, options);
+  REQUIRE(imported);
+  CHECK(imported->format == LauncherFormat::megatron);
+  REQUIRE(imported->model);
+  CHECK(imported->model->num_layers == 96);  // line 29
+  CHECK(imported->model_ref.empty());
+  CHECK(imported->gpu_count == 256);
+  CHECK(imported->cluster == "dgx-a100:nodes=32");
+  CHECK(imported->layout.dp == 2);
+  CHECK(imported->training.global_batch == 1536);  // line 39
+  // An inline (drawn) cluster is never re-sized: the import says so.
+  options.base.inline_cluster = "my cluster";
+  auto drawn = read_launcher_config(read(name), name, options);
+  REQUIRE(drawn);
+  CHECK(drawn->cluster == "dgx-a100:nodes=8");
+  CHECK(contains(drawn->warnings, "the cluster (my cluster, 64 GPUs) was not re-sized to 256 GPUs"));
+}
+
+TEST_CASE("launcher: the imported project keeps the base project's GPU, calibration and serving settings") {
+  auto base = default_project();
+  REQUIRE(base);
+  base->mode = Mode::serving;
+  base->comm_keys = {{"algorithm", "ring"}};
+  base->efficiency_keys = {{"gemm", "0.5"}};
+  base->view = nlohmann::json{{"tab", "memory"}};
+  LauncherImportOptions options;
+  options.base = *base;
+  const std::string name = "megatron_train_gpt3_175b_distributed.sh";
+  const LauncherImport imported = import_file(name, options);
+  const Project& p = imported.project;
+  // What the file describes is the run: one training run, the app's view state reset.
+  CHECK(p.mode == Mode::training);
+  CHECK(p.view == nlohmann::json::object());
+  CHECK(p.model.num_layers == 96);  // line 29
+  // What it does not say stays the base's.
+  CHECK(p.gpu == base->gpu);
+  CHECK(p.comm_keys == base->comm_keys);
+  CHECK(p.efficiency_keys == base->efficiency_keys);
+  CHECK(p.serving == base->serving);
+  CHECK(p.serving_layout == base->serving_layout);
+  CHECK(p.order == base->order);
 }
 
 TEST_CASE("launcher: Megatron's activation offloading is listed as unmodelled, not ignored") {
@@ -297,50 +348,51 @@ TEST_CASE("launcher: the import report names the format, the project and the thr
 TEST_CASE("launcher: a broken Megatron-LM script is an error naming the file, the line and the flag") {
   const std::string gpt3 = read("megatron_train_gpt3_175b_distributed.sh");
   SECTION("an unterminated array") {
-    auto r = import_megatron_args(replaced(gpt3, "    --tensorboard-dir $TENSORBOARD_LOGS_PATH \n)", ""), "gpt3.sh");
+    auto r = import_launcher_config(replaced(gpt3, "    --tensorboard-dir $TENSORBOARD_LOGS_PATH \n)", ""), "gpt3.sh");
     REQUIRE_FALSE(r);
     CHECK(r.error().code == ErrorCode::parse_error);
     CHECK_THAT(r.error().to_string(), Contains("gpt3.sh: line 67") && Contains("EVAL_AND_LOGGING_ARGS"));
   }
   SECTION("a non-numeric value") {
-    auto r = import_megatron_args(replaced(gpt3, "--num-layers 96", "--num-layers ninety-six"), "gpt3.sh");
+    auto r = import_launcher_config(replaced(gpt3, "--num-layers 96", "--num-layers ninety-six"), "gpt3.sh");
     REQUIRE_FALSE(r);
     CHECK(r.error().code == ErrorCode::invalid_argument);
     CHECK_THAT(r.error().to_string(), Contains("gpt3.sh: line 29: --num-layers") && Contains("ninety-six"));
   }
   SECTION("a value the script takes from its command line") {
-    auto r = import_megatron_args(replaced(gpt3, "--hidden-size 12288", "--hidden-size $6"), "gpt3.sh");
+    auto r = import_launcher_config(replaced(gpt3, "--hidden-size 12288", "--hidden-size $6"), "gpt3.sh");
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().to_string(), Contains("line 30: --hidden-size") && Contains("<ARG6>"));
   }
   SECTION("a missing required flag") {
-    auto r = import_megatron_args(replaced(gpt3, "--num-attention-heads 96", ""), "gpt3.sh");
+    auto r = import_launcher_config(replaced(gpt3, "--num-attention-heads 96", ""), "gpt3.sh");
     REQUIRE_FALSE(r);
     CHECK(r.error().code == ErrorCode::missing_field);
     CHECK_THAT(r.error().to_string(), Contains("--num-attention-heads"));
   }
   SECTION("an unterminated quote") {
-    auto r = import_megatron_args(replaced(gpt3, "\"0:16 2.4B", "\"0:16 2.4B\\\""), "gpt3.sh");
-    auto open = import_megatron_args(replaced(gpt3, "2.4B:320 4.8B:624 7.2B:928 9.6B:1232 12B:1536\"", "x"), "gpt3.sh");
+    auto r = import_launcher_config(replaced(gpt3, "\"0:16 2.4B", "\"0:16 2.4B\\\""), "gpt3.sh");
+    auto open =
+        import_launcher_config(replaced(gpt3, "2.4B:320 4.8B:624 7.2B:928 9.6B:1232 12B:1536\"", "x"), "gpt3.sh");
     REQUIRE_FALSE(open);
     CHECK_THAT(open.error().to_string(), Contains("gpt3.sh: line 40") && Contains("quote"));
     (void)r;
   }
   SECTION("no arguments at all") {
-    CHECK_FALSE(import_megatron_args("#!/bin/bash\necho hello\n", "empty.sh"));
+    CHECK_FALSE(import_launcher_config("#!/bin/bash\necho hello\n", "empty.sh"));
   }
 }
 
 TEST_CASE("launcher: a broken torchtitan TOML is an error naming the file, the line and the key") {
   const std::string titan = read("torchtitan_llama3_8b.toml");
   SECTION("bad TOML") {
-    auto r = import_torchtitan_toml(replaced(titan, "[parallelism]", "[parallelism"), "llama3_8b.toml");
+    auto r = import_launcher_config(replaced(titan, "[parallelism]", "[parallelism"), "llama3_8b.toml");
     REQUIRE_FALSE(r);
     CHECK(r.error().code == ErrorCode::parse_error);
     CHECK_THAT(r.error().location, Contains("llama3_8b.toml: line 38"));
   }
   SECTION("a non-numeric degree") {
-    auto r = import_torchtitan_toml(replaced(titan, "tensor_parallel_degree = 1", "tensor_parallel_degree = \"one\""),
+    auto r = import_launcher_config(replaced(titan, "tensor_parallel_degree = 1", "tensor_parallel_degree = \"one\""),
                                     "llama3_8b.toml");
     REQUIRE_FALSE(r);
     CHECK(r.error().code == ErrorCode::wrong_type);
@@ -349,13 +401,13 @@ TEST_CASE("launcher: a broken torchtitan TOML is an error naming the file, the l
   SECTION("GPUs that the degrees do not divide") {
     LauncherImportOptions options;
     options.gpus = 12;
-    auto r = import_torchtitan_toml(replaced(titan, "tensor_parallel_degree = 1", "tensor_parallel_degree = 8"),
+    auto r = import_launcher_config(replaced(titan, "tensor_parallel_degree = 1", "tensor_parallel_degree = 8"),
                                     "llama3_8b.toml", options);
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().to_string(), Contains("12 GPUs"));
   }
   SECTION("an unknown activation checkpointing mode") {
-    auto r = import_torchtitan_toml(replaced(titan, "mode = \"selective\"", "mode = \"sometimes\""), "llama3_8b.toml");
+    auto r = import_launcher_config(replaced(titan, "mode = \"selective\"", "mode = \"sometimes\""), "llama3_8b.toml");
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().to_string(), Contains("activation_checkpoint.mode"));
   }
@@ -364,7 +416,7 @@ TEST_CASE("launcher: a broken torchtitan TOML is an error naming the file, the l
 TEST_CASE("launcher: a broken DeepSpeed JSON is an error naming the file and the field") {
   const std::string ds = read("deepspeed_ds_config_zero3.json");
   SECTION("bad JSON") {
-    auto r = import_deepspeed_json(replaced(ds, "\"stage\": 3,", "\"stage\": 3"), "ds.json");
+    auto r = import_launcher_config(replaced(ds, "\"stage\": 3,", "\"stage\": 3"), "ds.json");
     REQUIRE_FALSE(r);
     CHECK(r.error().code == ErrorCode::parse_error);
     CHECK_THAT(r.error().to_string(), Contains("ds.json") && Contains("line 13"));
@@ -376,22 +428,22 @@ TEST_CASE("launcher: a broken DeepSpeed JSON is an error naming the file and the
     CHECK_THAT(r.error().to_string(), Contains("default_project.json: not a DeepSpeed config"));
   }
   SECTION("a non-numeric stage") {
-    auto r = import_deepspeed_json(replaced(ds, "\"stage\": 3", "\"stage\": \"three\""), "ds.json");
+    auto r = import_launcher_config(replaced(ds, "\"stage\": 3", "\"stage\": \"three\""), "ds.json");
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().to_string(), Contains("ds.json: zero_optimization.stage"));
   }
   SECTION("batch sizes that disagree") {
     LauncherImportOptions options;
     options.gpus = 8;
-    auto r = import_deepspeed_json(replaced(ds, "\"steps_per_print\"",
-                                            "\"train_batch_size\": 100, \"train_micro_batch_size_per_gpu\": 2, "
-                                            "\"gradient_accumulation_steps\": 4, \"steps_per_print\""),
-                                   "ds.json", options);
+    auto r = import_launcher_config(replaced(ds, "\"steps_per_print\"",
+                                             "\"train_batch_size\": 100, \"train_micro_batch_size_per_gpu\": 2, "
+                                             "\"gradient_accumulation_steps\": 4, \"steps_per_print\""),
+                                    "ds.json", options);
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().to_string(), Contains("train_batch_size 100") && Contains("64"));
   }
   SECTION("\"auto\" values are warnings, not errors") {
-    auto r = import_deepspeed_json(
+    auto r = import_launcher_config(
         replaced(ds, "\"steps_per_print\"", "\"train_batch_size\": \"auto\", \"steps_per_print\""), "ds.json");
     REQUIRE(r);
     CHECK(contains(r->warnings, "train_batch_size is \"auto\""));
@@ -399,7 +451,7 @@ TEST_CASE("launcher: a broken DeepSpeed JSON is an error naming the file and the
   SECTION("two of the three batch sizes give the third") {
     LauncherImportOptions options;
     options.gpus = 8;
-    auto r = import_deepspeed_json(
+    auto r = import_launcher_config(
         replaced(ds, "\"steps_per_print\"",
                  "\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 2, \"steps_per_print\""),
         "ds.json", options);
@@ -418,7 +470,7 @@ TEST_CASE("launcher: a bare argument list and virtual stages") {
       "--recompute-granularity full --recompute-method block --recompute-num-layers 2 --tp-comm-overlap\n";
   LauncherImportOptions options;
   options.gpus = 1024;
-  auto r = import_megatron_args(args, "args.txt", options);
+  auto r = import_launcher_config(args, "args.txt", options);
   REQUIRE(r);
   const Project& p = r->project;
   CHECK(p.model.ffn_hidden_size == 21824);  // int(4·8192·2/3 / 64)·64 (validate_args)
@@ -430,7 +482,7 @@ TEST_CASE("launcher: a bare argument list and virtual stages") {
   CHECK(p.training.recompute_layers == 2);
   CHECK(p.training.tp_comm_overlap);
   CHECK(contains(r->warnings, "the cluster") == false);
-  auto exported = import_megatron_args(export_megatron_args(p).text, "exported.sh", options);
+  auto exported = import_launcher_config(export_megatron_args(p).text, "exported.sh", options);
   REQUIRE(exported);
   CHECK(exported->project == p);
 }
@@ -445,13 +497,13 @@ TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets th
       "--micro-batch-size 1 --global-batch-size 1024 --bf16 --overlap-moe-expert-parallel-comm\n";
   LauncherImportOptions options;
   options.gpus = 128;
-  auto r = import_megatron_args(args, "args.txt", options);
+  auto r = import_launcher_config(args, "args.txt", options);
   REQUIRE(r);
   CHECK(r->project.layout.pipeline_layout == "Et*3|(tt|)*29m|L");  // Megatron's cosmetic comma dropped
   CHECK(r->project.layout.vpp == 2);
   CHECK(r->project.training.schedule == PipelineSchedule::interleaved);
   CHECK(r->project.training.ep_comm_overlap);  // --overlap-moe-expert-parallel-comm
-  auto exported = import_megatron_args(export_megatron_args(r->project).text, "exported.sh", options);
+  auto exported = import_launcher_config(export_megatron_args(r->project).text, "exported.sh", options);
   REQUIRE(exported);
   CHECK(exported->project.layout == r->project.layout);
   CHECK(exported->project.training.ep_comm_overlap);
@@ -460,39 +512,39 @@ TEST_CASE("launcher: a Megatron-LM pipeline layout becomes pp_layout and sets th
 
   // --cuda-graph-scope (nargs='+', CudaGraphScope): the router's and preprocessing's scopes become
   // cuda_graph_moe_router; an attention-only scope does not.
-  auto graphed = import_megatron_args(
+  auto graphed = import_launcher_config(
       args + "--cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router moe_preprocess\n", "args.txt",
       options);
   REQUIRE(graphed);
   CHECK(graphed->project.training.cuda_graphs);
   CHECK(graphed->project.training.cuda_graph_moe_router);
-  auto graphed_again = import_megatron_args(export_megatron_args(graphed->project).text, "exported.sh", options);
+  auto graphed_again = import_launcher_config(export_megatron_args(graphed->project).text, "exported.sh", options);
   REQUIRE(graphed_again);
   CHECK(graphed_again->project.training.cuda_graph_moe_router);
-  auto attention_only = import_megatron_args(args + "--cuda-graph-impl transformer_engine --cuda-graph-scope attn\n",
-                                             "args.txt", options);
+  auto attention_only = import_launcher_config(args + "--cuda-graph-impl transformer_engine --cuda-graph-scope attn\n",
+                                               "args.txt", options);
   REQUIRE(attention_only);
   CHECK(attention_only->project.training.cuda_graphs);
   CHECK_FALSE(attention_only->project.training.cuda_graph_moe_router);
 
   // megatron/training/arguments.py: --no-overlap-p2p-communication (store_false into
   // overlap_p2p_comm) and --overlap-p2p-communication-warmup-flush; both survive the round trip.
-  auto synchronous = import_megatron_args(
+  auto synchronous = import_launcher_config(
       args + "--no-overlap-p2p-communication --overlap-p2p-communication-warmup-flush\n", "args.txt", options);
   REQUIRE(synchronous);
   CHECK_FALSE(synchronous->project.training.overlap_p2p_comm);
   CHECK(synchronous->project.training.overlap_p2p_comm_warmup_flush);
-  auto again = import_megatron_args(export_megatron_args(synchronous->project).text, "exported.sh", options);
+  auto again = import_launcher_config(export_megatron_args(synchronous->project).text, "exported.sh", options);
   REQUIRE(again);
   CHECK_FALSE(again->project.training.overlap_p2p_comm);
   CHECK(again->project.training.overlap_p2p_comm_warmup_flush);
   // The 2023 flag (store_true, off unless given) is read, not ignored.
-  auto old_flag = import_megatron_args(args + "--overlap-p2p-communication\n", "args.txt", options);
+  auto old_flag = import_launcher_config(args + "--overlap-p2p-communication\n", "args.txt", options);
   REQUIRE(old_flag);
   CHECK(old_flag->project.training.overlap_p2p_comm);
   for (const std::string& flag : old_flag->ignored) CHECK(flag.find("overlap-p2p") == std::string::npos);
 
-  auto broken = import_megatron_args(replaced(args, "(tt|)*29", "(tt|*29"), "args.txt", options);
+  auto broken = import_launcher_config(replaced(args, "(tt|)*29", "(tt|*29"), "args.txt", options);
   REQUIRE_FALSE(broken);
   CHECK_THAT(broken.error().to_string(),
              Contains("args.txt: line 3: --pipeline-model-parallel-layout") && Contains("not closed"));
@@ -509,10 +561,10 @@ TEST_CASE("launcher: Megatron-LM's FP8 recipes, NVFP4 and the MoE token dispatch
   LauncherImportOptions options;
   options.gpus = 8;
   const auto imported = [&](const std::string& extra) {
-    return import_megatron_args(dense + extra + "\n", "args.txt", options);
+    return import_launcher_config(dense + extra + "\n", "args.txt", options);
   };
   const auto round_trip = [&](const Project& p) {
-    auto again = import_megatron_args(export_megatron_args(p).text, "exported.sh", options);
+    auto again = import_launcher_config(export_megatron_args(p).text, "exported.sh", options);
     REQUIRE(again);
     CHECK(again->project == p);
   };
@@ -571,18 +623,18 @@ TEST_CASE("launcher: Megatron-LM's --recompute-modules import and export; unknow
       "--recompute-modules core_attn layernorm mlp a2a_overlap_attn\n";
   LauncherImportOptions options;
   options.gpus = 8;
-  auto r = import_megatron_args(args, "args.txt", options);
+  auto r = import_launcher_config(args, "args.txt", options);
   REQUIRE(r);
   CHECK(r->project.training.recompute == RecomputeMode::selective);
   CHECK(recompute_modules_text(r->project.training.recompute_modules) == "core_attn+layernorm+mlp");
   CHECK(contains(r->unmodelled, "--recompute-modules a2a_overlap_attn"));
   const std::string exported = export_megatron_args(r->project).text;
   CHECK(exported.find("--recompute-modules core_attn layernorm mlp") != std::string::npos);
-  auto again = import_megatron_args(exported, "exported.sh", options);
+  auto again = import_launcher_config(exported, "exported.sh", options);
   REQUIRE(again);
   CHECK(again->project.training.recompute_modules == r->project.training.recompute_modules);
   // Without --recompute-modules the default (core_attn) stays, and none is written back.
-  auto plain = import_megatron_args(
+  auto plain = import_launcher_config(
       replaced(args, " \\\n--recompute-modules core_attn layernorm mlp a2a_overlap_attn", ""), "args.txt", options);
   REQUIRE(plain);
   CHECK(recompute_modules_text(plain->project.training.recompute_modules) == "core_attn");
@@ -598,17 +650,18 @@ TEST_CASE("launcher: Megatron-LM's token dropping imports as moe_capacity_factor
       "--moe-expert-capacity-factor 1.0 --moe-pad-expert-input-to-capacity\n";
   LauncherImportOptions options;
   options.gpus = 8;
-  auto r = import_megatron_args(args, "args.txt", options);
+  auto r = import_launcher_config(args, "args.txt", options);
   REQUIRE(r);
   CHECK(r->project.training.moe_capacity_factor == 1.0);
   const std::string exported = export_megatron_args(r->project).text;
   CHECK(exported.find("--moe-expert-capacity-factor 1\n") != std::string::npos);
   CHECK(exported.find("--moe-pad-expert-input-to-capacity") != std::string::npos);
-  auto again = import_megatron_args(exported, "exported.sh", options);
+  auto again = import_launcher_config(exported, "exported.sh", options);
   REQUIRE(again);
   CHECK(again->project.training.moe_capacity_factor == 1.0);
   // Without padding, balanced routing fills no expert past its capacity: dropless work, and said so.
-  auto unpadded = import_megatron_args(replaced(args, " --moe-pad-expert-input-to-capacity", ""), "args.txt", options);
+  auto unpadded =
+      import_launcher_config(replaced(args, " --moe-pad-expert-input-to-capacity", ""), "args.txt", options);
   REQUIRE(unpadded);
   CHECK(unpadded->project.training.moe_capacity_factor == 0);
   CHECK(contains(unpadded->unmodelled, "--moe-expert-capacity-factor 1.0 without"));
@@ -628,19 +681,19 @@ TEST_CASE("launcher: Megatron-LM's uneven pipeline splits become a pipeline layo
   expected += "L";
   for (const char* virtual_stages :
        {"--num-virtual-stages-per-pipeline-rank 8", "--num-layers-per-virtual-pipeline-stage 1"}) {
-    auto r = import_megatron_args(
+    auto r = import_launcher_config(
         model + virtual_stages + " --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split\n",
         "args.txt", options);
     REQUIRE(r);
     CHECK(r->project.layout.vpp == 8);
     CHECK(r->project.layout.pipeline_layout == expected);
     CHECK_FALSE(contains(r->unmodelled, "--account-for"));
-    auto again = import_megatron_args(export_megatron_args(r->project).text, "exported.sh", options);
+    auto again = import_launcher_config(export_megatron_args(r->project).text, "exported.sh", options);
     REQUIRE(again);
     CHECK(again->project.layout == r->project.layout);
   }
   // The embedding alone: 127 over 16 chunks does not divide, as Megatron-LM's assertion says.
-  auto odd = import_megatron_args(model + "--account-for-embedding-in-pipeline-split\n", "args.txt", options);
+  auto odd = import_launcher_config(model + "--account-for-embedding-in-pipeline-split\n", "args.txt", options);
   REQUIRE_FALSE(odd);
   CHECK_THAT(odd.error().to_string(), Contains("args.txt: line 3: --account-for-embedding-in-pipeline-split") &&
                                           Contains("(127) do not divide over 16 model chunks"));
@@ -650,11 +703,11 @@ TEST_CASE("launcher: Megatron-LM's uneven pipeline splits become a pipeline layo
       "--num-layers 30 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --vocab-size 32000 \\\n"
       "--pipeline-model-parallel-size 4 --micro-batch-size 1 --bf16 --num-virtual-stages-per-pipeline-rank 3 ";
   options.gpus = 4;
-  auto uneven = import_megatron_args(
+  auto uneven = import_launcher_config(
       small + "--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 6\n", "args.txt", options);
   REQUIRE(uneven);
   CHECK(uneven->project.layout.pipeline_layout == "Et*2|t*3|t*3|t*2|t*2|t*3|t*3|t*2|t*2|t*3|t*3|t*2L");
-  auto indivisible = import_megatron_args(small + "--decoder-first-pipeline-num-layers 5\n", "args.txt", options);
+  auto indivisible = import_launcher_config(small + "--decoder-first-pipeline-num-layers 5\n", "args.txt", options);
   REQUIRE_FALSE(indivisible);
   CHECK_THAT(indivisible.error().to_string(), Contains("--decoder-first-pipeline-num-layers") &&
                                                   Contains("25 layers between") &&

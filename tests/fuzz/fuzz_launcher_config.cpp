@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/importers/launcher_config.hpp"
 #include "core/report/launcher.hpp"
 #include "core/report/launcher_export.hpp"
+#include "core/session/import_launcher.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace meshscope;

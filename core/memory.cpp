@@ -323,29 +323,297 @@ StageBuffers stage_buffers(const ModelSpec& m, const TrainingWorkload& w, const 
   return out;
 }
 
+namespace {
+
+// What every stage's budget reads: the inputs and what follows from them alone.
+struct TrainingMemoryScope {
+  const ModelSpec& m;
+  const TrainingWorkload& w;
+  const Layout& l;
+  const GpuSpec& gpu;
+  const FrameworkMemory& framework;
+  MemoryFramework fw = MemoryFramework::megatron;
+  bool fsdp2 = false;  // FSDP2 (ZeRO 3 under torchtitan's allocations)
+  ActivationConfig act{};
+  // Megatron with Transformer Engine FP8: the GEMM inputs are saved in FP8 (activations.cpp).
+  bool te_fp8 = false;
+  int64_t micro_batches = 1;
+  ModelStateBytes dense_bytes{}, expert_bytes{};
+  double e = 0;       // bytes per activation element
+  double tokens = 0;  // per micro-batch on one rank
+  double sp_divisor = 1;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;  // the one simulated
+  // DualPipe runs the model from both ends: rank r holds model stages r and p − 1 − r, so twice
+  // the parameters (deepseek-ai/DualPipe README, "Parameter 2×").
+  bool dualpipe = false;
+  std::vector<int64_t> chunk_counts{}, chunk_firsts{};  // per virtual stage
+};
+
+// The parameters, gradients and optimizer state of a rank that holds `sp` (and under DualPipe
+// `mirror`, whose parameters `sp` already includes).
+void add_model_states(RankMemory& rank, const TrainingMemoryScope& s, const StageParams& sp,
+                      const StageParams& mirror) {
+  const ModelStateBytes& dense_bytes = s.dense_bytes;
+  const ModelStateBytes& expert_bytes = s.expert_bytes;
+  auto states = [&](double ModelStateBytes::*field) {
+    return sp.dense * (dense_bytes.*field) + sp.experts * (expert_bytes.*field);
+  };
+  {
+    double parameters = states(&ModelStateBytes::parameters);
+    std::string formula = fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense,
+                              dense_bytes.parameters, sp.experts, expert_bytes.parameters);
+    if (s.te_fp8) {
+      // Transformer Engine caches each GEMM weight's FP8 copy for the step's micro-batches, in
+      // both usages, rowwise and columnwise (the transpose for the data gradient): 2 B per
+      // GEMM weight (module/base.py get_weight_workspace, cache_name "weight" whenever
+      // is_first_microbatch is given, as Megatron-Core's TELinear does unless
+      // disable_parameter_transpose_cache). Norms, router, embedding and head stay 16-bit.
+      // On datacenter Blackwell a per-tensor-scaled copy serves both usages (fp8_gemm_any_layout):
+      // 1 B; MXFP8 and blockwise keep a columnwise copy with its own scales there too.
+      const bool one_copy =
+          te_fp8_single_copy(s.gpu, s.w.fp8_recipe == Fp8Recipe::automatic ? Fp8Recipe::delayed : s.w.fp8_recipe);
+      const double gemm_weights = rank_gemm_weights(s.m, s.l, sp.first_layer, sp.layers) +
+                                  rank_gemm_weights(s.m, s.l, mirror.first_layer, mirror.layers);
+      parameters += (one_copy ? 1.0 : 2.0) * gemm_weights;
+      formula += one_copy ? fmt(" + %.3g GEMM weights × 1 B FP8 workspace (used both ways)", gemm_weights)
+                          : fmt(" + %.3g GEMM weights × 2 B FP8 workspaces (data and transpose)", gemm_weights);
+    }
+    rank.items.push_back({MemoryCategory::parameters, parameters, formula});
+  }
+  rank.items.push_back({MemoryCategory::gradients, states(&ModelStateBytes::gradients),
+                        fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense, dense_bytes.gradients,
+                            sp.experts, expert_bytes.gradients)});
+  rank.items.push_back({MemoryCategory::optimizer_state, states(&ModelStateBytes::optimizer_state),
+                        fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B (master + moments)", sp.dense,
+                            dense_bytes.optimizer_state, sp.experts, expert_bytes.optimizer_state)});
+}
+
+// What one micro-batch in flight keeps on a rank, and what the recompute and the deferred Ws need.
+struct StageActivations {
+  double per_micro_batch = 0;    // the transformer layers' saved activations
+  double extra = 0;              // the embedding's, the output layer's and the MTP modules'
+  double largest_recompute = 0;  // the most one layer's recompute materialises
+  double held_for_w = 0;         // per micro-batch, what a deferred W needs (zero bubble)
+  double owed_ws = 0;            // the deferred Ws the stage holds at its peak
+};
+
+// The per-layer inventory (Korthikanti Eq. 5), walked chunk by chunk (the rank's virtual stages,
+// core/layout.hpp) so that "recompute n layers" takes the first n of each chunk; DualPipe's mirror
+// stage follows as one more chunk, and as its chunks in flight are of either stage a micro-batch
+// counts the mean of the two (halved here).
+StageActivations stage_activations(const TrainingMemoryScope& s, int64_t stage, const StageParams& sp,
+                                   const StageParams& mirror) {
+  const ModelSpec& m = s.m;
+  const TrainingWorkload& w = s.w;
+  const Layout& l = s.l;
+  const ActivationConfig& act = s.act;
+  const bool dualpipe = s.dualpipe;
+  std::vector<std::pair<int64_t, int64_t>> chunks;  // (first layer, layers)
+  for (int64_t c = 0; c < std::max<int64_t>(l.vpp, 1); ++c) {
+    const auto u = static_cast<size_t>(c * l.pp + stage);
+    chunks.emplace_back(s.chunk_firsts[u], s.chunk_counts[u]);
+  }
+  if (dualpipe) chunks.emplace_back(mirror.first_layer, mirror.layers);
+  // An MTP module's block keeps what the model's last layer keeps (walked as one more chunk).
+  if (sp.mtp_layers > 0) chunks.emplace_back(-1, sp.mtp_layers);
+  StageActivations a;
+  double& per_micro_batch = a.per_micro_batch;
+  double& largest_recompute = a.largest_recompute;
+  // A zero-bubble stage also holds what its deferred Ws need (Qi et al. 2024 Table 2): per
+  // micro-batch, each layer's weight_gradient_held_bytes, summed in the same walk.
+  a.owed_ws = deferred_weight_gradient_micro_batches(s.schedule, stage, l.pp, s.micro_batches);
+  for (const auto& [first, count] : chunks) {
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t layer = first < 0 ? m.num_layers - 1 : first + i;
+      if (a.owed_ws > 0) a.held_for_w += weight_gradient_held_bytes(m, layer, act);
+      if (is_recomputed_fully(w, i)) {
+        per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
+        largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
+      } else if ((s.framework.torchtitan_op_sac && w.recompute == RecomputeMode::selective) ||
+                 w.recompute == RecomputeMode::op) {
+        const double saved = torchtitan_op_sac_layer_bytes(m, layer, act).bytes;
+        per_micro_batch += saved;
+        largest_recompute =
+            std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none) - saved);
+      } else {
+        const RecomputeMode mode =
+            w.recompute == RecomputeMode::selective ? RecomputeMode::selective : RecomputeMode::none;
+        per_micro_batch += layer_activation_bytes(m, layer, act, mode);
+        if (mode == RecomputeMode::selective)
+          largest_recompute =
+              std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none) -
+                                              layer_activation_bytes(m, layer, act, RecomputeMode::selective));
+      }
+    }
+  }
+  double& extra = a.extra;
+  if (stage == 0 || (dualpipe && stage == l.pp - 1)) extra += embedding_activation_bytes(m, act);
+  const bool last = stage == l.pp - 1 || (dualpipe && stage == 0);
+  if (last && w.output_layer_activations) extra += output_activation_bytes(m, act, w.fp32_logits);
+  // Each MTP module's own logits and its concatenated input (2h) for the projection.
+  if (sp.mtp_layers > 0 && w.output_layer_activations)
+    extra += static_cast<double>(sp.mtp_layers) *
+             (output_activation_bytes(m, act, w.fp32_logits) +
+              tensor_bytes_on_rank({"MTP projection input", act.element_bytes * 2 * static_cast<double>(m.hidden_size),
+                                    TensorSplit::tp_replicated},
+                                   act));
+  if (dualpipe) {
+    per_micro_batch /= 2;
+    extra /= 2;
+  }
+  return a;
+}
+
+// The activations item: `a` times the micro-batches in flight, and the deferred Ws' inputs.
+void add_activations(RankMemory& rank, const StageActivations& a, double in_flight, int64_t layers) {
+  std::string activation_formula =
+      fmt("(%.3g B per micro-batch in %.0f layers + %.3g B embedding/output) × %.3g in flight", a.per_micro_batch,
+          static_cast<double>(layers), a.extra, in_flight);
+  double activation_bytes = (a.per_micro_batch + a.extra) * in_flight;
+  if (a.owed_ws > 0) {
+    activation_bytes += a.held_for_w * a.owed_ws;
+    activation_formula +=
+        fmt(" + %.3g B of W inputs and output gradients per micro-batch × %.3g deferred Ws "
+            "(Qi et al. 2024 Table 2)",
+            a.held_for_w, a.owed_ws);
+  }
+  rank.items.push_back({MemoryCategory::activations, activation_bytes, activation_formula});
+}
+
+// The communication buffers item (NCCL's, the pipeline's and the all-to-alls'); returns its bytes.
+double add_communication(RankMemory& rank, const TrainingMemoryScope& s) {
+  const ModelSpec& m = s.m;
+  const TrainingWorkload& w = s.w;
+  const Layout& l = s.l;
+  const int64_t comms = communicators(l, true);
+  double communication = nccl_buffers(w.runtime, comms);
+  std::string comm_formula = fmt("%.0f communicators × %.0f channels × 2 peers × %.3g B", static_cast<double>(comms),
+                                 static_cast<double>(w.runtime.nccl_channels), w.runtime.nccl_buffer_bytes);
+  if (l.pp > 1) {
+    const double p2p = 2.0 * s.tokens * static_cast<double>(m.hidden_size) * s.e / s.sp_divisor;
+    communication += p2p;
+    comm_formula += fmt(" + %.3g B pipeline send/recv", p2p);
+  }
+  if (m.is_moe() && l.ep > 1) {
+    const double a2a =
+        2.0 * s.tokens / s.sp_divisor * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden_size) * s.e;
+    communication += a2a;
+    comm_formula += fmt(" + %.3g B all-to-all dispatch/combine", a2a);
+  }
+  // The same total as training_communication_bytes(), which the layout search uses.
+  communication = training_communication_bytes(m, w, l);
+  if (w.moe_capacity_factor > 0 && m.is_moe() && l.ep > 1) {
+    const double a2a =
+        2.0 * s.tokens / s.sp_divisor * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden_size) * s.e;
+    communication += (w.moe_capacity_factor - 1.0) * a2a;
+    comm_formula += fmt(" × %.3g capacity factor", w.moe_capacity_factor);
+  }
+  rank.items.push_back({MemoryCategory::communication, communication, comm_formula});
+  return communication;
+}
+
+// The runtime item, and the allocator's: its fragmentation over the dynamic memory and the
+// framework's pools; returns the fragmentation.
+double add_runtime_and_allocator(RankMemory& rank, const TrainingWorkload& w, const StageBuffers& buffers,
+                                 double communication) {
+  rank.items.push_back(
+      {MemoryCategory::runtime, w.runtime.runtime_bytes, "CUDA context and library workspaces (assumption)"});
+  const double dynamic = rank.bytes(MemoryCategory::activations) + buffers.temporary + communication;
+  const double fragmentation = dynamic * w.runtime.allocator_fraction;  // an assumption (workload.hpp)
+  std::string allocator_formula = fmt("%.3g × (activations + temporary + communication)", w.runtime.allocator_fraction);
+  if (buffers.all_gather_pool > 0)
+    allocator_formula += fmt(" + %.3g B all-gather stream pool", buffers.all_gather_pool);
+  if (buffers.loss_hole > 0) allocator_formula += fmt(" + %.3g B loss hole", buffers.loss_hole);
+  rank.items.push_back(
+      {MemoryCategory::allocator, fragmentation + buffers.all_gather_pool + buffers.loss_hole, allocator_formula});
+  return fragmentation;
+}
+
+// What the allocator reports (RankMemory::peak_allocated_bytes, peak_reserved_bytes). The NCCL
+// buffers are NCCL's own cudaMalloc, outside PyTorch's pool.
+void set_allocator_peaks(RankMemory& rank, const TrainingMemoryScope& s, const StageParams& sp,
+                         const StageBuffers& buffers, double communication, double fragmentation) {
+  const TrainingWorkload& w = s.w;
+  const bool fsdp2 = s.fsdp2;
+  const double temporary = buffers.temporary;
+  const double torch_communication = communication - nccl_buffers(w.runtime, communicators(s.l, true));
+  const double params = rank.bytes(MemoryCategory::parameters);
+  const double grads = rank.bytes(MemoryCategory::gradients);
+  const double optimizer = rank.bytes(MemoryCategory::optimizer_state);
+  const double master = w.master_dtype ? dtype_bytes(*w.master_dtype) : 0.0;
+  const double moments = w.optimizer_states_per_param() * dtype_bytes(w.optimizer_state_dtype);
+  const double optimizer_in_backward =
+      s.framework.first_iteration ? optimizer * master / (master + moments) : optimizer;
+  // FSDP2's sharded gradients are the reduce-scatter outputs, allocated on reduce_scatter_stream
+  // (foreach_reduce) and freed by zero_grad(set_to_none) each step: not live at the backward's
+  // start, but their blocks stay in that stream's pool (reserved). Megatron's main-grad buffer
+  // (param_and_grad_buffer.py, grad_data) is allocated once and lives throughout.
+  const double forward_backward = params + (fsdp2 ? 0.0 : grads) + optimizer_in_backward +
+                                  rank.bytes(MemoryCategory::activations) + temporary + torch_communication;
+  const double params_norm_copy =
+      s.fw == MemoryFramework::megatron && s.framework.megatron_log_params_norm ? 4.0 * sp.total() : 0.0;
+  const double step_end = params + (fsdp2 ? 0.0 : grads) + optimizer + params_norm_copy;
+  rank.peak_allocated_bytes =
+      fsdp2 ? std::max(forward_backward, step_end + grads) : std::max(forward_backward, step_end);
+  rank.peak_reserved_bytes = std::max(forward_backward + buffers.loss_hole, step_end) + (fsdp2 ? grads : 0.0) +
+                             buffers.all_gather_pool + fragmentation;
+}
+
+// The budget of pipeline rank `stage`: every category, then the allocator's peaks.
+RankMemory stage_memory(const TrainingMemoryScope& s, int64_t stage) {
+  const Layout& l = s.l;
+  const bool dualpipe = s.dualpipe;
+  StageParams sp = stage_params(s.m, l, stage);
+  const StageParams mirror = dualpipe ? stage_params(s.m, l, l.pp - 1 - stage) : StageParams{};
+  if (dualpipe) {
+    sp.dense += mirror.dense;
+    sp.experts += mirror.experts;
+    sp.largest_layer = std::max(sp.largest_layer, mirror.largest_layer);
+  }
+  RankMemory rank;
+  rank.role = stage_role(stage, l.pp);
+  rank.pp_stages = {stage};
+  rank.layers = sp.layers + mirror.layers;
+  rank.params_on_rank = sp.total();
+  const double in_flight = in_flight_micro_batches(s.schedule, stage, l.pp, l.vpp, s.micro_batches);
+  rank.in_flight_micro_batches = in_flight;
+  add_model_states(rank, s, sp, mirror);
+  const StageActivations activations = stage_activations(s, stage, sp, mirror);
+  add_activations(rank, activations, in_flight, sp.layers + mirror.layers);
+  const bool first = stage == 0 || (dualpipe && stage == l.pp - 1);
+  const bool last = stage == l.pp - 1 || (dualpipe && stage == 0);
+  const StageBuffers buffers = stage_buffers(s.m, s.w, l, s.framework, sp, activations.largest_recompute, first, last);
+  rank.items.push_back({MemoryCategory::temporary, buffers.temporary, buffers.formula});
+  const double communication = add_communication(rank, s);
+  const double fragmentation = add_runtime_and_allocator(rank, s.w, buffers, communication);
+  set_allocator_peaks(rank, s, sp, buffers, communication, fragmentation);
+  return rank;
+}
+
+}  // namespace
+
 MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, const Layout& l, const GpuSpec& gpu,
                              const FrameworkMemory& framework) {
-  const MemoryFramework fw = resolved_framework(framework, w);
-  const bool fsdp2 = fw == MemoryFramework::fsdp2 && w.zero_stage >= 3;
+  TrainingMemoryScope s{m, w, l, gpu, framework};
+  s.fw = resolved_framework(framework, w);
+  s.fsdp2 = s.fw == MemoryFramework::fsdp2 && w.zero_stage >= 3;
   MemoryBudget budget;
   budget.capacity_bytes = gpu.memory_bytes;
   budget.usable_bytes = gpu.memory_bytes;
-  ActivationConfig act = ActivationConfig::from(w, m, l);
-  // Megatron with Transformer Engine FP8: the GEMM inputs are saved in FP8 (activations.cpp).
-  const bool te_fp8 = te_fp8_memory(framework, w);
-  if (te_fp8) act.gemm_input_bytes = 1.0;
+  s.act = ActivationConfig::from(w, m, l);
+  s.te_fp8 = te_fp8_memory(framework, w);
+  if (s.te_fp8) s.act.gemm_input_bytes = 1.0;
   // Experts padded to capacity (moe_capacity_factor): the routed activations grow by the factor.
-  act.routed_token_factor = moe_routed_rows_factor(w);
-  const int64_t micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
+  s.act.routed_token_factor = moe_routed_rows_factor(w);
+  s.micro_batches = std::max<int64_t>(num_micro_batches(w, l), 1);
   const int64_t dense_shard = l.shard_group() * l.cp;
   const int64_t expert_shard = std::max<int64_t>(l.expert_dp() * l.shard_group() / std::max<int64_t>(l.dp, 1), 1);
-  const ModelStateBytes dense_bytes = model_state_bytes_per_param(w, dense_shard);
-  const ModelStateBytes expert_bytes = model_state_bytes_per_param(w, expert_shard);
+  s.dense_bytes = model_state_bytes_per_param(w, dense_shard);
+  s.expert_bytes = model_state_bytes_per_param(w, expert_shard);
   const ModelStateBytes unsharded = model_state_bytes_per_param(w, 1);
-  const double e = dtype_bytes(w.activation_dtype);
-  const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
-  const double sp_divisor = l.sp ? static_cast<double>(l.tp) : 1.0;
-
+  s.e = dtype_bytes(w.activation_dtype);
+  s.tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
+  s.sp_divisor = l.sp ? static_cast<double>(l.tp) : 1.0;
   {
     char text[256];
     std::snprintf(
@@ -355,200 +623,12 @@ MemoryBudget training_memory(const ModelSpec& m, const TrainingWorkload& w, cons
         static_cast<long long>(dense_shard));
     budget.convention = text;
   }
-
+  s.schedule = simulated_schedule(w.schedule, l.vpp);
+  s.dualpipe = s.schedule == PipelineSchedule::dualpipe && l.pp > 1;
+  s.chunk_counts = layers_per_virtual_stage(m, l);
+  s.chunk_firsts = first_layer_of_virtual_stage(m, l);
   std::vector<RankMemory> stages;
-  const PipelineSchedule schedule = simulated_schedule(w.schedule, l.vpp);
-  // DualPipe runs the model from both ends: rank r holds model stages r and p − 1 − r, so twice
-  // the parameters (deepseek-ai/DualPipe README, "Parameter 2×").
-  const bool dualpipe = schedule == PipelineSchedule::dualpipe && l.pp > 1;
-  const std::vector<int64_t> chunk_counts = layers_per_virtual_stage(m, l);
-  const std::vector<int64_t> chunk_firsts = first_layer_of_virtual_stage(m, l);
-  for (int64_t stage = 0; stage < l.pp; ++stage) {
-    StageParams sp = stage_params(m, l, stage);
-    const StageParams mirror = dualpipe ? stage_params(m, l, l.pp - 1 - stage) : StageParams{};
-    if (dualpipe) {
-      sp.dense += mirror.dense;
-      sp.experts += mirror.experts;
-      sp.largest_layer = std::max(sp.largest_layer, mirror.largest_layer);
-    }
-    RankMemory rank;
-    rank.role = stage_role(stage, l.pp);
-    rank.pp_stages = {stage};
-    rank.layers = sp.layers + mirror.layers;
-    rank.params_on_rank = sp.total();
-    const double in_flight = in_flight_micro_batches(schedule, stage, l.pp, l.vpp, micro_batches);
-    rank.in_flight_micro_batches = in_flight;
-
-    auto states = [&](double ModelStateBytes::*field) {
-      return sp.dense * (dense_bytes.*field) + sp.experts * (expert_bytes.*field);
-    };
-    {
-      double parameters = states(&ModelStateBytes::parameters);
-      std::string formula = fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense,
-                                dense_bytes.parameters, sp.experts, expert_bytes.parameters);
-      if (te_fp8) {
-        // Transformer Engine caches each GEMM weight's FP8 copy for the step's micro-batches, in
-        // both usages, rowwise and columnwise (the transpose for the data gradient): 2 B per
-        // GEMM weight (module/base.py get_weight_workspace, cache_name "weight" whenever
-        // is_first_microbatch is given, as Megatron-Core's TELinear does unless
-        // disable_parameter_transpose_cache). Norms, router, embedding and head stay 16-bit.
-        // On datacenter Blackwell a per-tensor-scaled copy serves both usages (fp8_gemm_any_layout):
-        // 1 B; MXFP8 and blockwise keep a columnwise copy with its own scales there too.
-        const bool one_copy =
-            te_fp8_single_copy(gpu, w.fp8_recipe == Fp8Recipe::automatic ? Fp8Recipe::delayed : w.fp8_recipe);
-        const double gemm_weights = rank_gemm_weights(m, l, sp.first_layer, sp.layers) +
-                                    rank_gemm_weights(m, l, mirror.first_layer, mirror.layers);
-        parameters += (one_copy ? 1.0 : 2.0) * gemm_weights;
-        formula += one_copy ? fmt(" + %.3g GEMM weights × 1 B FP8 workspace (used both ways)", gemm_weights)
-                            : fmt(" + %.3g GEMM weights × 2 B FP8 workspaces (data and transpose)", gemm_weights);
-      }
-      rank.items.push_back({MemoryCategory::parameters, parameters, formula});
-    }
-    rank.items.push_back({MemoryCategory::gradients, states(&ModelStateBytes::gradients),
-                          fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B", sp.dense,
-                              dense_bytes.gradients, sp.experts, expert_bytes.gradients)});
-    rank.items.push_back({MemoryCategory::optimizer_state, states(&ModelStateBytes::optimizer_state),
-                          fmt("%.3g dense params × %.3g B + %.3g expert params × %.3g B (master + moments)", sp.dense,
-                              dense_bytes.optimizer_state, sp.experts, expert_bytes.optimizer_state)});
-
-    // Activations: the per-layer inventory × micro-batches in flight (Korthikanti Eq. 5), walked
-    // chunk by chunk (the rank's virtual stages, core/layout.hpp) so that "recompute n layers"
-    // takes the first n of each chunk; DualPipe's mirror stage follows as one more chunk, and as
-    // its chunks in flight are of either stage a micro-batch counts the mean of the two (halved
-    // below).
-    std::vector<std::pair<int64_t, int64_t>> chunks;  // (first layer, layers)
-    for (int64_t c = 0; c < std::max<int64_t>(l.vpp, 1); ++c) {
-      const auto u = static_cast<size_t>(c * l.pp + stage);
-      chunks.emplace_back(chunk_firsts[u], chunk_counts[u]);
-    }
-    if (dualpipe) chunks.emplace_back(mirror.first_layer, mirror.layers);
-    // An MTP module's block keeps what the model's last layer keeps (walked as one more chunk).
-    if (sp.mtp_layers > 0) chunks.emplace_back(-1, sp.mtp_layers);
-    double per_micro_batch = 0;
-    double largest_recompute = 0;
-    // A zero-bubble stage also holds what its deferred Ws need (Qi et al. 2024 Table 2): per
-    // micro-batch, each layer's weight_gradient_held_bytes, summed in the same walk.
-    const double owed_ws = deferred_weight_gradient_micro_batches(schedule, stage, l.pp, micro_batches);
-    double held_for_w = 0;
-    for (const auto& [first, count] : chunks) {
-      for (int64_t i = 0; i < count; ++i) {
-        const int64_t layer = first < 0 ? m.num_layers - 1 : first + i;
-        if (owed_ws > 0) held_for_w += weight_gradient_held_bytes(m, layer, act);
-        if (is_recomputed_fully(w, i)) {
-          per_micro_batch += layer_activation_bytes(m, layer, act, RecomputeMode::full);
-          largest_recompute = std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none));
-        } else if ((framework.torchtitan_op_sac && w.recompute == RecomputeMode::selective) ||
-                   w.recompute == RecomputeMode::op) {
-          const double saved = torchtitan_op_sac_layer_bytes(m, layer, act).bytes;
-          per_micro_batch += saved;
-          largest_recompute =
-              std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none) - saved);
-        } else {
-          const RecomputeMode mode =
-              w.recompute == RecomputeMode::selective ? RecomputeMode::selective : RecomputeMode::none;
-          per_micro_batch += layer_activation_bytes(m, layer, act, mode);
-          if (mode == RecomputeMode::selective)
-            largest_recompute =
-                std::max(largest_recompute, layer_activation_bytes(m, layer, act, RecomputeMode::none) -
-                                                layer_activation_bytes(m, layer, act, RecomputeMode::selective));
-        }
-      }
-    }
-    double extra = 0;
-    if (stage == 0 || (dualpipe && stage == l.pp - 1)) extra += embedding_activation_bytes(m, act);
-    const bool last = stage == l.pp - 1 || (dualpipe && stage == 0);
-    if (last && w.output_layer_activations) extra += output_activation_bytes(m, act, w.fp32_logits);
-    // Each MTP module's own logits and its concatenated input (2h) for the projection.
-    if (sp.mtp_layers > 0 && w.output_layer_activations)
-      extra +=
-          static_cast<double>(sp.mtp_layers) *
-          (output_activation_bytes(m, act, w.fp32_logits) +
-           tensor_bytes_on_rank({"MTP projection input", act.element_bytes * 2 * static_cast<double>(m.hidden_size),
-                                 TensorSplit::tp_replicated},
-                                act));
-    if (dualpipe) {
-      per_micro_batch /= 2;
-      extra /= 2;
-    }
-    std::string activation_formula =
-        fmt("(%.3g B per micro-batch in %.0f layers + %.3g B embedding/output) × %.3g in flight", per_micro_batch,
-            static_cast<double>(sp.layers + mirror.layers), extra, in_flight);
-    double activation_bytes = (per_micro_batch + extra) * in_flight;
-    if (owed_ws > 0) {
-      activation_bytes += held_for_w * owed_ws;
-      activation_formula +=
-          fmt(" + %.3g B of W inputs and output gradients per micro-batch × %.3g deferred Ws "
-              "(Qi et al. 2024 Table 2)",
-              held_for_w, owed_ws);
-    }
-    rank.items.push_back({MemoryCategory::activations, activation_bytes, activation_formula});
-
-    const bool first = stage == 0 || (dualpipe && stage == l.pp - 1);
-    const StageBuffers buffers = stage_buffers(m, w, l, framework, sp, largest_recompute, first, last);
-    const double temporary = buffers.temporary;
-    const double all_gather_pool = buffers.all_gather_pool;
-    const double loss_hole = buffers.loss_hole;
-    rank.items.push_back({MemoryCategory::temporary, temporary, buffers.formula});
-
-    // Communication buffers.
-    const int64_t comms = communicators(l, true);
-    double communication = nccl_buffers(w.runtime, comms);
-    std::string comm_formula = fmt("%.0f communicators × %.0f channels × 2 peers × %.3g B", static_cast<double>(comms),
-                                   static_cast<double>(w.runtime.nccl_channels), w.runtime.nccl_buffer_bytes);
-    if (l.pp > 1) {
-      const double p2p = 2.0 * tokens * static_cast<double>(m.hidden_size) * e / sp_divisor;
-      communication += p2p;
-      comm_formula += fmt(" + %.3g B pipeline send/recv", p2p);
-    }
-    if (m.is_moe() && l.ep > 1) {
-      const double a2a =
-          2.0 * tokens / sp_divisor * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden_size) * e;
-      communication += a2a;
-      comm_formula += fmt(" + %.3g B all-to-all dispatch/combine", a2a);
-    }
-    // The same total as training_communication_bytes(), which the layout search uses.
-    communication = training_communication_bytes(m, w, l);
-    if (w.moe_capacity_factor > 0 && m.is_moe() && l.ep > 1) {
-      const double a2a =
-          2.0 * tokens / sp_divisor * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden_size) * e;
-      communication += (w.moe_capacity_factor - 1.0) * a2a;
-      comm_formula += fmt(" × %.3g capacity factor", w.moe_capacity_factor);
-    }
-    rank.items.push_back({MemoryCategory::communication, communication, comm_formula});
-    rank.items.push_back(
-        {MemoryCategory::runtime, w.runtime.runtime_bytes, "CUDA context and library workspaces (assumption)"});
-    const double dynamic = rank.bytes(MemoryCategory::activations) + temporary + communication;
-    const double fragmentation = dynamic * w.runtime.allocator_fraction;  // an assumption (workload.hpp)
-    std::string allocator_formula =
-        fmt("%.3g × (activations + temporary + communication)", w.runtime.allocator_fraction);
-    if (all_gather_pool > 0) allocator_formula += fmt(" + %.3g B all-gather stream pool", all_gather_pool);
-    if (loss_hole > 0) allocator_formula += fmt(" + %.3g B loss hole", loss_hole);
-    rank.items.push_back({MemoryCategory::allocator, fragmentation + all_gather_pool + loss_hole, allocator_formula});
-
-    // What the allocator reports. The NCCL buffers are NCCL's own cudaMalloc, outside PyTorch's pool.
-    const double torch_communication = communication - nccl_buffers(w.runtime, comms);
-    const double params = rank.bytes(MemoryCategory::parameters);
-    const double grads = rank.bytes(MemoryCategory::gradients);
-    const double optimizer = rank.bytes(MemoryCategory::optimizer_state);
-    const double master = w.master_dtype ? dtype_bytes(*w.master_dtype) : 0.0;
-    const double moments = w.optimizer_states_per_param() * dtype_bytes(w.optimizer_state_dtype);
-    const double optimizer_in_backward =
-        framework.first_iteration ? optimizer * master / (master + moments) : optimizer;
-    // FSDP2's sharded gradients are the reduce-scatter outputs, allocated on reduce_scatter_stream
-    // (foreach_reduce) and freed by zero_grad(set_to_none) each step: not live at the backward's
-    // start, but their blocks stay in that stream's pool (reserved). Megatron's main-grad buffer
-    // (param_and_grad_buffer.py, grad_data) is allocated once and lives throughout.
-    const double forward_backward = params + (fsdp2 ? 0.0 : grads) + optimizer_in_backward +
-                                    rank.bytes(MemoryCategory::activations) + temporary + torch_communication;
-    const double params_norm_copy =
-        fw == MemoryFramework::megatron && framework.megatron_log_params_norm ? 4.0 * sp.total() : 0.0;
-    const double step_end = params + (fsdp2 ? 0.0 : grads) + optimizer + params_norm_copy;
-    rank.peak_allocated_bytes =
-        fsdp2 ? std::max(forward_backward, step_end + grads) : std::max(forward_backward, step_end);
-    rank.peak_reserved_bytes =
-        std::max(forward_backward + loss_hole, step_end) + (fsdp2 ? grads : 0.0) + all_gather_pool + fragmentation;
-    stages.push_back(std::move(rank));
-  }
+  for (int64_t stage = 0; stage < l.pp; ++stage) stages.push_back(stage_memory(s, stage));
   budget.ranks = merge_identical(std::move(stages));
   return budget;
 }

@@ -283,70 +283,113 @@ void set_host_time(OperationCost& op, const Dispatch& d, const ComputeEfficiency
   op.host_backward_s = (d.ops_backward * e.host_op_us + d.kernels_backward * e.host_kernel_us) * 1e-6;
 }
 
-}  // namespace
-
-std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t layer) {
-  const ModelSpec& m = c.model;
-  const Layout& l = c.layout;
-  const TrainingWorkload& w = c.workload;
-  const Rates r = rates(c);
-  const auto tp = static_cast<double>(l.tp);
-  const double sp_div = l.sp ? tp : 1.0;
-  const double tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
-  const auto h = static_cast<double>(m.hidden_size);
-  const double e = dtype_bytes(w.activation_dtype);
-
-  std::vector<Gemm> gemms;
-  attention_gemms(gemms, m, tokens, tp);
-  double ffn_width_elementwise = 0;  // FFN-wide activations touched by element-wise kernels, per token
-  double expert_ffn_width = 0;       // of which the routed experts' (the moe_act recompute's)
-  const bool moe_layer = m.is_moe_layer(layer);
-  double routed = 0, local_experts = 1;
-  if (moe_layer) {
-    const auto k = static_cast<double>(m.moe.top_k);
-    gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), h, 1, 0, recompute_bits::moe});
-    // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing),
-    // split over the rank's local experts: one GEMM each (a grouped GEMM).
-    // Padded to capacity (moe_capacity_factor): each expert computes factor × its balanced rows.
-    routed = tokens / sp_div * static_cast<double>(l.etp) * k * moe_routed_rows_factor(w);
-    local_experts =
-        std::max(1.0, static_cast<double>(m.moe.num_experts) / static_cast<double>(std::max<int64_t>(l.ep, 1)));
-    const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
-    mlp_gemms(gemms, m, routed, f_local, "moe: experts ", recompute_bits::moe, local_experts);
-    ffn_width_elementwise += routed / tokens * f_local;
-    expert_ffn_width = routed / tokens * f_local;
-    if (m.moe.num_shared_experts > 0) {
-      const double shared = static_cast<double>(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size) / tp;
-      mlp_gemms(gemms, m, tokens, shared, "moe: shared experts ", recompute_bits::shared_experts | recompute_bits::moe);
-      ffn_width_elementwise += shared;
-    }
-  } else {
-    const double f_local = static_cast<double>(m.ffn_hidden_size) / tp;
-    mlp_gemms(gemms, m, tokens, f_local, "mlp: ", recompute_bits::mlp, 1, true);
-    ffn_width_elementwise += f_local;
-  }
-  std::vector<OperationCost> ops;
-  ops.reserve(gemms.size() + 4);
-  const bool fp8 = fp8_linears(w);
+// What every part of one layer's operations reads: the rates, the layer's share of the tokens and
+// widths on this rank, and which of its kernels CUDA graphs replay.
+struct LayerScope {
+  const ComputeContext& c;
+  Rates r;
+  int64_t layer = 0;
+  bool moe_layer = false;
+  double tp = 1;
+  double sp_div = 1;  // SP splits the element-wise kernels' tokens over TP
+  double tokens = 0;  // per micro-batch on this rank (the sequence split over CP)
+  double h = 0;
+  double e = 0;  // bytes per activation element
   // CUDA graphs (cuda_graphs=1): Megatron-LM captures whole dense layers, and of a dropless MoE
   // layer the attention part only (the routed token counts are known at run time;
   // megatron/core/transformer/cuda_graphs.py, --cuda-graph-scope).
-  const bool graphs = w.cuda_graphs;
+  bool graphs = false;
   // --cuda-graph-scope moe_router moe_preprocess (cuda_graph_moe_router): the router's GEMM and
   // routing, and the dispatcher's preprocess, replay from graphs too.
-  const bool graph_router = graphs && w.cuda_graph_moe_router;
+  bool graph_router = false;
   // Experts padded to capacity have static shapes and no device-to-host copy of the splits
   // (token_dispatcher.py preprocess, drop_and_pad): graphs capture the whole MoE layer.
-  const bool moe_eager = moe_layer && w.moe_capacity_factor <= 0;
-  double fp8_cast_bytes = 0, fp8_cast_backward_bytes = 0;
-  std::vector<OperationCost::Part> recomputed_cast_bytes;  // forward cast bytes of GEMMs a module repeats
+  bool moe_eager = false;
+};
+
+LayerScope layer_scope(const ComputeContext& c, int64_t layer) {
+  const TrainingWorkload& w = c.workload;
+  const Layout& l = c.layout;
+  LayerScope s{c, rates(c)};
+  s.layer = layer;
+  s.moe_layer = c.model.is_moe_layer(layer);
+  s.tp = static_cast<double>(l.tp);
+  s.sp_div = l.sp ? s.tp : 1.0;
+  s.tokens = static_cast<double>(w.seq_len) * static_cast<double>(l.micro_batch) / static_cast<double>(l.cp);
+  s.h = static_cast<double>(c.model.hidden_size);
+  s.e = dtype_bytes(w.activation_dtype);
+  s.graphs = w.cuda_graphs;
+  s.graph_router = s.graphs && w.cuda_graph_moe_router;
+  s.moe_eager = s.moe_layer && w.moe_capacity_factor <= 0;
+  return s;
+}
+
+// The layer's forward GEMMs, and the FFN widths its element-wise kernels touch.
+struct LayerGemms {
+  std::vector<Gemm> gemms;
+  double ffn_width_elementwise = 0;  // FFN-wide activations touched by element-wise kernels, per token
+  double expert_ffn_width = 0;       // of which the routed experts' (the moe_act recompute's)
+  double routed = 0;                 // MoE: the routed rows on this rank
+  double local_experts = 1;          // MoE: the experts on this rank
+};
+
+LayerGemms layer_gemms(const LayerScope& s) {
+  const ModelSpec& m = s.c.model;
+  const Layout& l = s.c.layout;
+  const double tokens = s.tokens;
+  LayerGemms out;
+  std::vector<Gemm>& gemms = out.gemms;
+  attention_gemms(gemms, m, tokens, s.tp);
+  if (s.moe_layer) {
+    const auto k = static_cast<double>(m.moe.top_k);
+    gemms.push_back({"moe: router", tokens, static_cast<double>(m.moe.num_experts), s.h, 1, 0, recompute_bits::moe});
+    // Routed tokens on this rank: its tokens × top-k, gathered over expert-TP (balanced routing),
+    // split over the rank's local experts: one GEMM each (a grouped GEMM).
+    // Padded to capacity (moe_capacity_factor): each expert computes factor × its balanced rows.
+    out.routed = tokens / s.sp_div * static_cast<double>(l.etp) * k * moe_routed_rows_factor(s.c.workload);
+    out.local_experts =
+        std::max(1.0, static_cast<double>(m.moe.num_experts) / static_cast<double>(std::max<int64_t>(l.ep, 1)));
+    const double f_local = static_cast<double>(m.moe.expert_ffn_hidden_size) / static_cast<double>(l.etp);
+    mlp_gemms(gemms, m, out.routed, f_local, "moe: experts ", recompute_bits::moe, out.local_experts);
+    out.ffn_width_elementwise += out.routed / tokens * f_local;
+    out.expert_ffn_width = out.routed / tokens * f_local;
+    if (m.moe.num_shared_experts > 0) {
+      const double shared = static_cast<double>(m.moe.num_shared_experts * m.moe.shared_expert_ffn_hidden_size) / s.tp;
+      mlp_gemms(gemms, m, tokens, shared, "moe: shared experts ", recompute_bits::shared_experts | recompute_bits::moe);
+      out.ffn_width_elementwise += shared;
+    }
+  } else {
+    const double f_local = static_cast<double>(m.ffn_hidden_size) / s.tp;
+    mlp_gemms(gemms, m, tokens, f_local, "mlp: ", recompute_bits::mlp, 1, true);
+    out.ffn_width_elementwise += f_local;
+  }
+  return out;
+}
+
+// The HBM traffic of the casts around the low-precision GEMMs (FP8/FP4), and of the casts of
+// the inputs that recomputed GEMMs cast again.
+struct LowPrecisionCasts {
+  double forward_bytes = 0;
+  double backward_bytes = 0;
+  std::vector<OperationCost::Part> recomputed_bytes;  // forward cast bytes of GEMMs a module repeats
+};
+
+// One operation per GEMM (forward, input- and weight-gradient times, host dispatch), into `ops`;
+// returns the casts the low-precision ones need.
+LowPrecisionCasts gemm_operations(std::vector<OperationCost>& ops, const LayerScope& s,
+                                  const std::vector<Gemm>& gemms) {
+  const TrainingWorkload& w = s.c.workload;
+  const Rates& r = s.r;
+  const double e = s.e;
+  const bool fp8 = fp8_linears(w);
+  LowPrecisionCasts casts;
   // Transformer Engine keeps a weight's FP8 copy across the micro-batches of a step (its modules'
   // get_weight_workspace casts only when is_first_microbatch, which Megatron-Core sets for the
   // step's first): under Megatron the weight casts are once per step, spread here over its
   // micro-batches; FSDP2 with torchao's float8 casts each forward's gathered weights.
   const bool te = resolved_framework({}, w) == MemoryFramework::megatron;
   const double weight_casts_per_micro_batch =
-      te ? 1.0 / static_cast<double>(std::max<int64_t>(num_micro_batches(w, l), 1)) : 1.0;
+      te ? 1.0 / static_cast<double>(std::max<int64_t>(num_micro_batches(w, s.c.layout), 1)) : 1.0;
   // Current (tensorwise) scaling reads each tensor once more for its amax before the cast
   // (quantizer.cpp Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, then the cast);
   // so does NVFP4, whose second-level scale is the tensor's amax. Delayed scaling and the block
@@ -358,7 +401,8 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   // recipes (MXFP8, blockwise, NVFP4) quantise a columnwise copy of their own, their scales running
   // along the other dimension. torchao's float8 (torch._scaled_mm, row-major by column-major
   // operands) keeps its transposes on every GPU.
-  const double copies = te && w.compute_dtype == DType::fp8 && te_fp8_single_copy(c.gpu, fp8_recipe_of(w)) ? 1.0 : 2.0;
+  const double copies =
+      te && w.compute_dtype == DType::fp8 && te_fp8_single_copy(s.c.gpu, fp8_recipe_of(w)) ? 1.0 : 2.0;
   for (const Gemm& g : gemms) {
     // Y = X·W (M×N, inner K); input gradient dX = dY·Wᵀ (M×K, inner N); weight gradient
     // dW = Xᵀ·dY (K×N, inner M): the same FLOPs, different shapes (a small M slows the W-GEMM).
@@ -373,7 +417,8 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     // FP8 a cast of its input (forward) and of the output gradient (backward) per GEMM.
     const bool expert = g.name.rfind("moe: experts", 0) == 0;
     set_host_time(ops.back(), {1, g.count - 1 + (low ? g.count : 0), 1, 2 * g.count - 1 + (low ? g.count : 0)},
-                  c.efficiency, graphs && !(moe_eager && (expert || (g.name == "moe: router" && !graph_router))));
+                  s.c.efficiency,
+                  s.graphs && !(s.moe_eager && (expert || (g.name == "moe: router" && !s.graph_router))));
     if (low) {
       // Transformer Engine's FP8 GEMMs take FP8 operands in the TN layout on Hopper, so each one
       // costs memory-bound cast kernels around it: forward, the input is cast and transposed for
@@ -385,51 +430,67 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
       // gradient's operands through a 16-point Hadamard transform fused into the cast:
       // memory-bound all the same).
       const double cast = 2 + copies * r.low_operand_bytes + (amax_pass ? e : 0.0);
-      fp8_cast_bytes += g.count * cast * (g.m * g.k + g.k * g.n * weight_casts_per_micro_batch);
+      casts.forward_bytes += g.count * cast * (g.m * g.k + g.k * g.n * weight_casts_per_micro_batch);
       // A recomputed GEMM casts its input again (its weight's FP8 copy is cached).
-      if (g.recomputed_by != 0) recomputed_cast_bytes.push_back({g.recomputed_by, g.count * cast * g.m * g.k});
-      fp8_cast_backward_bytes += g.count * cast * g.m * g.n;
+      if (g.recomputed_by != 0) casts.recomputed_bytes.push_back({g.recomputed_by, g.count * cast * g.m * g.k});
+      casts.backward_bytes += g.count * cast * g.m * g.n;
     }
   }
-  if (moe_layer) {
-    const auto experts = static_cast<double>(m.moe.num_experts);
-    // Routing (Megatron-Core megatron/core/transformer/moe/router.py TopKRouter and moe_utils.py
-    // topk_softmax_with_capacity, switch_load_balancing_loss_func): softmax of the fp32 logits
-    // (read, write), top-k (read), the routing map and the probabilities scattered (write 2), the
-    // load-balancing loss's sums (read); about ten ops forward, eight backward.
-    const double routing_bytes = tokens * experts * 4 * 6;
-    ops.push_back({"moe: routing (softmax, top-k, load-balancing loss)", 0.0, routing_bytes, r.memory_s(routing_bytes),
-                   r.memory_s(routing_bytes), 0.0, recompute_bits::moe});
-    ops.back().op_sac_share = 1;  // element-wise: not saved by the op-level SAC
-    set_host_time(ops.back(), {10, 0, 8, 0}, c.efficiency, graph_router || (graphs && !moe_eager));
-    // Token dispatch and combine (MoEAlltoAllTokenDispatcher, token_dispatcher.py; permute,
-    // sort_chunks_by_idxs and unpermute in moe_utils.py): permutation 1 gathers each token's k
-    // copies (read and write the routed rows), permutation 2 sorts the received rows by local
-    // expert (read, write; with EP and more than one local expert), and the combine runs both
-    // back (read, write; then read the rows and write the probability-weighted sum per token).
-    // The backward moves the gradients through the same gathers and scatters. Dispatch:
-    // preprocess (token counts, their all-gather and the device-to-host copy of the splits, a
-    // synchronisation), the permutations, the all-to-alls of tokens and probabilities, the
-    // combine: about 22 ops forward, 12 backward. Of the forward's, the preprocess launches 8
-    // (MoEAlltoAllTokenDispatcher.preprocess: the per-expert counts and their dtype, the input
-    // splits, the all-gather of the counts, the local experts' slice, and three sums), which a
-    // moe_preprocess graph replays.
-    const bool sort = local_experts > 1 && l.ep > 1;
-    const double rows = routed * h * e;
-    const double permute_bytes = (sort ? 7 : 3) * rows + tokens / sp_div * h * e;
-    ops.push_back({"moe: token permutation and unpermutation", 0.0, permute_bytes, r.memory_s(permute_bytes),
-                   r.memory_s(permute_bytes), 0.0, recompute_bits::moe});
-    set_host_time(ops.back(), {22.0 - (graph_router ? 8.0 : 0.0), 0, 12, 0}, c.efficiency, graphs && !moe_eager);
-  }
+  return casts;
+}
 
-  // Attention core: QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx, a
-  // sliding layer's window caps it (ModelSpec::mean_attended_keys).
+// An MoE layer's routing and its token dispatch and combine (the all-to-alls are communication).
+void moe_operations(std::vector<OperationCost>& ops, const LayerScope& s, const LayerGemms& g) {
+  const ModelSpec& m = s.c.model;
+  const Layout& l = s.c.layout;
+  const Rates& r = s.r;
+  const double tokens = s.tokens, h = s.h, e = s.e;
+  const auto experts = static_cast<double>(m.moe.num_experts);
+  // Routing (Megatron-Core megatron/core/transformer/moe/router.py TopKRouter and moe_utils.py
+  // topk_softmax_with_capacity, switch_load_balancing_loss_func): softmax of the fp32 logits
+  // (read, write), top-k (read), the routing map and the probabilities scattered (write 2), the
+  // load-balancing loss's sums (read); about ten ops forward, eight backward.
+  const double routing_bytes = tokens * experts * 4 * 6;
+  ops.push_back({"moe: routing (softmax, top-k, load-balancing loss)", 0.0, routing_bytes, r.memory_s(routing_bytes),
+                 r.memory_s(routing_bytes), 0.0, recompute_bits::moe});
+  ops.back().op_sac_share = 1;  // element-wise: not saved by the op-level SAC
+  set_host_time(ops.back(), {10, 0, 8, 0}, s.c.efficiency, s.graph_router || (s.graphs && !s.moe_eager));
+  // Token dispatch and combine (MoEAlltoAllTokenDispatcher, token_dispatcher.py; permute,
+  // sort_chunks_by_idxs and unpermute in moe_utils.py): permutation 1 gathers each token's k
+  // copies (read and write the routed rows), permutation 2 sorts the received rows by local
+  // expert (read, write; with EP and more than one local expert), and the combine runs both
+  // back (read, write; then read the rows and write the probability-weighted sum per token).
+  // The backward moves the gradients through the same gathers and scatters. Dispatch:
+  // preprocess (token counts, their all-gather and the device-to-host copy of the splits, a
+  // synchronisation), the permutations, the all-to-alls of tokens and probabilities, the
+  // combine: about 22 ops forward, 12 backward. Of the forward's, the preprocess launches 8
+  // (MoEAlltoAllTokenDispatcher.preprocess: the per-expert counts and their dtype, the input
+  // splits, the all-gather of the counts, the local experts' slice, and three sums), which a
+  // moe_preprocess graph replays.
+  const bool sort = g.local_experts > 1 && l.ep > 1;
+  const double rows = g.routed * h * e;
+  const double permute_bytes = (sort ? 7 : 3) * rows + tokens / s.sp_div * h * e;
+  ops.push_back({"moe: token permutation and unpermutation", 0.0, permute_bytes, r.memory_s(permute_bytes),
+                 r.memory_s(permute_bytes), 0.0, recompute_bits::moe});
+  set_host_time(ops.back(), {22.0 - (s.graph_router ? 8.0 : 0.0), 0, 12, 0}, s.c.efficiency, s.graphs && !s.moe_eager);
+}
+
+// The attention core (QKᵀ and A·V, FlashAttention's kernel or the stored scores' softmax and
+// dropout), and under PyTorch's context_parallel its ring steps' fp32 merges.
+void attention_operations(std::vector<OperationCost>& ops, const LayerScope& s) {
+  const ModelSpec& m = s.c.model;
+  const Layout& l = s.c.layout;
+  const TrainingWorkload& w = s.c.workload;
+  const Rates& r = s.r;
+  const double tokens = s.tokens, tp = s.tp, e = s.e;
+  // QK^T and A·V, 2·ctx·heads·(d_qk + d_v) per token; causal halves ctx, a sliding layer's window
+  // caps it (ModelSpec::mean_attended_keys).
   double qk = static_cast<double>(m.head_dim), v = static_cast<double>(m.head_dim);
   if (m.mla.enabled()) {
     qk = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
     v = static_cast<double>(m.mla.v_head_dim);
   }
-  const double ctx = m.mean_attended_keys(layer, static_cast<double>(w.seq_len), w.causal);
+  const double ctx = m.mean_attended_keys(s.layer, static_cast<double>(w.seq_len), w.causal);
   const double attention_flops = tokens * 2.0 * ctx * static_cast<double>(m.num_heads) / tp * (qk + v);
   double attention_forward, attention_backward;
   double score_bytes = 0, score_backward_bytes = 0;  // traffic of stored scores (softmax, dropout)
@@ -437,14 +498,15 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     AttentionCall call = attention_call(m, w, l);
     // A sliding layer's query block meets at most two key blocks of a window's length: the kernel
     // runs as on a causal call of twice the window (its masked diagonal blocks included).
-    if (m.is_sliding_layer(layer)) call.sequence = std::min(call.sequence, 2.0 * static_cast<double>(m.sliding_window));
+    if (m.is_sliding_layer(s.layer))
+      call.sequence = std::min(call.sequence, 2.0 * static_cast<double>(m.sliding_window));
     const AttentionCoreRates core =
-        attention_core_rates(c.gpu, w, c.efficiency, call.sequence, call.head_dim, r.attention_peak);
+        attention_core_rates(s.c.gpu, w, s.c.efficiency, call.sequence, call.head_dim, r.attention_peak);
     attention_forward = attention_flops / core.forward_flops_per_s;
     // FlashAttention backward: 2× the forward GEMMs plus the recomputed scores (2.5×).
     attention_backward = 2.5 * attention_flops / core.backward_flops_per_s;
   } else {
-    attention_forward = attention_flops / (r.attention_peak * c.efficiency.attention_unfused);
+    attention_forward = attention_flops / (r.attention_peak * s.c.efficiency.attention_unfused);
     attention_backward = 2 * attention_forward;
     const bool dropout = w.dropout.value_or(m.dropout);
     // Softmax reads scores and writes probabilities; dropout reads them and writes a mask + output.
@@ -455,6 +517,49 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     score_backward_bytes = tokens * static_cast<double>(m.num_heads) / tp * static_cast<double>(w.seq_len) *
                            (3 * e + (dropout ? 2 * e + 1 : 0.0));
   }
+  // The attention core is what selective recompute repeats (with its score traffic).
+  ops.push_back({w.flash_attention ? "attention: core (FlashAttention)" : "attention: scores, softmax, A·V",
+                 attention_flops, score_bytes, attention_forward + r.memory_s(score_bytes),
+                 attention_backward + r.memory_s(score_backward_bytes), 0.0, recompute_bits::core_attn});
+  // FlashAttention: one kernel forward; backward the main kernel and FlashAttention-2's two
+  // helpers (the dO·O row sums before, the dQ conversion after). Unfused: QKᵀ, softmax, dropout,
+  // A·V forward, twice that backward.
+  ops.back().attention_core = true;
+  set_host_time(ops.back(), w.flash_attention ? Dispatch{1, 0, 1, 2} : Dispatch{4, 0, 8, 0}, s.c.efficiency, s.graphs);
+  if (l.cp > 1 && resolved_cp_comm(w) == CpComm::torch) {
+    // PyTorch's context_parallel (cp_comm=torch; torch/distributed/tensor/experimental/
+    // _attention.py, _templated_ring_attention, _SDPAMerger, _templated_ring_attention_backward):
+    // one SDPA call per ring step, each merged into the running output in fp32, and the backward's
+    // fp32 gradient accumulators passed around the ring. Memory-bound traffic in units of O, the
+    // rank's attention output in the activation dtype (K and V are as large: torchtitan repeats them
+    // to the query heads before SDPA), for the busiest rank — the last, whose every step after the
+    // first runs the whole local query block:
+    //   forward: the first block's output cast to fp32 (read O, write 2O); per later step the K/V
+    //   concatenation for the exchange (4O; none after the last), the block's cast (3O) and the
+    //   merge out − sigmoid(lse_b − lse)·(out − out_b) (three fp32 passes, 16O); the result cast
+    //   back (3O): (23(cp−1) + 6)·O.
+    //   backward: three fp32 zero accumulators (6O); per step the K/V concatenation (4O; none on
+    //   the last), dK and dV added into their fp32 accumulators (10O at the first step; 13O at the
+    //   later ones, each half-block update concatenated back), the fp32 dK/dV concatenation for
+    //   the exchange (8O) and dQ's accumulation (5O); the casts back (9O): (30(cp−1) + 38)·O.
+    const auto cp = static_cast<double>(l.cp);
+    const double o = tokens * static_cast<double>(m.attention_output_width()) / tp * e;
+    const double merge_forward = (23 * (cp - 1) + 6) * o, merge_backward = (30 * (cp - 1) + 38) * o;
+    ops.push_back({"attention: ring-attention merges (PyTorch context parallel, fp32)", 0.0, merge_forward,
+                   r.memory_s(merge_forward), r.memory_s(merge_backward), 0.0, recompute_bits::core_attn});
+    // Per step about seven framework ops forward (the concatenation, the SDPA call, the cast, the
+    // merge's four) and eight backward; the recomputation of each is the attention core's.
+    set_host_time(ops.back(), {7 * (cp - 1) + 2, 0, 8 * cp + 6, 0}, s.c.efficiency, false);
+  }
+}
+
+// The memory-bound element-wise kernels (norms, residuals, the activation, RoPE) as one operation,
+// with the parts of them that selective recompute's modules run again.
+void elementwise_operation(std::vector<OperationCost>& ops, const LayerScope& s, const LayerGemms& g) {
+  const ModelSpec& m = s.c.model;
+  const TrainingWorkload& w = s.c.workload;
+  const Rates& r = s.r;
+  const double tokens = s.tokens, tp = s.tp, sp_div = s.sp_div, h = s.h, e = s.e;
   // Element-wise traffic per token, counting the tensors each kernel reads and writes (PyTorch's
   // autograd formulas; Korthikanti et al. 2022 Table 4 measures the per-layer result):
   //   forward: two norms (read x, write y), two residual/bias/dropout adds (read 2, write 1), the
@@ -462,7 +567,7 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   //   backward: each norm reads x and dy and writes dx (3), each add passes its gradient on and
   //   the residual branch's is accumulated (read 2, write 1), the activation reads its inputs and
   //   dy and writes the input gradients (gated: 5, plain: 3), RoPE rotates the gradients back (2).
-  const double ffn_e = ffn_width_elementwise * e;
+  const double ffn_e = g.ffn_width_elementwise * e;
   const double rope =
       m.position == PositionKind::rotary ? 2.0 * static_cast<double>(m.q_width() + m.kv_width()) / tp * e : 0.0;
   const bool gated = m.mlp == MlpKind::gated;
@@ -494,40 +599,6 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
   }
   const double elementwise_forward = r.memory_s(per_token * tokens);
   const double elementwise_backward = r.memory_s(per_token_backward * tokens);
-  // The attention core is what selective recompute repeats (with its score traffic).
-  ops.push_back({w.flash_attention ? "attention: core (FlashAttention)" : "attention: scores, softmax, A·V",
-                 attention_flops, score_bytes, attention_forward + r.memory_s(score_bytes),
-                 attention_backward + r.memory_s(score_backward_bytes), 0.0, recompute_bits::core_attn});
-  // FlashAttention: one kernel forward; backward the main kernel and FlashAttention-2's two
-  // helpers (the dO·O row sums before, the dQ conversion after). Unfused: QKᵀ, softmax, dropout,
-  // A·V forward, twice that backward.
-  ops.back().attention_core = true;
-  set_host_time(ops.back(), w.flash_attention ? Dispatch{1, 0, 1, 2} : Dispatch{4, 0, 8, 0}, c.efficiency, graphs);
-  if (l.cp > 1 && resolved_cp_comm(w) == CpComm::torch) {
-    // PyTorch's context_parallel (cp_comm=torch; torch/distributed/tensor/experimental/
-    // _attention.py, _templated_ring_attention, _SDPAMerger, _templated_ring_attention_backward):
-    // one SDPA call per ring step, each merged into the running output in fp32, and the backward's
-    // fp32 gradient accumulators passed around the ring. Memory-bound traffic in units of O, the
-    // rank's attention output in the activation dtype (K and V are as large: torchtitan repeats them
-    // to the query heads before SDPA), for the busiest rank — the last, whose every step after the
-    // first runs the whole local query block:
-    //   forward: the first block's output cast to fp32 (read O, write 2O); per later step the K/V
-    //   concatenation for the exchange (4O; none after the last), the block's cast (3O) and the
-    //   merge out − sigmoid(lse_b − lse)·(out − out_b) (three fp32 passes, 16O); the result cast
-    //   back (3O): (23(cp−1) + 6)·O.
-    //   backward: three fp32 zero accumulators (6O); per step the K/V concatenation (4O; none on
-    //   the last), dK and dV added into their fp32 accumulators (10O at the first step; 13O at the
-    //   later ones, each half-block update concatenated back), the fp32 dK/dV concatenation for
-    //   the exchange (8O) and dQ's accumulation (5O); the casts back (9O): (30(cp−1) + 38)·O.
-    const auto cp = static_cast<double>(l.cp);
-    const double o = tokens * static_cast<double>(m.attention_output_width()) / tp * e;
-    const double merge_forward = (23 * (cp - 1) + 6) * o, merge_backward = (30 * (cp - 1) + 38) * o;
-    ops.push_back({"attention: ring-attention merges (PyTorch context parallel, fp32)", 0.0, merge_forward,
-                   r.memory_s(merge_forward), r.memory_s(merge_backward), 0.0, recompute_bits::core_attn});
-    // Per step about seven framework ops forward (the concatenation, the SDPA call, the cast, the
-    // merge's four) and eight backward; the recomputation of each is the attention core's.
-    set_host_time(ops.back(), {7 * (cp - 1) + 2, 0, 8 * cp + 6, 0}, c.efficiency, false);
-  }
   ops.push_back({"element-wise: norms, residuals, activation, RoPE", 0.0, per_token * tokens, elementwise_forward,
                  elementwise_backward, 0.0, 0});
   ops.back().op_sac_share = 1;  // not saved by the op-level SAC
@@ -540,32 +611,51 @@ std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t lay
     auto& parts = ops.back().recomputed_parts;
     const double norm = r.memory_s(2 * h * e / sp_div * tokens);
     if (m.mla.enabled()) parts.push_back({recompute_bits::layernorm, norm});
-    parts.push_back({moe_layer ? recompute_bits::layernorm : recompute_bits::mlp, norm});
+    parts.push_back({s.moe_layer ? recompute_bits::layernorm : recompute_bits::mlp, norm});
     const double activation_per_width = (gated ? 3.0 : 2.0) * e * tokens;
-    if (moe_layer) {
+    if (s.moe_layer) {
       parts.push_back(
-          {recompute_bits::moe_act | recompute_bits::moe, r.memory_s(activation_per_width * expert_ffn_width)});
-      if (ffn_width_elementwise > expert_ffn_width)
+          {recompute_bits::moe_act | recompute_bits::moe, r.memory_s(activation_per_width * g.expert_ffn_width)});
+      if (g.ffn_width_elementwise > g.expert_ffn_width)
         parts.push_back({recompute_bits::shared_experts | recompute_bits::moe,
-                         r.memory_s(activation_per_width * (ffn_width_elementwise - expert_ffn_width))});
+                         r.memory_s(activation_per_width * (g.ffn_width_elementwise - g.expert_ffn_width))});
     } else {
-      parts.push_back({recompute_bits::mlp, r.memory_s(activation_per_width * ffn_width_elementwise)});
+      parts.push_back({recompute_bits::mlp, r.memory_s(activation_per_width * g.ffn_width_elementwise)});
     }
     if (m.mla.enabled() && rope > 0) parts.push_back({recompute_bits::mla_up_proj, r.memory_s(rope * tokens)});
   }
   // Two norms, two residual adds, the activation, RoPE on Q and on K; as many backward, with the
   // residual branch's gradient accumulations. Eager composites: six ops per RMSNorm (ten
   // backward), five per rotation (three backward), silu and the product.
-  set_host_time(ops.back(), w.eager_kernels ? Dispatch{26, 0, 31, 0} : Dispatch{7, 0, 9, 0}, c.efficiency,
-                graphs && !moe_eager);
-  // The casts are kernels of the GEMM modules' calls: their host time is counted with the GEMMs.
-  if (fp8) {
-    ops.push_back({std::string(w.compute_dtype == DType::fp4 ? "fp4" : "fp8") +
-                       ": casts, transposes and amax around the low-precision GEMMs",
-                   0.0, fp8_cast_bytes, r.memory_s(fp8_cast_bytes), r.memory_s(fp8_cast_backward_bytes), 0.0, 0});
-    for (const auto& [modules, bytes] : recomputed_cast_bytes)
-      ops.back().recomputed_parts.push_back({modules, r.memory_s(bytes)});
-  }
+  set_host_time(ops.back(), w.eager_kernels ? Dispatch{26, 0, 31, 0} : Dispatch{7, 0, 9, 0}, s.c.efficiency,
+                s.graphs && !s.moe_eager);
+}
+
+// The low-precision recipe's casts, transposes and amax passes as one operation. They are kernels
+// of the GEMM modules' calls: their host time is counted with the GEMMs.
+void cast_operation(std::vector<OperationCost>& ops, const LayerScope& s, const LowPrecisionCasts& casts) {
+  const Rates& r = s.r;
+  ops.push_back({std::string(s.c.workload.compute_dtype == DType::fp4 ? "fp4" : "fp8") +
+                     ": casts, transposes and amax around the low-precision GEMMs",
+                 0.0, casts.forward_bytes, r.memory_s(casts.forward_bytes), r.memory_s(casts.backward_bytes), 0.0, 0});
+  for (const auto& [modules, bytes] : casts.recomputed_bytes)
+    ops.back().recomputed_parts.push_back({modules, r.memory_s(bytes)});
+}
+
+}  // namespace
+
+// The layer's operations in order: its GEMMs, an MoE layer's routing and dispatch, the attention
+// core, the element-wise kernels and the low-precision casts.
+std::vector<OperationCost> layer_operations(const ComputeContext& c, int64_t layer) {
+  const LayerScope scope = layer_scope(c, layer);
+  const LayerGemms gemms = layer_gemms(scope);
+  std::vector<OperationCost> ops;
+  ops.reserve(gemms.gemms.size() + 4);
+  const LowPrecisionCasts casts = gemm_operations(ops, scope, gemms.gemms);
+  if (scope.moe_layer) moe_operations(ops, scope, gemms);
+  attention_operations(ops, scope);
+  elementwise_operation(ops, scope, gemms);
+  if (fp8_linears(c.workload)) cast_operation(ops, scope, casts);
   return ops;
 }
 

@@ -64,7 +64,9 @@ struct StepEstimate {
   CommPlan comm;
 };
 
-// The layout must be valid (validate_training_layout) and fit the cluster.
+// The layout must be valid (validate_training_layout) and fit the cluster. Its phases (placement
+// and the communication plan, compute per stage, overlap, the schedule, the DP and optimizer tail,
+// memory, the result), each testable alone: core/estimate/step_phases.hpp.
 [[nodiscard]] Result<StepEstimate> estimate_step(const ModelSpec& model, const TrainingWorkload& workload,
                                                  const Layout& layout, const Cluster& cluster, const Router& router,
                                                  const EstimateOptions& options = {});

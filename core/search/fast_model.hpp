@@ -253,7 +253,7 @@ class Evaluator {
 struct Candidate {
   Layout layout;
   TrainingWorkload workload;
-  PipelineSchedule schedule;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   AxisOrder order = AxisOrder::megatron;
 };
 
@@ -265,6 +265,7 @@ struct Score {
 
 // The fast model: the same per-layer compute and collective times as estimate_step(), with the
 // pipeline makespan in closed form over the per-stage times and no link sharing between groups.
+// Its phases, each testable alone: core/search/fast_model_phases.hpp.
 Score score(Evaluator& ev, const ModelSpec& m, const Candidate& c, double bucket_params_default);
 
 }  // namespace meshscope::search_detail

@@ -175,182 +175,231 @@ std::vector<MeshUnit> mesh_units(const MeshSearch& search, int64_t tp, int64_t c
   return units;
 }
 
-// Every candidate of the units [first, last) of one TP × CP × PP mesh, into `part`. `c` is scratch
-// (one candidate rewritten in place for every combination: no allocation per candidate).
-void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, SearchPart& part, int64_t tp, int64_t cp,
-                 int64_t pp, const std::vector<MeshUnit>& units, size_t first, size_t last) {
-  const ModelSpec& m = search.m;
+// Counts a candidate (or a sub-tree) turned away for `reason` and keeps the first few examples of it.
+void reject(const MeshSearch& search, SearchPart& part, const std::string& reason, const Layout& degrees,
+            RejectedScope scope) {
+  const int64_t count = ++part.result.rejected[reason];
+  ++part.result.evaluated;
+  if (count == 1) part.reason_order.push_back(reason);
+  if (count > search.examples_per_reason) return;
+  RejectedLayout example;
+  example.layout = degrees;
+  example.scope = scope;
+  example.reason = reason;
+  part.structural_examples.push_back(std::move(example));
+}
+
+// A scored candidate whose peak exceeds the GPU's memory: counted, and kept if it is one of the
+// nearest misses (a bounded max-heap by overflow and enumeration order; copied only then).
+void record_miss(const MeshSearch& search, SearchPart& part, const Candidate& c, double peak_memory_bytes,
+                 double capacity) {
+  SearchResult& result = part.result;
+  std::vector<Miss>& nearest_misses = part.nearest_misses;
+  const int64_t examples_per_reason = search.examples_per_reason;
+  if (++result.rejected[search.does_not_fit] == 1) part.reason_order.push_back(search.does_not_fit);
+  const double overflow = peak_memory_bytes - capacity;
+  result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
+  if (examples_per_reason > 0 && (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
+                                  overflow < nearest_misses.front().example.overflow_bytes)) {
+    Miss miss;
+    miss.example.layout = c.layout;
+    miss.example.recompute = c.workload.recompute;
+    miss.example.zero_stage = c.workload.zero_stage;
+    miss.example.schedule = c.schedule;
+    miss.example.scope = RejectedScope::candidate;
+    miss.example.reason = search.does_not_fit;
+    miss.example.peak_memory_bytes = peak_memory_bytes;
+    miss.example.overflow_bytes = overflow;
+    miss.order = result.evaluated;
+    if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
+      std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+      nearest_misses.pop_back();
+    }
+    nearest_misses.push_back(std::move(miss));
+    std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+  }
+}
+
+// A scored candidate that fits: its ranked entry, with the objective it is ranked by (lower is better).
+void record_ranked(const MeshSearch& search, SearchPart& part, const Candidate& c, const Score& s, double capacity) {
   const TrainingWorkload& base = search.base;
   const SearchOptions& options = search.options;
-  const SearchSpace& space = options.space;
-  const int64_t gpus = search.gpus;
-  const int64_t per_node = search.per_node;
-  const bool wants_dualpipe = search.wants_dualpipe;
-  const int64_t examples_per_reason = search.examples_per_reason;
-  const std::string& does_not_fit = search.does_not_fit;
+  RankedLayout r;
+  r.layout = c.layout;
+  r.recompute = c.workload.recompute;
+  r.zero_stage = c.workload.zero_stage;
+  r.schedule = c.schedule;
+  r.order = c.order;
+  r.tp_comm_overlap = c.workload.tp_comm_overlap;
+  r.step_time_s = s.step_time_s;
+  r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) * static_cast<double>(base.seq_len) / s.step_time_s /
+                           static_cast<double>(search.gpus);
+  r.peak_memory_bytes = s.peak_memory_bytes;
+  r.headroom_bytes = capacity - s.peak_memory_bytes;
+  r.bubble_fraction = s.bubble_fraction;
+  r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+  const double objective = options.objective == RankObjective::throughput        ? s.step_time_s
+                           : options.objective == RankObjective::memory_headroom ? -r.headroom_bytes
+                                                                                 : r.cost_per_million_tokens;
+  part.ranked.emplace_back(r, objective);
+}
+
+// Scores the candidate `c` and records it: collapsed (another order's memory verdict stands), a
+// miss, or ranked.
+void evaluate_candidate(const MeshSearch& search, Evaluator& ev, const Candidate& c, SearchPart& part) {
+  const SearchSpace& space = search.options.space;
   SearchResult& result = part.result;
-  std::vector<std::string>& reason_order = part.reason_order;
-  std::vector<RejectedLayout>& structural_examples = part.structural_examples;
-  std::vector<Miss>& nearest_misses = part.nearest_misses;
-  std::vector<std::pair<RankedLayout, double>>& ranked = part.ranked;
-  auto reject = [&](const std::string& reason, const Layout& degrees, RejectedScope scope) {
-    const int64_t count = ++result.rejected[reason];
-    ++result.evaluated;
-    if (count == 1) reason_order.push_back(reason);
-    if (count > examples_per_reason) return;
-    RejectedLayout example;
-    example.layout = degrees;
-    example.scope = scope;
-    example.reason = reason;
-    structural_examples.push_back(std::move(example));
-  };
-  const std::vector<int64_t> stage_split = stage_split_of(m, pp);
-  const bool uneven = !stage_split.empty();
-  const int64_t dp = gpus / (tp * cp * pp);
+  const Score s = score(ev, search.m, c, search.options.estimate.comm.bucket_params);
+  const double capacity = ev.gpu().memory_bytes;
+  // Memory does not depend on the order: the first order's verdict stands.
+  if (s.peak_memory_bytes > capacity && c.order != space.orders.front()) {
+    ++result.collapsed;
+    return;
+  }
+  ++result.evaluated;
+  if (s.peak_memory_bytes > capacity) {
+    record_miss(search, part, c, s.peak_memory_bytes, capacity);
+    return;
+  }
+  ++result.valid;
+  record_ranked(search, part, c, s, capacity);
+}
+
+// The degrees of one mesh unit and the micro-batch size, which every candidate below shares.
+struct UnitDegrees {
+  int64_t tp = 1, cp = 1, pp = 1, dp = 1, ep = 1, etp = 1, vpp = 1, micro_batch = 1;
+  const std::vector<int64_t>& stage_split;  // empty when PP divides the layers
+};
+
+// Every SP, TP-overlap and order variant of one (recompute, ZeRO stage, schedule), each written into
+// the scratch candidate `c` and evaluated; the variants that would repeat a layout are collapsed.
+void search_variants(const MeshSearch& search, Evaluator& ev, Candidate& c, SearchPart& part, const UnitDegrees& u,
+                     RecomputeMode recompute, int zero, PipelineSchedule schedule) {
+  const SearchSpace& space = search.options.space;
+  SearchResult& result = part.result;
+  // Read once into locals (score() is called in between; a value read through a reference would be
+  // loaded again).
+  const int64_t tp = u.tp, cp = u.cp, pp = u.pp, dp = u.dp, ep = u.ep, etp = u.etp, vpp = u.vpp;
+  const int64_t mbs = u.micro_batch, per_node = search.per_node;
+  const bool uneven = !u.stage_split.empty();
+  for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1); ++sp_variant)
+    for (size_t overlap_variant = 0; overlap_variant < std::max<size_t>(space.tp_comm_overlap.size(), 1);
+         ++overlap_variant)
+      for (const AxisOrder order : space.orders) {
+        const bool sp_on = tp > 1 && space.sequence_parallel[sp_variant];
+        const bool tp_overlap = !space.tp_comm_overlap.empty() && space.tp_comm_overlap[overlap_variant];
+        if (overlap_variant > 0 && !sp_on) {
+          ++result.collapsed;  // TE's TP overlap needs TP > 1 with SP: the same layout
+          continue;
+        }
+        if (order != space.orders.front() &&
+            (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 || cp > 1 || ep > 1 || etp > 1 || tp * pp > per_node)) {
+          ++result.collapsed;  // the same placement as the first order
+          continue;
+        }
+        c.layout.tp = tp;
+        c.layout.cp = cp;
+        c.layout.pp = pp;
+        c.layout.dp = dp;
+        c.layout.ep = ep;
+        c.layout.etp = etp;
+        c.layout.vpp = vpp;
+        if (uneven)
+          c.layout.stage_layers = u.stage_split;
+        else
+          c.layout.stage_layers.clear();
+        c.layout.pipeline_layout.clear();  // the search splits the layers itself
+        c.layout.micro_batch = mbs;
+        c.layout.sp = sp_on;
+        c.workload.tp_comm_overlap = sp_on && tp_overlap;
+        c.workload.recompute = recompute;
+        c.workload.zero_stage = zero;
+        c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
+        c.order = order;
+        evaluate_candidate(search, ev, c, part);
+      }
+}
+
+// Every recompute mode, ZeRO stage and schedule of one micro-batch size: the ones the target
+// framework does not run with this mesh rejected, the ones that repeat a layout collapsed.
+void search_micro_batch(const MeshSearch& search, Evaluator& ev, Candidate& c, SearchPart& part, const UnitDegrees& u,
+                        bool dualpipe_fits) {
+  const SearchSpace& space = search.options.space;
   const FrameworkSpec& framework = search.framework;
-  for (size_t u = first; u < last; ++u) {
-    const MeshUnit& unit = units[u];
+  SearchResult& result = part.result;
+  const int64_t tp = u.tp, cp = u.cp, pp = u.pp, dp = u.dp, ep = u.ep, etp = u.etp, vpp = u.vpp;
+  const int64_t mbs = u.micro_batch;
+  for (const RecomputeMode recompute : space.recompute) {
+    for (const int zero : space.zero_stages) {
+      if (pp > 1 && dp * cp > 1 && zero > framework.max_zero_stage_with_pipeline) {
+        // DeepSpeed's pipeline engine asserts ZeRO-1 at most (framework.cpp).
+        reject(search, part,
+               std::string(framework.title) + " runs ZeRO stage " +
+                   std::to_string(framework.max_zero_stage_with_pipeline) + " at most with pipeline parallelism",
+               mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
+        continue;
+      }
+      if (ep > 1 && dp * cp > 1 && zero >= 3 && !framework.fsdp_with_expert_parallel) {
+        reject(search, part, std::string(framework.title) + " runs no FSDP with expert parallelism",
+               mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
+        continue;
+      }
+      if (zero > 0 && dp * cp == 1) {
+        // ZeRO without data parallelism is the same layout: enumerate it once.
+        if (zero != space.zero_stages.front()) {
+          ++result.collapsed;
+          continue;
+        }
+      }
+      for (const PipelineSchedule schedule : space.schedules) {
+        if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
+          ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
+          continue;
+        }
+        if (schedule == PipelineSchedule::dualpipe && !dualpipe_fits) continue;  // rejected above
+        search_variants(search, ev, c, part, u, recompute, zero, schedule);
+      }
+    }
+  }
+}
+
+// Every candidate of the units [first, last) of one TP × CP × PP mesh, into `part`: per unit (EP,
+// expert-TP, virtual stages) its micro-batch sizes, those the global batch or the schedule cannot
+// take rejected. `c` is scratch (one candidate rewritten in place for every combination: no
+// allocation per candidate).
+void search_mesh(const MeshSearch& search, Evaluator& ev, Candidate& c, SearchPart& part, int64_t tp, int64_t cp,
+                 int64_t pp, const std::vector<MeshUnit>& units, size_t first, size_t last) {
+  const TrainingWorkload& base = search.base;
+  const SearchSpace& space = search.options.space;
+  const std::vector<int64_t> stage_split = stage_split_of(search.m, pp);
+  const int64_t dp = search.gpus / (tp * cp * pp);
+  for (size_t i = first; i < last; ++i) {
+    const MeshUnit& unit = units[i];
     const int64_t ep = unit.ep, etp = unit.etp, vpp = unit.vpp;
     if (unit.reason != nullptr) {
-      reject(unit.reason, mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
+      reject(search, part, unit.reason, mesh(tp, cp, pp, dp, ep, etp), RejectedScope::mesh);
       continue;
     }
     for (const int64_t mbs : space.micro_batches) {
       if (base.global_batch % (dp * mbs) != 0) {
-        reject("global batch not divisible by DP×micro-batch", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
+        reject(search, part, "global batch not divisible by DP×micro-batch", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
                RejectedScope::micro_batch);
         continue;
       }
       const int64_t micro_batches = base.global_batch / (dp * mbs);
       if (vpp > 1 && micro_batches % pp != 0) {
-        reject("interleaving needs micro-batches in multiples of PP", mesh(tp, cp, pp, dp, ep, etp, vpp, mbs),
-               RejectedScope::micro_batch);
+        reject(search, part, "interleaving needs micro-batches in multiples of PP",
+               mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
         continue;
       }
       // DualPipe feeds half the micro-batches from each end: an even PP and at least
       // 2·PP micro-batches, an even number (deepseek-ai/DualPipe asserts these).
       const bool dualpipe_fits = pp % 2 == 0 && vpp == 1 && micro_batches % 2 == 0 && micro_batches >= 2 * pp;
-      if (pp > 1 && vpp == 1 && !dualpipe_fits && wants_dualpipe)
-        reject("DualPipe needs an even PP and an even number of at least 2×PP micro-batches",
+      if (pp > 1 && vpp == 1 && !dualpipe_fits && search.wants_dualpipe)
+        reject(search, part, "DualPipe needs an even PP and an even number of at least 2×PP micro-batches",
                mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
-      for (const RecomputeMode recompute : space.recompute) {
-        for (const int zero : space.zero_stages) {
-          if (pp > 1 && dp * cp > 1 && zero > framework.max_zero_stage_with_pipeline) {
-            // DeepSpeed's pipeline engine asserts ZeRO-1 at most (framework.cpp).
-            reject(std::string(framework.title) + " runs ZeRO stage " +
-                       std::to_string(framework.max_zero_stage_with_pipeline) + " at most with pipeline parallelism",
-                   mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
-            continue;
-          }
-          if (ep > 1 && dp * cp > 1 && zero >= 3 && !framework.fsdp_with_expert_parallel) {
-            reject(std::string(framework.title) + " runs no FSDP with expert parallelism",
-                   mesh(tp, cp, pp, dp, ep, etp, vpp, mbs), RejectedScope::micro_batch);
-            continue;
-          }
-          if (zero > 0 && dp * cp == 1) {
-            // ZeRO without data parallelism is the same layout: enumerate it once.
-            if (zero != space.zero_stages.front()) {
-              ++result.collapsed;
-              continue;
-            }
-          }
-          for (const PipelineSchedule schedule : space.schedules) {
-            if ((pp == 1 || vpp > 1) && schedule != space.schedules.front()) {
-              ++result.collapsed;  // one schedule when there is no pipeline or it is interleaved
-              continue;
-            }
-            if (schedule == PipelineSchedule::dualpipe && !dualpipe_fits) continue;  // rejected above
-            for (size_t sp_variant = 0; sp_variant < (tp > 1 ? space.sequence_parallel.size() : 1); ++sp_variant)
-              for (size_t overlap_variant = 0; overlap_variant < std::max<size_t>(space.tp_comm_overlap.size(), 1);
-                   ++overlap_variant)
-                for (const AxisOrder order : space.orders) {
-                  const bool sp_on = tp > 1 && space.sequence_parallel[sp_variant];
-                  const bool tp_overlap = !space.tp_comm_overlap.empty() && space.tp_comm_overlap[overlap_variant];
-                  if (overlap_variant > 0 && !sp_on) {
-                    ++result.collapsed;  // TE's TP overlap needs TP > 1 with SP: the same layout
-                    continue;
-                  }
-                  if (order != space.orders.front() && (order != AxisOrder::tp_pp_dp || pp == 1 || dp == 1 || cp > 1 ||
-                                                        ep > 1 || etp > 1 || tp * pp > per_node)) {
-                    ++result.collapsed;  // the same placement as the first order
-                    continue;
-                  }
-                  c.layout.tp = tp;
-                  c.layout.cp = cp;
-                  c.layout.pp = pp;
-                  c.layout.dp = dp;
-                  c.layout.ep = ep;
-                  c.layout.etp = etp;
-                  c.layout.vpp = vpp;
-                  if (uneven)
-                    c.layout.stage_layers = stage_split;
-                  else
-                    c.layout.stage_layers.clear();
-                  c.layout.pipeline_layout.clear();  // the search splits the layers itself
-                  c.layout.micro_batch = mbs;
-                  c.layout.sp = sp_on;
-                  c.workload.tp_comm_overlap = sp_on && tp_overlap;
-                  c.workload.recompute = recompute;
-                  c.workload.zero_stage = zero;
-                  c.schedule = vpp > 1 ? PipelineSchedule::interleaved : schedule;
-                  c.order = order;
-                  const Score s = score(ev, m, c, options.estimate.comm.bucket_params);
-                  const double capacity = ev.gpu().memory_bytes;
-                  // Memory does not depend on the order: the first order's verdict stands.
-                  if (s.peak_memory_bytes > capacity && order != space.orders.front()) {
-                    ++result.collapsed;
-                    continue;
-                  }
-                  ++result.evaluated;
-                  if (s.peak_memory_bytes > capacity) {
-                    if (++result.rejected[does_not_fit] == 1) reason_order.push_back(does_not_fit);
-                    const double overflow = s.peak_memory_bytes - capacity;
-                    result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, overflow);
-                    if (examples_per_reason > 0 && (static_cast<int64_t>(nearest_misses.size()) < examples_per_reason ||
-                                                    overflow < nearest_misses.front().example.overflow_bytes)) {
-                      Miss miss;
-                      miss.example.layout = c.layout;
-                      miss.example.recompute = recompute;
-                      miss.example.zero_stage = zero;
-                      miss.example.schedule = c.schedule;
-                      miss.example.scope = RejectedScope::candidate;
-                      miss.example.reason = does_not_fit;
-                      miss.example.peak_memory_bytes = s.peak_memory_bytes;
-                      miss.example.overflow_bytes = overflow;
-                      miss.order = result.evaluated;
-                      if (static_cast<int64_t>(nearest_misses.size()) == examples_per_reason) {
-                        std::pop_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-                        nearest_misses.pop_back();
-                      }
-                      nearest_misses.push_back(std::move(miss));
-                      std::push_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-                    }
-                    continue;
-                  }
-                  ++result.valid;
-                  RankedLayout r;
-                  r.layout = c.layout;
-                  r.recompute = recompute;
-                  r.zero_stage = zero;
-                  r.schedule = c.schedule;
-                  r.order = order;
-                  r.tp_comm_overlap = c.workload.tp_comm_overlap;
-                  r.step_time_s = s.step_time_s;
-                  r.tokens_per_s_per_gpu = static_cast<double>(base.global_batch) * static_cast<double>(base.seq_len) /
-                                           s.step_time_s / static_cast<double>(gpus);
-                  r.peak_memory_bytes = s.peak_memory_bytes;
-                  r.headroom_bytes = capacity - s.peak_memory_bytes;
-                  r.bubble_fraction = s.bubble_fraction;
-                  r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
-                  const double objective = options.objective == RankObjective::throughput ? s.step_time_s
-                                           : options.objective == RankObjective::memory_headroom
-                                               ? -r.headroom_bytes
-                                               : r.cost_per_million_tokens;
-                  ranked.emplace_back(r, objective);
-                }
-          }
-        }
-      }
+      search_micro_batch(search, ev, c, part, UnitDegrees{tp, cp, pp, dp, ep, etp, vpp, mbs, stage_split},
+                         dualpipe_fits);
     }
   }
 }
@@ -403,6 +452,232 @@ Result<SearchOptions> framework_search_options(const SearchOptions& asked, const
   return options;
 }
 
+// The TP × CP × PP meshes of `gpus` GPUs the space allows, in enumeration order.
+struct Mesh {
+  int64_t tp = 1, cp = 1, pp = 1;
+};
+std::vector<Mesh> meshes_of(const ModelSpec& m, const SearchSpace& space, int64_t gpus, int64_t max_tp) {
+  std::vector<Mesh> meshes;
+  for (const int64_t tp : divisors(gpus, max_tp))
+    for (const int64_t cp : divisors(gpus / tp, space.max_cp))
+      for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) meshes.push_back({tp, cp, pp});
+  return meshes;
+}
+
+// The most GPUs a node of the cluster has.
+int64_t max_gpus_per_node(const Cluster& cluster) {
+  int64_t per_node = 1;
+  std::unordered_map<int32_t, int64_t> counts;
+  for (const DeviceId g : cluster.gpus) per_node = std::max(per_node, ++counts[cluster.device(g).node]);
+  return per_node;
+}
+
+// What the threads share: the meshes and their units, the inputs, and the caches.
+struct SearchWork {
+  const MeshSearch& search;
+  const std::vector<Mesh>& meshes;
+  const std::vector<std::vector<MeshUnit>>& units;
+  const Cluster& cluster;
+  const Router& router;
+  SharedCaches& shared;
+  Evaluator& ev;                    // the calling thread's
+  const std::atomic<bool>* cancel;  // SearchOptions::cancel
+  [[nodiscard]] bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
+};
+
+// Every mesh in order on the calling thread: the enumeration as it always was.
+Result<SearchPart> search_serially(const SearchWork& work) {
+  SearchPart all;
+  Candidate c;
+  c.workload = work.search.base;
+  for (size_t i = 0; i < work.meshes.size(); ++i) {
+    if (work.cancelled()) return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
+    const Mesh& mesh = work.meshes[i];
+    search_mesh(work.search, work.ev, c, all, mesh.tp, mesh.cp, mesh.pp, work.units[i], 0, work.units[i].size());
+  }
+  return all;
+}
+
+// One part per mesh unit (a large mesh, such as 405B's TP 8 on 16,384 GPUs, is most of the search:
+// its units let both threads share it), searched by a pool of `threads` threads (each with its own
+// evaluator and caches), then joined in enumeration order exactly as the serial enumeration
+// accumulates them: counts summed, reasons by first occurrence, the first examples of each reason,
+// the nearest misses by (overflow, enumeration order) with each part's order offset by the
+// candidates before it, and the valid candidates concatenated. The result is the same as with one
+// thread, bit for bit.
+Result<SearchPart> search_in_parallel(const SearchWork& work, size_t threads) {
+  const MeshSearch& search = work.search;
+  struct Task {
+    size_t mesh = 0, unit = 0;
+  };
+  std::vector<Task> tasks;
+  for (size_t i = 0; i < work.meshes.size(); ++i)
+    for (size_t u = 0; u < work.units[i].size(); ++u) tasks.push_back({i, u});
+  std::vector<SearchPart> parts(tasks.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stopped{false};
+  const auto run = [&](Evaluator& evaluator) {
+    Candidate scratch;
+    scratch.workload = search.base;
+    for (size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) {
+      if (stopped || work.cancelled()) {
+        stopped = true;
+        return;
+      }
+      const Task& task = tasks[i];
+      const Mesh& mesh = work.meshes[task.mesh];
+      search_mesh(search, evaluator, scratch, parts[i], mesh.tp, mesh.cp, mesh.pp, work.units[task.mesh], task.unit,
+                  task.unit + 1);
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (size_t t = 1; t < threads; ++t)
+      pool.emplace_back([&] {
+        Evaluator own(search.m, work.cluster, search.options, work.router, work.shared);
+        run(own);
+      });
+    run(work.ev);
+  }
+  if (stopped) return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
+  SearchPart joined;
+  SearchResult& result = joined.result;
+  std::map<std::string, int64_t> examples_of;
+  std::vector<Miss> misses;
+  int64_t offset = 0;
+  for (SearchPart& part : parts) {
+    result.evaluated += part.result.evaluated;
+    result.valid += part.result.valid;
+    result.collapsed += part.result.collapsed;
+    for (const auto& [reason, count] : part.result.rejected) result.rejected[reason] += count;
+    result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, part.result.largest_overflow_bytes);
+    for (std::string& reason : part.reason_order)
+      if (std::find(joined.reason_order.begin(), joined.reason_order.end(), reason) == joined.reason_order.end())
+        joined.reason_order.push_back(std::move(reason));
+    for (RejectedLayout& example : part.structural_examples)
+      if (++examples_of[example.reason] <= search.examples_per_reason)
+        joined.structural_examples.push_back(std::move(example));
+    for (Miss& miss : part.nearest_misses) {
+      miss.order += offset;
+      misses.push_back(std::move(miss));
+    }
+    offset += part.result.evaluated;
+    joined.ranked.insert(joined.ranked.end(), std::make_move_iterator(part.ranked.begin()),
+                         std::make_move_iterator(part.ranked.end()));
+  }
+  std::sort(misses.begin(), misses.end(), worse_miss);
+  if (static_cast<int64_t>(misses.size()) > search.examples_per_reason)
+    misses.resize(static_cast<size_t>(search.examples_per_reason));
+  joined.nearest_misses = std::move(misses);
+  std::make_heap(joined.nearest_misses.begin(), joined.nearest_misses.end(), worse_miss);
+  return joined;
+}
+
+// The counts of what the search found, and its rejection examples grouped by reason in the order
+// the reasons first occurred ("does not fit": the nearest misses, smallest overflow first).
+void collect_rejections(SearchPart& found, const std::string& does_not_fit, SearchResult& result) {
+  result.evaluated = found.result.evaluated;
+  result.valid = found.result.valid;
+  result.collapsed = found.result.collapsed;
+  result.rejected = std::move(found.result.rejected);
+  result.largest_overflow_bytes = found.result.largest_overflow_bytes;
+  std::vector<Miss>& nearest_misses = found.nearest_misses;
+  std::sort_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
+  for (const std::string& reason : found.reason_order) {
+    if (reason == does_not_fit) {
+      for (Miss& miss : nearest_misses) result.rejected_examples.push_back(std::move(miss.example));
+      continue;
+    }
+    for (RejectedLayout& example : found.structural_examples)
+      if (example.reason == reason) result.rejected_examples.push_back(std::move(example));
+  }
+}
+
+// Deterministic order: by objective, then by the layout's degrees (fewest-axes first).
+constexpr auto tie_key = [](const RankedLayout& r) {
+  return std::tuple(r.layout.cp, r.layout.tp, r.layout.pp, r.layout.ep, r.layout.vpp, r.layout.micro_batch,
+                    static_cast<int>(r.recompute), r.zero_stage, static_cast<int>(r.schedule), r.layout.sp,
+                    static_cast<int>(r.order), r.tp_comm_overlap);
+};
+constexpr auto better = [](const std::pair<RankedLayout, double>& a, const std::pair<RankedLayout, double>& b) {
+  if (a.second != b.second) return a.second < b.second;
+  return tie_key(a.first) < tie_key(b.first);
+};
+
+// The best `wanted` in order, layouts the model cannot tell apart (same step time and memory, e.g.
+// CP×micro-batch trades that leave the per-rank work unchanged) collapsed into the first in
+// canonical order (counted in `collapsed`).
+void keep_best(std::vector<std::pair<RankedLayout, double>>& ranked, size_t wanted, int64_t& collapsed) {
+  const auto same_prediction = [](const RankedLayout& a, const RankedLayout& b) {
+    return std::abs(a.step_time_s - b.step_time_s) <= 1e-12 * a.step_time_s &&
+           std::abs(a.peak_memory_bytes - b.peak_memory_bytes) <= 1e-9 * a.peak_memory_bytes;
+  };
+  size_t keep = std::min(ranked.size(), wanted * 8 + 16);
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(), better);
+  ranked.resize(keep);
+  std::vector<std::pair<RankedLayout, double>> distinct;
+  for (auto& entry : ranked) {
+    if (!distinct.empty() && same_prediction(distinct.back().first, entry.first)) {
+      ++collapsed;
+      continue;
+    }
+    distinct.push_back(std::move(entry));
+  }
+  ranked = std::move(distinct);
+  if (ranked.size() > wanted) ranked.resize(wanted);
+}
+
+// The workload a ranked layout runs: the base with its recompute, ZeRO stage and TP overlap.
+TrainingWorkload workload_of(const TrainingWorkload& base, const RankedLayout& r) {
+  TrainingWorkload w = base;
+  w.recompute = r.recompute;
+  w.zero_stage = r.zero_stage;
+  w.tp_comm_overlap = r.tp_comm_overlap;
+  return w;
+}
+
+// The best `options.refine` re-evaluated with the full model (event simulation, concurrent groups).
+void refine_best(std::vector<std::pair<RankedLayout, double>>& ranked, const ModelSpec& m, const TrainingWorkload& base,
+                 const Cluster& cluster, const Router& router, const SearchOptions& options) {
+  for (int64_t i = 0; i < std::min<int64_t>(options.refine, static_cast<int64_t>(ranked.size())); ++i) {
+    auto& [r, objective] = ranked[static_cast<size_t>(i)];
+    TrainingWorkload w = workload_of(base, r);
+    w.schedule = r.schedule;
+    EstimateOptions estimate = options.estimate;
+    estimate.order = r.order;
+    auto e = estimate_step(m, w, r.layout, cluster, router, estimate);
+    if (!e) continue;
+    r.step_time_s = e->step_time_s;
+    r.tokens_per_s_per_gpu = e->tokens_per_s_per_gpu;
+    r.bubble_fraction = e->bubble_fraction;
+    r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
+    r.refined = true;
+    if (options.objective == RankObjective::throughput) objective = r.step_time_s;
+    if (options.objective == RankObjective::cost_per_token) objective = r.cost_per_million_tokens;
+  }
+}
+
+// The top `options.top` with what the result reports of each: MFU, the validation gaps it falls
+// into, the frameworks that run it and its uncertainty; then the ties among them.
+void report_top(std::vector<std::pair<RankedLayout, double>>& ranked, const ModelSpec& m, const TrainingWorkload& base,
+                const GpuSpec& gpu, const FrameworkSpec& framework, const SearchOptions& options,
+                SearchResult& result) {
+  const auto flops = flops_per_token(m, base.seq_len, base.causal, RecomputeMode::none).model_training();
+  const double peak = compute_peak_flops(gpu, base.compute_dtype);
+  for (size_t i = 0; i < ranked.size() && static_cast<int64_t>(i) < options.top; ++i) {
+    RankedLayout& r = ranked[i].first;
+    r.mfu = flops * r.tokens_per_s_per_gpu / peak;
+    const TrainingWorkload w = workload_of(base, r);
+    for (const KnownGap& gap : known_gaps(m, w, r.layout, gpu)) r.known_gaps.push_back(gap.id);
+    r.frameworks = framework.id == Framework::any
+                       ? frameworks_running(r.layout, w, r.schedule, r.order == AxisOrder::tp_pp_dp)
+                       : framework_bit(framework.id);
+    r.uncertainty = step_uncertainty(m, r);
+    result.layouts.push_back(r);
+  }
+  mark_ties(result.layouts, options.objective);
+}
+
 }  // namespace
 
 Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& base, const Cluster& cluster,
@@ -423,209 +698,35 @@ Result<SearchResult> rank_layouts(const ModelSpec& m, const TrainingWorkload& ba
   Evaluator ev(m, cluster, options, router, shared);
   if (auto supported = check_training_precision(ev.gpu(), base.compute_dtype); !supported)
     return tl::unexpected(supported.error());
-  int64_t per_node = 1;
-  {
-    std::unordered_map<int32_t, int64_t> counts;
-    for (const DeviceId g : cluster.gpus) per_node = std::max(per_node, ++counts[cluster.device(g).node]);
-  }
+  const int64_t per_node = max_gpus_per_node(cluster);
   const SearchSpace& space = options.space;
   const int64_t max_tp = space.max_tp > 0 ? space.max_tp : per_node;
-  std::vector<std::pair<RankedLayout, double>> ranked;  // layout, objective (lower is better)
   // Rejection examples (SearchResult::rejected_examples). Structural rejections happen once per
   // sub-tree, so keeping the first few costs nothing measurable; "does not fit" happens per
   // candidate, so its nearest misses are kept in a bounded max-heap by (overflow, enumeration
   // order) and a candidate is only copied when it beats the heap's worst.
   const auto examples_per_reason = std::max<int64_t>(options.rejected_examples_per_reason, 0);
   const std::string does_not_fit = "does not fit in GPU memory";
-  std::vector<std::string> reason_order;  // reasons in the order they first occurred
-  std::vector<RejectedLayout> structural_examples;
-  std::vector<Miss> nearest_misses;
-  const std::vector<int64_t> tps = divisors(gpus, max_tp);
   const bool wants_dualpipe =
       std::find(space.schedules.begin(), space.schedules.end(), PipelineSchedule::dualpipe) != space.schedules.end();
   const MeshSearch search{m,        base, options, gpus, per_node, wants_dualpipe, examples_per_reason, does_not_fit,
                           framework};
-  struct Mesh {
-    int64_t tp = 1, cp = 1, pp = 1;
-  };
-  std::vector<Mesh> meshes;
-  for (const int64_t tp : tps)
-    for (const int64_t cp : divisors(gpus / tp, space.max_cp))
-      for (const int64_t pp : divisors(gpus / (tp * cp), m.num_layers)) meshes.push_back({tp, cp, pp});
-  const auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed); };
+  const std::vector<Mesh> meshes = meshes_of(m, space, gpus, max_tp);
   // Each mesh's sub-trees (EP, expert-TP, virtual stages), in enumeration order.
   std::vector<std::vector<MeshUnit>> units(meshes.size());
   for (size_t i = 0; i < meshes.size(); ++i) units[i] = mesh_units(search, meshes[i].tp, meshes[i].cp, meshes[i].pp);
+  const SearchWork work{search, meshes, units, cluster, router, shared, ev, options.cancel};
   const size_t threads =
       std::min(meshes.size(), options.threads > 0 ? static_cast<size_t>(options.threads)
                                                   : std::max<size_t>(1, std::thread::hardware_concurrency()));
-  if (threads <= 1) {
-    // One part for every mesh, in order: the enumeration as it always was.
-    SearchPart all;
-    Candidate c;
-    c.workload = base;
-    for (size_t i = 0; i < meshes.size(); ++i) {
-      if (cancelled()) return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
-      search_mesh(search, ev, c, all, meshes[i].tp, meshes[i].cp, meshes[i].pp, units[i], 0, units[i].size());
-    }
-    result.evaluated = all.result.evaluated;
-    result.valid = all.result.valid;
-    result.collapsed = all.result.collapsed;
-    result.rejected = std::move(all.result.rejected);
-    result.largest_overflow_bytes = all.result.largest_overflow_bytes;
-    reason_order = std::move(all.reason_order);
-    structural_examples = std::move(all.structural_examples);
-    nearest_misses = std::move(all.nearest_misses);
-    ranked = std::move(all.ranked);
-  } else {
-    // One part per mesh unit (a large mesh, such as 405B's TP 8 on 16,384 GPUs, is most of the
-    // search: its units let both threads share it), searched by a pool of threads (each with its own
-    // evaluator and caches), then joined in enumeration order exactly as the serial enumeration
-    // accumulates them: counts summed, reasons by first occurrence, the first examples of each
-    // reason, the nearest misses by (overflow, enumeration order) with each part's order offset by
-    // the candidates before it, and the valid candidates concatenated. The result is the same as
-    // with one thread, bit for bit.
-    struct Task {
-      size_t mesh = 0, unit = 0;
-    };
-    std::vector<Task> tasks;
-    for (size_t i = 0; i < meshes.size(); ++i)
-      for (size_t u = 0; u < units[i].size(); ++u) tasks.push_back({i, u});
-    std::vector<SearchPart> parts(tasks.size());
-    std::atomic<size_t> next{0};
-    std::atomic<bool> stopped{false};
-    const auto work = [&](Evaluator& evaluator) {
-      Candidate scratch;
-      scratch.workload = base;
-      for (size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) {
-        if (stopped || cancelled()) {
-          stopped = true;
-          return;
-        }
-        const Task& task = tasks[i];
-        const Mesh& mesh = meshes[task.mesh];
-        search_mesh(search, evaluator, scratch, parts[i], mesh.tp, mesh.cp, mesh.pp, units[task.mesh], task.unit,
-                    task.unit + 1);
-      }
-    };
-    {
-      std::vector<std::jthread> pool;
-      for (size_t t = 1; t < threads; ++t)
-        pool.emplace_back([&] {
-          Evaluator own(m, cluster, options, router, shared);
-          work(own);
-        });
-      work(ev);
-    }
-    if (stopped) return make_error(ErrorCode::invalid_argument, kSearchCancelled, "rank_layouts");
-    std::map<std::string, int64_t> examples_of;
-    std::vector<Miss> misses;
-    int64_t offset = 0;
-    for (SearchPart& part : parts) {
-      result.evaluated += part.result.evaluated;
-      result.valid += part.result.valid;
-      result.collapsed += part.result.collapsed;
-      for (const auto& [reason, count] : part.result.rejected) result.rejected[reason] += count;
-      result.largest_overflow_bytes = std::max(result.largest_overflow_bytes, part.result.largest_overflow_bytes);
-      for (std::string& reason : part.reason_order)
-        if (std::find(reason_order.begin(), reason_order.end(), reason) == reason_order.end())
-          reason_order.push_back(std::move(reason));
-      for (RejectedLayout& example : part.structural_examples)
-        if (++examples_of[example.reason] <= examples_per_reason) structural_examples.push_back(std::move(example));
-      for (Miss& miss : part.nearest_misses) {
-        miss.order += offset;
-        misses.push_back(std::move(miss));
-      }
-      offset += part.result.evaluated;
-      ranked.insert(ranked.end(), std::make_move_iterator(part.ranked.begin()),
-                    std::make_move_iterator(part.ranked.end()));
-    }
-    std::sort(misses.begin(), misses.end(), worse_miss);
-    if (static_cast<int64_t>(misses.size()) > examples_per_reason)
-      misses.resize(static_cast<size_t>(examples_per_reason));
-    nearest_misses = std::move(misses);
-    std::make_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-  }
+  MS_TRY(found, threads <= 1 ? search_serially(work) : search_in_parallel(work, threads));
+  collect_rejections(found, does_not_fit, result);
 
-  std::sort_heap(nearest_misses.begin(), nearest_misses.end(), worse_miss);
-  for (const std::string& reason : reason_order) {
-    if (reason == does_not_fit) {
-      for (Miss& miss : nearest_misses) result.rejected_examples.push_back(std::move(miss.example));
-      continue;
-    }
-    for (RejectedLayout& example : structural_examples)
-      if (example.reason == reason) result.rejected_examples.push_back(std::move(example));
-  }
-  // Deterministic order: by objective, then by the layout's degrees (fewest-axes first).
-  auto tie_key = [](const RankedLayout& r) {
-    return std::tuple(r.layout.cp, r.layout.tp, r.layout.pp, r.layout.ep, r.layout.vpp, r.layout.micro_batch,
-                      static_cast<int>(r.recompute), r.zero_stage, static_cast<int>(r.schedule), r.layout.sp,
-                      static_cast<int>(r.order), r.tp_comm_overlap);
-  };
-  const auto better = [&](const auto& a, const auto& b) {
-    if (a.second != b.second) return a.second < b.second;
-    return tie_key(a.first) < tie_key(b.first);
-  };
-  // Layouts the model cannot tell apart (same step time and memory, e.g. CP×micro-batch trades
-  // that leave the per-rank work unchanged) collapse into the first in canonical order.
-  const auto same_prediction = [](const RankedLayout& a, const RankedLayout& b) {
-    return std::abs(a.step_time_s - b.step_time_s) <= 1e-12 * a.step_time_s &&
-           std::abs(a.peak_memory_bytes - b.peak_memory_bytes) <= 1e-9 * a.peak_memory_bytes;
-  };
-  const auto wanted = static_cast<size_t>(std::max<int64_t>(options.top, options.refine));
-  size_t keep = std::min(ranked.size(), wanted * 8 + 16);
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(), better);
-  ranked.resize(keep);
-  {
-    std::vector<std::pair<RankedLayout, double>> distinct;
-    for (auto& entry : ranked) {
-      if (!distinct.empty() && same_prediction(distinct.back().first, entry.first)) {
-        ++result.collapsed;
-        continue;
-      }
-      distinct.push_back(std::move(entry));
-    }
-    ranked = std::move(distinct);
-    if (ranked.size() > wanted) ranked.resize(wanted);
-  }
-  // Refine the best with the full model (event simulation, concurrent groups).
-  for (int64_t i = 0; i < std::min<int64_t>(options.refine, static_cast<int64_t>(ranked.size())); ++i) {
-    auto& [r, objective] = ranked[static_cast<size_t>(i)];
-    TrainingWorkload w = base;
-    w.recompute = r.recompute;
-    w.zero_stage = r.zero_stage;
-    w.tp_comm_overlap = r.tp_comm_overlap;
-    w.schedule = r.schedule;
-    EstimateOptions estimate = options.estimate;
-    estimate.order = r.order;
-    auto e = estimate_step(m, w, r.layout, cluster, ev.router(), estimate);
-    if (!e) continue;
-    r.step_time_s = e->step_time_s;
-    r.tokens_per_s_per_gpu = e->tokens_per_s_per_gpu;
-    r.bubble_fraction = e->bubble_fraction;
-    r.cost_per_million_tokens = options.gpu_hour_cost / 3600.0 / r.tokens_per_s_per_gpu * 1e6;
-    r.refined = true;
-    if (options.objective == RankObjective::throughput) objective = r.step_time_s;
-    if (options.objective == RankObjective::cost_per_token) objective = r.cost_per_million_tokens;
-  }
+  std::vector<std::pair<RankedLayout, double>>& ranked = found.ranked;  // layout, objective (lower is better)
+  keep_best(ranked, static_cast<size_t>(std::max<int64_t>(options.top, options.refine)), result.collapsed);
+  refine_best(ranked, m, base, cluster, ev.router(), options);
   std::sort(ranked.begin(), ranked.end(), better);
-  const auto flops = flops_per_token(m, base.seq_len, base.causal, RecomputeMode::none).model_training();
-  const double peak = compute_peak_flops(ev.gpu(), base.compute_dtype);
-  for (size_t i = 0; i < ranked.size() && static_cast<int64_t>(i) < options.top; ++i) {
-    RankedLayout& r = ranked[i].first;
-    r.mfu = flops * r.tokens_per_s_per_gpu / peak;
-    TrainingWorkload w = base;
-    w.recompute = r.recompute;
-    w.zero_stage = r.zero_stage;
-    w.tp_comm_overlap = r.tp_comm_overlap;
-    for (const KnownGap& gap : known_gaps(m, w, r.layout, ev.gpu())) r.known_gaps.push_back(gap.id);
-    r.frameworks = framework.id == Framework::any
-                       ? frameworks_running(r.layout, w, r.schedule, r.order == AxisOrder::tp_pp_dp)
-                       : framework_bit(framework.id);
-    r.uncertainty = step_uncertainty(m, r);
-    result.layouts.push_back(r);
-  }
-  mark_ties(result.layouts, options.objective);
+  report_top(ranked, m, base, ev.gpu(), framework, options, result);
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }

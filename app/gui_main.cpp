@@ -17,13 +17,13 @@
 
 #include "core/model_io.hpp"
 #include "core/project.hpp"
-#include "ui/app_settings.hpp"
-#include "ui/lesson_player.hpp"
-#include "ui/main_window.hpp"
-#include "ui/pipeline_animation.hpp"
-#include "ui/recovery.hpp"
-#include "ui/scaling_view.hpp"
-#include "ui/tradeoff_view.hpp"
+#include "ui/explore/scaling_view.hpp"
+#include "ui/explore/tradeoff_view.hpp"
+#include "ui/lessons/lesson_player.hpp"
+#include "ui/panels/pipeline_animation.hpp"
+#include "ui/window/app_settings.hpp"
+#include "ui/window/main_window.hpp"
+#include "ui/window/recovery.hpp"
 
 namespace {
 
@@ -39,7 +39,7 @@ constexpr const char* kNoDisplayHelp =
     "  Render a view without any display: QT_QPA_PLATFORM=offscreen meshscope --screenshot out.png [--view ranked]\n"
     "  Every number headless: meshscope-cli --help\n";
 
-// --tradeoff-axis tp or tp,pp: the trade-off explorer's axes (ui/tradeoff_view.hpp).
+// --tradeoff-axis tp or tp,pp: the trade-off explorer's axes (ui/explore/tradeoff_view.hpp).
 bool set_tradeoff_axes(meshscope::ui::MainWindow& window, const QString& text) {
   if (window.setTradeoffAxes(text)) return true;
   std::fprintf(stderr, "meshscope: --tradeoff-axis takes one or two of %s, e.g. tp or tp,pp\n",

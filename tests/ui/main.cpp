@@ -12,8 +12,8 @@
 #include <cstdio>
 
 #include "core/project.hpp"
-#include "ui/main_window.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/window/main_window.hpp"
 
 namespace {
 

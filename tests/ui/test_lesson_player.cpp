@@ -19,10 +19,10 @@
 #include "core/project.hpp"
 #include "core/session/lesson.hpp"
 #include "qt_catch.hpp"
-#include "ui/chart_style.hpp"
-#include "ui/lesson_player.hpp"
-#include "ui/main_window.hpp"
-#include "ui/tradeoff_view.hpp"
+#include "ui/explore/tradeoff_view.hpp"
+#include "ui/kit/chart_style.hpp"
+#include "ui/lessons/lesson_player.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 

@@ -22,12 +22,12 @@
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
-#include "ui/layout_compare.hpp"
-#include "ui/main_window.hpp"
-#include "ui/padded_item_delegate.hpp"
-#include "ui/pipeline_chart.hpp"
-#include "ui/ranked_layouts_panel.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/kit/padded_item_delegate.hpp"
+#include "ui/panels/pipeline_chart.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/ranked/layout_compare.hpp"
+#include "ui/ranked/ranked_layouts_panel.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 

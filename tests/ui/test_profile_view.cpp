@@ -1,5 +1,5 @@
-// The profile view (ui/profile_view.hpp) on the real traces of ../shared/data/kineto_traces: importing fills the
-// step and collective tables with the importer's own numbers (read here straight from load_kineto_trace and
+// The profile view (ui/profile/profile_view.hpp) on the real traces of ../shared/data/kineto_traces: importing fills
+// the step and collective tables with the importer's own numbers (read here straight from load_kineto_trace and
 // analyze_kineto_run), the comparison table shows compare_trace's rows and errors, a truncated copy of a real trace
 // is reported inline, and an import can be cancelled. Every model runs under QAbstractItemModelTester.
 #include <zlib.h>
@@ -30,7 +30,7 @@
 #include "core/options.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"
-#include "ui/profile_view.hpp"
+#include "ui/profile/profile_view.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::WithinAbs;

@@ -9,11 +9,11 @@
 
 #include "core/project.hpp"
 #include "qt_catch.hpp"
-#include "ui/main_window.hpp"
-#include "ui/topology_document.hpp"
-#include "ui/topology_editor.hpp"
-#include "ui/topology_items.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/topology/topology_document.hpp"
+#include "ui/topology/topology_editor.hpp"
+#include "ui/topology/topology_items.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 

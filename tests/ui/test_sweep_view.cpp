@@ -1,7 +1,7 @@
-// The sweep view (ui/sweep_view.hpp) on a real sweep: the tiny spec the CLI tests run (tests/cli/sweep/tiny_spec.json)
-// run here by the core's sweep (core/session/sweep.hpp) into a file, then opened as the app opens one. The chart and
-// the table show the file's points and the Pareto front as core reads them (core/session/sweep_results.hpp);
-// opening a point makes it the project in one undoable step.
+// The sweep view (ui/explore/sweep_view.hpp) on a real sweep: the tiny spec the CLI tests run
+// (tests/cli/sweep/tiny_spec.json) run here by the core's sweep (core/session/sweep.hpp) into a file, then opened as
+// the app opens one. The chart and the table show the file's points and the Pareto front as core reads them
+// (core/session/sweep_results.hpp); opening a point makes it the project in one undoable step.
 #include <catch2/catch.hpp>
 
 #include <QAbstractItemModelTester>
@@ -17,8 +17,8 @@
 #include "core/session/sweep_results.hpp"
 #include "qt_catch.hpp"
 #include "ui/charts/sweep_chart.hpp"
-#include "ui/main_window.hpp"
-#include "ui/sweep_view.hpp"
+#include "ui/explore/sweep_view.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 

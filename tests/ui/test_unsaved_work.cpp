@@ -29,9 +29,9 @@
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
-#include "ui/main_window.hpp"
-#include "ui/recovery.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/window/main_window.hpp"
+#include "ui/window/recovery.hpp"
 
 using namespace meshscope;
 

@@ -42,7 +42,8 @@ void Evaluator::request(const Project& project) {
   has_pending_ = true;
   ++generation_;
   debounce_.start();
-  // (Serialising the project, an inline cluster included, is the costly part: once per request.)
+  // (Copying the project without its layout and comparing it field by field, an inline cluster included, is the
+  // costly part: once per request.)
   if (Project inputs = search_inputs(project); !searched_ || *searched_ != inputs) {
     searched_ = std::move(inputs);
     search_pending_ = project;
@@ -116,7 +117,12 @@ void Evaluator::on_search_finished() {
     searched_.reset();  // a later edit searches again
     return;
   }
-  emit searched(std::make_shared<const SearchEvaluation>(std::move(result)));
+  latest_search_ = std::make_shared<const SearchEvaluation>(std::move(result));
+  emit searched(latest_search_);
+}
+
+void Evaluator::republish() {
+  if (latest_result_) emit evaluated(latest_result_);
 }
 
 }  // namespace meshscope::ui

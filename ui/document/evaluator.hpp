@@ -39,6 +39,9 @@ class Evaluator final : public QObject {
   [[nodiscard]] bool searching() const { return search_running_; }
   [[nodiscard]] bool busy() const { return debounce_.isActive() || has_pending_ || evaluating_ || search_running_; }
   [[nodiscard]] const std::shared_ptr<const Evaluation>& latest() const { return latest_result_; }
+  [[nodiscard]] const std::shared_ptr<const SearchEvaluation>& latestSearch() const { return latest_search_; }
+  // Sends the latest evaluation again (the chart theme changed: the views rebuild their charts).
+  void republish();
 
  signals:
   void evaluated(std::shared_ptr<const meshscope::Evaluation> evaluation);
@@ -61,6 +64,7 @@ class Evaluator final : public QObject {
   QFutureWatcher<Evaluation> watcher_;
   std::shared_ptr<ClusterCache> cache_ = std::make_shared<ClusterCache>();
   std::shared_ptr<const Evaluation> latest_result_;
+  std::shared_ptr<const SearchEvaluation> latest_search_;
 
   QFutureWatcher<SearchEvaluation> search_watcher_;
   std::optional<Project> searched_;  // the search_inputs of the last search started

@@ -19,7 +19,9 @@
 
 namespace meshscope::ui {
 
-CommunicationPanel::CommunicationPanel(QWidget* parent) : QWidget(parent) {
+CommunicationPanel::CommunicationPanel(Evaluator* evaluator, QWidget* parent) : QWidget(parent) {
+  connect(evaluator, &Evaluator::evaluated, this,
+          [this](const std::shared_ptr<const Evaluation>& evaluation) { showEvaluation(*evaluation); });
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Mesh axis"), this));

@@ -21,7 +21,8 @@ class CommunicationPanel final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit CommunicationPanel(QWidget* parent = nullptr);
+  // Shows each of `evaluator`'s evaluations.
+  explicit CommunicationPanel(Evaluator* evaluator, QWidget* parent = nullptr);
 
   void showEvaluation(const Evaluation& evaluation);
 

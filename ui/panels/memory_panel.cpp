@@ -34,7 +34,9 @@ class ContentSizedTableView final : public QTableView {
 
 }  // namespace
 
-MemoryPanel::MemoryPanel(QWidget* parent) : QWidget(parent) {
+MemoryPanel::MemoryPanel(Evaluator* evaluator, QWidget* parent) : QWidget(parent) {
+  connect(evaluator, &Evaluator::evaluated, this,
+          [this](const std::shared_ptr<const Evaluation>& evaluation) { setBudget(evaluation->budget); });
   auto* layout = new QHBoxLayout(this);
   chart_ = new MemoryChart(this);
   chart_->setObjectName(QStringLiteral("memory_chart"));

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/memory.hpp"
+#include "ui/document/evaluator.hpp"
 
 class QTableView;
 
@@ -17,7 +18,8 @@ class MemoryPanel final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit MemoryPanel(QWidget* parent = nullptr);
+  // Shows the budget of each of `evaluator`'s evaluations.
+  explicit MemoryPanel(Evaluator* evaluator, QWidget* parent = nullptr);
 
   // null: no budget (an invalid layout).
   void setBudget(const std::shared_ptr<const MemoryBudget>& budget);

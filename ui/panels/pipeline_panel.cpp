@@ -22,7 +22,10 @@ using namespace view_text;
 
 namespace {}  // namespace
 
-PipelinePanel::PipelinePanel(ProjectDocument* document, QWidget* parent) : QWidget(parent), document_(document) {
+PipelinePanel::PipelinePanel(ProjectDocument* document, Evaluator* evaluator, QWidget* parent)
+    : QWidget(parent), document_(document) {
+  connect(evaluator, &Evaluator::evaluated, this,
+          [this](const std::shared_ptr<const Evaluation>& evaluation) { showEvaluation(*evaluation); });
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout;
   // The schedule, the virtual stages and the micro-batch size, switched here as in the workload panel.

@@ -22,7 +22,8 @@ class PipelinePanel final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit PipelinePanel(ProjectDocument* document, QWidget* parent = nullptr);
+  // Shows each of `evaluator`'s evaluations.
+  PipelinePanel(ProjectDocument* document, Evaluator* evaluator, QWidget* parent = nullptr);
 
   void showEvaluation(const Evaluation& evaluation);
   [[nodiscard]] PipelineChart* chart() const { return chart_; }

@@ -42,7 +42,18 @@ ServingTarget serving_target_of(const Project& project) {
   return target;
 }
 
-ServingPanel::ServingPanel(ProjectDocument* document, QWidget* parent) : QWidget(parent), document_(document) {
+ServingPanel::ServingPanel(ProjectDocument* document, Evaluator* evaluator, QWidget* parent)
+    : QWidget(parent), document_(document) {
+  connect(evaluator, &Evaluator::evaluated, this,
+          [this, evaluator](const std::shared_ptr<const Evaluation>& evaluation) {
+            showResults(evaluation.get(), evaluator->latestSearch().get());
+          });
+  // A serving ranking brings the best-ranked curves (a training search has none).
+  connect(evaluator, &Evaluator::searched, this,
+          [this, evaluator](const std::shared_ptr<const SearchEvaluation>& search) {
+            if (search->error.empty() && !search->training && search->serving)
+              showResults(evaluator->latest().get(), search.get());
+          });
   auto* layout = new QVBoxLayout(this);
   auto* target_bar = new QHBoxLayout;
   target_bar->addWidget(new QLabel(tr("Target: TTFT ≤"), this));

@@ -22,7 +22,8 @@ class ServingPanel final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit ServingPanel(ProjectDocument* document, QWidget* parent = nullptr);
+  // Shows the curves of each of `evaluator`'s evaluations and serving rankings.
+  ServingPanel(ProjectDocument* document, Evaluator* evaluator, QWidget* parent = nullptr);
 
   // The curves of the current layout (evaluation) and of the best-ranked ones (search); either may be null.
   void showResults(const Evaluation* evaluation, const SearchEvaluation* search);

@@ -26,6 +26,7 @@
 #include "core/model_io.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
+#include "ui/document/evaluator.hpp"
 #include "ui/document/project_commands.hpp"
 #include "ui/document/project_document.hpp"
 #include "ui/kit/formatting.hpp"
@@ -245,7 +246,13 @@ bool KeyForm::setValue(const std::string& key, const QString& value) {
 
 // ---- WorkloadPanel -----------------------------------------------------------------------------
 
-WorkloadPanel::WorkloadPanel(ProjectDocument* document, QWidget* parent) : QWidget(parent), document_(document) {
+WorkloadPanel::WorkloadPanel(ProjectDocument* document, Evaluator* evaluator, QWidget* parent)
+    : QWidget(parent), document_(document) {
+  connect(evaluator, &Evaluator::evaluated, this, [this](const std::shared_ptr<const Evaluation>& evaluation) {
+    const Evaluation& e = *evaluation;
+    setStatus(e.problems, e.budget ? QString::fromStdString(e.budget->convention) : QString(),
+              QString::fromStdString(e.cluster_error));
+  });
   auto* outer = new QVBoxLayout(this);
 
   auto* model_box = new QGroupBox(tr("Model"), this);

@@ -25,6 +25,7 @@ class QUndoCommand;
 
 namespace meshscope::ui {
 
+class Evaluator;
 class ProjectDocument;
 
 // A form of key = value rows: integers as spin boxes, booleans as check boxes, enumerations as
@@ -73,7 +74,8 @@ class WorkloadPanel final : public QWidget {
 
  public:
   // Shows the document's project and pushes every edit to it as a command.
-  explicit WorkloadPanel(ProjectDocument* document, QWidget* parent = nullptr);
+  // Shows the validity of each of `evaluator`'s evaluations (setStatus).
+  WorkloadPanel(ProjectDocument* document, Evaluator* evaluator, QWidget* parent = nullptr);
 
   [[nodiscard]] const Project& project() const;
   // The live explanation beneath the layout: the problems of the current layout (empty: valid),

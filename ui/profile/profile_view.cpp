@@ -40,7 +40,14 @@ QString file_name(const std::string& path) {
 
 // ---- ProfileView --------------------------------------------------------------------------------------------------
 
-ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
+ProfileView::ProfileView(Evaluator* evaluator, QWidget* parent) : QWidget(parent) {
+  if (evaluator != nullptr)
+    connect(evaluator, &Evaluator::evaluated, this, [this](const std::shared_ptr<const Evaluation>& evaluation) {
+      if (evaluation->estimate && evaluation->cluster)
+        setPrediction(*evaluation->estimate, evaluation->project.layout, *evaluation->cluster);
+      else
+        clearPrediction();
+    });
   setAcceptDrops(true);
   auto* layout = new QVBoxLayout(this);
 

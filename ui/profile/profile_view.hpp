@@ -28,6 +28,7 @@
 #include "core/calibration/trace_compare.hpp"
 #include "core/importers/kineto.hpp"
 #include "core/importers/training_log.hpp"
+#include "ui/document/evaluator.hpp"
 #include "ui/profile/profile_chart_spec.hpp"
 #include "ui/profile/profile_models.hpp"
 
@@ -49,7 +50,8 @@ class ProfileView final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit ProfileView(QWidget* parent = nullptr);
+  // Takes the prediction from each of `evaluator`'s evaluations; null: only what it is given.
+  explicit ProfileView(Evaluator* evaluator = nullptr, QWidget* parent = nullptr);
   ~ProfileView() override;
 
   // Shows an analysed run (nullptr: nothing). Keeps the prediction and recomputes the comparison.

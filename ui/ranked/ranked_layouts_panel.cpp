@@ -101,7 +101,7 @@ void size_columns(QTableView* view, int stretch_column) {
 
 }  // namespace
 
-RankedLayoutsPanel::RankedLayoutsPanel(QWidget* parent)
+RankedLayoutsPanel::RankedLayoutsPanel(Evaluator* evaluator, QWidget* parent)
     : QWidget(parent),
       ranked_model_(new RankedLayoutsModel(this)),
       serving_model_(new ServingLayoutsModel(this)),
@@ -118,6 +118,9 @@ RankedLayoutsPanel::RankedLayoutsPanel(QWidget* parent)
       rejected_view_(nullptr),
       rejected_totals_(new QLabel(this)),
       status_(new QLabel(this)) {
+  if (evaluator != nullptr)
+    connect(evaluator, &Evaluator::searched, this,
+            [this](const std::shared_ptr<const SearchEvaluation>& search) { showSearch(*search); });
   valid_proxy_->setSourceModel(ranked_model_);
   valid_proxy_->setFilterColumns({RankedLayoutsModel::kLayout});
   rejected_proxy_->setSourceModel(rejected_model_);
@@ -228,13 +231,25 @@ void RankedLayoutsPanel::setServingResult(std::shared_ptr<const ServingRankResul
   if (had_pins) emit pinnedChanged({});
 }
 
-bool RankedLayoutsPanel::selectRank(int rank) {
+void RankedLayoutsPanel::showSearch(const SearchEvaluation& search) {
+  if (!search.error.empty()) return;
+  quiet_ = true;
+  if (search.training)
+    setResult(search.training, RankObjective::throughput);
+  else if (search.serving)
+    setServingResult(search.serving, search.target);
+  quiet_ = false;
+}
+
+bool RankedLayoutsPanel::selectRank(int rank, bool activate) {
   QAbstractItemModel* source = valid_proxy_->sourceModel();
   if (rank < 1 || rank > source->rowCount()) return false;
   const QModelIndex index = valid_proxy_->mapFromSource(source->index(rank - 1, 0));
   if (!index.isValid()) return false;
   tabs_->setCurrentIndex(0);
+  quiet_ = !activate;
   valid_view_->setCurrentIndex(index);
+  quiet_ = false;
   valid_view_->scrollTo(index);
   return true;
 }
@@ -288,7 +303,7 @@ void RankedLayoutsPanel::clearPins() {
 
 void RankedLayoutsPanel::onCurrentRowChanged(const QModelIndex& current) {
   updatePinButton();
-  if (!current.isValid()) return;
+  if (!current.isValid() || quiet_) return;
   const int row = valid_proxy_->mapToSource(current).row();
   if (serving_) {
     if (const RankedServing* layout = serving_model_->layoutAt(row)) emit servingLayoutActivated(*layout);

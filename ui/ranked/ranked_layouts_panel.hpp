@@ -16,6 +16,7 @@
 
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"
+#include "ui/document/evaluator.hpp"
 
 class QAbstractItemModel;
 class QLabel;
@@ -38,16 +39,20 @@ class RankedLayoutsPanel final : public QWidget {
  public:
   static constexpr int kMaxPinned = 2;
 
-  explicit RankedLayoutsPanel(QWidget* parent = nullptr);
+  // Shows each of `evaluator`'s searches (showSearch); null: only what it is given.
+  explicit RankedLayoutsPanel(Evaluator* evaluator = nullptr, QWidget* parent = nullptr);
 
   // Shows a training search (training columns); nullptr empties the view. Clears the pins.
   void setResult(std::shared_ptr<const SearchResult> result, RankObjective objective = RankObjective::throughput);
   // Shows a serving ranking (serving columns; pins are for training layouts and are disabled).
   void setServingResult(std::shared_ptr<const ServingRankResult> result, ServingTarget target = {});
+  // A search's training ranking (by throughput) or serving ranking; a failed search changes nothing. The rows
+  // the new result selects do not activate a layout.
+  void showSearch(const SearchEvaluation& search);
 
   // Selects the layout ranked `rank` (1 = best) in the valid tab; false when there is no such
-  // rank or the filter hides it.
-  bool selectRank(int rank);
+  // rank or the filter hides it. activate false: no layoutActivated (the caller applied that layout itself).
+  bool selectRank(int rank, bool activate = true);
   // The valid table as the user sees it (sorted and filtered), for CSV export: display text per
   // cell, raw numbers under SortRole (ranked_layouts_model.hpp).
   [[nodiscard]] QAbstractItemModel* validModel() const;
@@ -93,6 +98,7 @@ class RankedLayoutsPanel final : public QWidget {
   QLabel* rejected_totals_;
   QLabel* status_;
   bool serving_ = false;
+  bool quiet_ = false;  // the selection changes because of a new result or a caller's selectRank: no activation
   std::vector<int> pinned_rows_;  // source rows of the ranked model, oldest first
 };
 

@@ -3,14 +3,16 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QShowEvent>
 #include <QStatusBar>
-#include <QTextBrowser>
-#include <QTimer>
 #include <QUndoStack>
 
 #include <utility>
@@ -18,16 +20,22 @@
 #include "ui/document/project_commands.hpp"
 #include "ui/explore/scaling_view.hpp"
 #include "ui/explore/tradeoff_view.hpp"
+#include "ui/lessons/lesson_controller.hpp"
 #include "ui/panels/communication_panel.hpp"
+#include "ui/panels/explain_view.hpp"
 #include "ui/panels/memory_panel.hpp"
 #include "ui/panels/pipeline_panel.hpp"
 #include "ui/panels/serving_panel.hpp"
 #include "ui/panels/workload_panel.hpp"
+#include "ui/profile/calibration_controller.hpp"
 #include "ui/profile/profile_view.hpp"
 #include "ui/ranked/layout_compare.hpp"
 #include "ui/ranked/ranked_layouts_panel.hpp"
 #include "ui/topology/topology_editor.hpp"
 #include "ui/window/app_settings.hpp"
+#include "ui/window/export_controller.hpp"
+#include "ui/window/file_session.hpp"
+#include "ui/window/import_controller.hpp"
 #include "ui/window/summary_strip.hpp"
 
 namespace meshscope::ui {
@@ -48,29 +56,41 @@ QScrollArea* scrolled(QWidget* widget) {
 MainWindow::MainWindow(const Project& project, QWidget* parent) : MainWindow(project, Options{}, parent) {}
 
 MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
-    : QMainWindow(parent),
-      options_(std::move(options)),
-      recovery_(options_.recovery_dir, QCoreApplication::applicationPid()) {
+    : QMainWindow(parent), select_best_layout_(options.select_best_layout) {
   setObjectName(QStringLiteral("meshscope_main_window"));
   resize(1600, 1000);
   setDockNestingEnabled(true);
   document_ = new ProjectDocument(project, this);
   evaluator_ = new Evaluator(this);
-  connect(evaluator_, &Evaluator::evaluated, this, &MainWindow::show_evaluation);
-  connect(evaluator_, &Evaluator::searched, this, &MainWindow::show_search);
-  connect(evaluator_, &Evaluator::searchStarted, this, [this] {
-    search_progress_->show();
-    cancel_search_->show();
-  });
-  connect(evaluator_, &Evaluator::searchCancelled, this, [this] {
-    search_progress_->hide();
-    cancel_search_->hide();
-    status_->setText(tr("Search cancelled; the next edit searches again."));
-  });
+  // First to hear of an evaluation: an edit that evaluates cleanly is autosaved before the views change.
+  session_ = new FileSession(this, document_, evaluator_, options.recovery_dir, options.autosave_interval_s);
+  create_summary_dock();
+  create_status_bar();
+  create_editing_docks();
+  create_ranked_docks();
+  create_analysis_docks();
+  create_controllers();
+  create_menus();
+  // After the views' own subscriptions: the editor's map and the status line, then viewsUpdated.
+  connect(evaluator_, &Evaluator::evaluated, this,
+          [this](const std::shared_ptr<const Evaluation>& evaluation) { on_evaluated(*evaluation); });
+  connect(evaluator_, &Evaluator::searched, this,
+          [this](const std::shared_ptr<const SearchEvaluation>& search) { on_searched(*search); });
+  connect(document_, &ProjectDocument::changed, this, &MainWindow::on_document_changed);
+  setAcceptDrops(true);
+  session_->setProject(project);
+}
 
-  // The summary strip (a fixed top dock): the project, its verdict and the predicted numbers, with
-  // an error banner above them for a file that failed to open or import.
-  summary_ = new SummaryStrip(this);
+MainWindow::~MainWindow() {
+  // The children (the document and its undo stack among them) outlive this body: no more signals to anyone.
+  document_->disconnect();
+  document_->undoStack()->disconnect();
+}
+
+// The summary strip (a fixed top dock): the project, its verdict and the predicted numbers, with
+// an error banner above them for a file that failed to open or import.
+void MainWindow::create_summary_dock() {
+  summary_ = new SummaryStrip(evaluator_, this);
   auto* top_dock = new QDockWidget(this);
   top_dock->setObjectName(QStringLiteral("summary_dock"));
   top_dock->setTitleBarWidget(new QWidget(top_dock));
@@ -79,7 +99,10 @@ MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
   addDockWidget(Qt::TopDockWidgetArea, top_dock);
   // The workload panel runs the full height on the left; the ranked table sits under the views.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+}
 
+// The status line, and the search's progress with its Cancel button.
+void MainWindow::create_status_bar() {
   status_ = new QLabel(this);
   statusBar()->addWidget(status_, 1);
   search_progress_ = new QProgressBar(this);
@@ -92,26 +115,18 @@ MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
   cancel_search_->hide();
   connect(cancel_search_, &QPushButton::clicked, evaluator_, &Evaluator::cancelSearch);
   statusBar()->addPermanentWidget(cancel_search_);
-
-  create_docks();
-  create_menus();
-  connect(document_, &ProjectDocument::changed, this, &MainWindow::on_document_changed);
-  // Undoing or redoing back to the saved state clears the modified mark; anything else sets it.
-  connect(document_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::update_modified);
-  autosave_timer_ = new QTimer(this);
-  connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
-  setAutosaveInterval(options_.autosave_interval_s);
-  setAcceptDrops(true);
-  setProject(project);
+  connect(evaluator_, &Evaluator::searchStarted, this, [this] {
+    search_progress_->show();
+    cancel_search_->show();
+  });
+  connect(evaluator_, &Evaluator::searchCancelled, this, [this] {
+    search_progress_->hide();
+    cancel_search_->hide();
+    status_->setText(tr("Search cancelled; the next edit searches again."));
+  });
 }
 
-MainWindow::~MainWindow() {
-  // The children (the document and its undo stack among them) outlive this body: no more marks.
-  disconnect(document_, nullptr, this, nullptr);
-  disconnect(document_->undoStack(), nullptr, this, nullptr);
-}
-
-QDockWidget* MainWindow::add_dock(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
+QDockWidget* MainWindow::addView(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
   auto* dock = new QDockWidget(title, this);
   dock->setObjectName(name + QStringLiteral("_dock"));
   dock->setWidget(widget);
@@ -122,12 +137,11 @@ QDockWidget* MainWindow::add_dock(const QString& name, const QString& title, QWi
   return dock;
 }
 
-void MainWindow::create_docks() {
-  // Workload (left).
-  workload_ = new WorkloadPanel(document_);
+void MainWindow::create_editing_docks() {
+  workload_ = new WorkloadPanel(document_, evaluator_);
   QScrollArea* workload_scroll = scrolled(workload_);
   workload_scroll->setMinimumWidth(330);
-  add_dock(QStringLiteral("workload"), tr("Workload"), workload_scroll, Qt::LeftDockWidgetArea);
+  addView(QStringLiteral("workload"), tr("Workload"), workload_scroll, Qt::LeftDockWidgetArea);
 
   // Topology (right, the first of the tabbed views): the cluster, editable, and the
   // communication map of the current layout drawn on it.
@@ -138,44 +152,28 @@ void MainWindow::create_docks() {
     if (loading_cluster_) return;  // the editor shows the project's cluster; nothing was edited
     document_->adoptDrawnCluster(topology_->cluster());
   });
-  QDockWidget* topology_dock = add_dock(QStringLiteral("topology"), tr("Topology"), topology_, Qt::RightDockWidgetArea);
-
+  addView(QStringLiteral("topology"), tr("Topology"), topology_, Qt::RightDockWidgetArea);
   // Memory: the stacked bars beside the exact table.
-  memory_ = new MemoryPanel;
-  QDockWidget* memory_dock = add_dock(QStringLiteral("memory"), tr("Memory budget"), memory_, Qt::RightDockWidgetArea);
-
+  addView(QStringLiteral("memory"), tr("Memory budget"), new MemoryPanel(evaluator_), Qt::RightDockWidgetArea);
   // Pipeline: the chosen schedule, and optionally a second one below it.
-  pipeline_ = new PipelinePanel(document_);
-  QDockWidget* pipeline_dock =
-      add_dock(QStringLiteral("pipeline"), tr("Pipeline schedule"), scrolled(pipeline_), Qt::RightDockWidgetArea);
-
+  addView(QStringLiteral("pipeline"), tr("Pipeline schedule"), scrolled(new PipelinePanel(document_, evaluator_)),
+          Qt::RightDockWidgetArea);
   // Communication: the collectives of one axis or all; the topology's map follows the axis.
-  communication_ = new CommunicationPanel;
-  connect(communication_, &CommunicationPanel::axisChanged, topology_, &TopologyEditor::setCommAxis);
-  connect(communication_, &CommunicationPanel::showMapRequested, this,
-          [this] { showView(QStringLiteral("topology")); });
-  QDockWidget* comm_dock =
-      add_dock(QStringLiteral("communication"), tr("Communication"), communication_, Qt::RightDockWidgetArea);
-
+  auto* communication = new CommunicationPanel(evaluator_);
+  connect(communication, &CommunicationPanel::axisChanged, topology_, &TopologyEditor::setCommAxis);
+  connect(communication, &CommunicationPanel::showMapRequested, this, [this] { showView(QStringLiteral("topology")); });
+  addView(QStringLiteral("communication"), tr("Communication"), communication, Qt::RightDockWidgetArea);
   // Serving: latency against throughput for the current layout and the best-ranked ones.
-  serving_ = new ServingPanel(document_);
-  QDockWidget* serving_dock =
-      add_dock(QStringLiteral("serving"), tr("Serving latency"), serving_, Qt::RightDockWidgetArea);
+  addView(QStringLiteral("serving"), tr("Serving latency"), new ServingPanel(document_, evaluator_),
+          Qt::RightDockWidgetArea);
+  addView(QStringLiteral("explain"), tr("Explain"), new ExplainView(evaluator_), Qt::RightDockWidgetArea);
+}
 
-  explain_ = new QTextBrowser;
-  explain_->setObjectName(QStringLiteral("explain"));
-  explain_->setOpenExternalLinks(true);
-  QDockWidget* explain_dock = add_dock(QStringLiteral("explain"), tr("Explain"), explain_, Qt::RightDockWidgetArea);
-
-  // Ranked layouts and the comparison of two pinned ones (bottom).
-  ranked_ = new RankedLayoutsPanel;
+void MainWindow::create_ranked_docks() {
+  ranked_ = new RankedLayoutsPanel(evaluator_);
   ranked_->setObjectName(QStringLiteral("ranked_layouts"));
-  connect(ranked_, &RankedLayoutsPanel::layoutActivated, this, [this](const RankedLayout& layout) {
-    if (!updating_ranked_) apply_ranked(layout);
-  });
-  connect(ranked_, &RankedLayoutsPanel::exportRequested, this, &MainWindow::exportRankedLayout);
+  connect(ranked_, &RankedLayoutsPanel::layoutActivated, this, &MainWindow::apply_ranked);
   connect(ranked_, &RankedLayoutsPanel::servingLayoutActivated, this, [this](const RankedServing& ranked) {
-    if (updating_ranked_) return;
     if (ranked.disaggregated) {
       status_->setText(
           tr("Disaggregated prefill/decode layouts are ranked but not yet editable as the current layout."));
@@ -183,103 +181,107 @@ void MainWindow::create_docks() {
     }
     document_->push(new SetServingLayout(document_, ranked.layout, {}, {}));
   });
-  connect(ranked_, &RankedLayoutsPanel::pinnedChanged, this, [this](const std::vector<RankedLayout>& pinned) {
-    pinned_ = pinned;
-    update_compare();
-  });
-  QDockWidget* ranked_dock =
-      add_dock(QStringLiteral("ranked"), tr("Ranked layouts"), ranked_, Qt::BottomDockWidgetArea);
+  connect(ranked_, &RankedLayoutsPanel::pinnedChanged, this, &MainWindow::update_compare);
+  QDockWidget* ranked_dock = addView(QStringLiteral("ranked"), tr("Ranked layouts"), ranked_, Qt::BottomDockWidgetArea);
   compare_ = new LayoutCompareWidget;
   compare_->setObjectName(QStringLiteral("layout_compare"));
-  QDockWidget* compare_dock =
-      add_dock(QStringLiteral("compare"), tr("Compare pinned"), compare_, Qt::BottomDockWidgetArea);
-  tabifyDockWidget(ranked_dock, compare_dock);
-  // Scaling (issue 17 §2): the project's best layout from one GPU count to another; it searches when shown.
+  tabifyDockWidget(ranked_dock,
+                   addView(QStringLiteral("compare"), tr("Compare pinned"), compare_, Qt::BottomDockWidgetArea));
   ranked_dock->raise();
+}
 
-  tabifyDockWidget(topology_dock, memory_dock);
-  tabifyDockWidget(memory_dock, pipeline_dock);
-  tabifyDockWidget(pipeline_dock, comm_dock);
-  tabifyDockWidget(comm_dock, explain_dock);
-  tabifyDockWidget(explain_dock, serving_dock);
+void MainWindow::create_analysis_docks() {
+  const auto tabify = [this](const char* first, QDockWidget* second) {
+    tabifyDockWidget(docks_[QString::fromLatin1(first)], second);
+  };
+  tabify("topology", docks_[QStringLiteral("memory")]);
+  tabify("memory", docks_[QStringLiteral("pipeline")]);
+  tabify("pipeline", docks_[QStringLiteral("communication")]);
+  tabify("communication", docks_[QStringLiteral("explain")]);
+  tabify("explain", docks_[QStringLiteral("serving")]);
   // Profile: an imported trace beside the prediction for the current layout.
-  profile_ = new ProfileView;
+  profile_ = new ProfileView(evaluator_);
   profile_->setObjectName(QStringLiteral("profile_view"));
-  connect(profile_, &ProfileView::imported, this, [this] {
-    update_profile_prediction();
-    showView(QStringLiteral("profile"));
-  });
-  QDockWidget* profile_dock = add_dock(QStringLiteral("profile"), tr("Profile"), profile_, Qt::RightDockWidgetArea);
-  tabifyDockWidget(serving_dock, profile_dock);
+  connect(profile_, &ProfileView::imported, this, [this] { showView(QStringLiteral("profile")); });
+  tabify("serving", addView(QStringLiteral("profile"), tr("Profile"), profile_, Qt::RightDockWidgetArea));
   // Trade-offs (issue 17): one knob along an axis, the rest fixed; two as a heat map (ui/explore/tradeoff_view.hpp).
-  QDockWidget* tradeoff_dock =
-      add_dock(QStringLiteral("tradeoff"), tr("Trade-offs"), new TradeoffView(document_), Qt::RightDockWidgetArea);
-  tabifyDockWidget(profile_dock, tradeoff_dock);
+  tabify("profile",
+         addView(QStringLiteral("tradeoff"), tr("Trade-offs"), new TradeoffView(document_), Qt::RightDockWidgetArea));
   // Scaling (issue 17): the search's best layout from N to M GPUs, weak or strong (ui/explore/scaling_view.hpp).
   auto* scaling = new ScalingView(document_);
   scaling->setObjectName(QStringLiteral("scaling_view"));
-  tabifyDockWidget(tradeoff_dock, add_dock(QStringLiteral("scaling"), tr("Scaling"), scaling, Qt::RightDockWidgetArea));
-  memory_dock->raise();
-  create_lesson_dock();  // ui/window/main_window_lessons.cpp
+  tabify("tradeoff", addView(QStringLiteral("scaling"), tr("Scaling"), scaling, Qt::RightDockWidgetArea));
+  docks_[QStringLiteral("memory")]->raise();
 }
 
-void MainWindow::setProject(const Project& project) {
-  document_->reset(project);  // a new project starts a new history
-  recovered_unsaved_ = autosave_pending_ = false;
-  setWindowTitle(tr("meshscope \u2014 %1[*]").arg(QString::fromStdString(project.name)));
-  update_modified();
-  editor_needs_cluster_ = true;
-  applyViewState(project.view);
-  evaluator_->setServingTarget(serving_target());
-  evaluator_->setDebounceMs(0);
-  evaluator_->request(document_->project());
-  evaluator_->setDebounceMs(Evaluator::kDefaultDebounceMs);
+void MainWindow::create_controllers() {
+  imports_ = new ImportController(this, document_, session_, profile_);
+  exports_ = new ExportController(this, document_, evaluator_);
+  calibration_ = new CalibrationController(this, document_, evaluator_, profile_);
+  lessons_ = new LessonController(this, document_, evaluator_);
+  lessons_->createDock();
+  for (WindowController* controller :
+       std::initializer_list<WindowController*>{session_, imports_, exports_, calibration_, lessons_})
+    report(controller);
+  connect(ranked_, &RankedLayoutsPanel::exportRequested, exports_, &ExportController::exportRankedLayout);
 }
 
-void MainWindow::on_document_changed(ProjectDocument::Change change) {
-  if (change == ProjectDocument::Change::reset) return;  // setProject goes on
-  autosave_pending_ = true;
-  if (change == ProjectDocument::Change::serving_target) {
-    evaluator_->setServingTarget(serving_target());
-    return;
-  }
-  // A cluster chosen elsewhere (a generator, an import, their undo or redo) replaces the one in
-  // the editor at once: the topology steps next to this one in the history were made on it.
-  if (change == ProjectDocument::Change::cluster) {
-    if (project().cluster_inline) {
-      load_editor_cluster(*project().cluster_inline, project());
-    } else if (Result<Cluster> cluster = project_cluster(project())) {
-      load_editor_cluster(*cluster, project());
-    } else {
-      editor_needs_cluster_ = true;  // the evaluation says why it does not resolve
-    }
-  }
-  evaluator_->request(project());
+void MainWindow::report(WindowController* controller) {
+  connect(controller, &WindowController::inlineError, summary_, &SummaryStrip::setError);
+  connect(controller, &WindowController::status, status_, &QLabel::setText);
 }
 
-void MainWindow::load_editor_cluster(const Cluster& cluster, const Project& project) {
-  editor_needs_cluster_ = false;
-  loading_cluster_ = true;
-  topology_->setCluster(cluster);
-  loading_cluster_ = false;
-  if (const auto state = project.view.find("topology"); state != project.view.end() && state->is_object())
-    topology_->setViewState(*state);
+// File, Edit and View: each controller adds its own actions, in the order the menus always had.
+void MainWindow::create_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  session_->addOpenActions(file);
+  lessons_->addLessonsMenu(file);
+  session_->addSaveActions(file);
+  file->addSeparator();
+  imports_->addActions(file);
+  QMenu* export_menu = exports_->addMenu(file);
+  lessons_->addExportActions(export_menu);
+  exports_->addDataActions(export_menu, file);
+  QAction* quit = file->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QMainWindow::close);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  // One history: the topology editor's toolbar undoes and redoes the same steps.
+  QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addSeparator();
+  session_->addAutosaveAction(edit);
+  edit->addSeparator();
+  calibration_->addActions(edit);
+
+  QMenu* view_menu = menuBar()->addMenu(tr("&View"));
+  for (const auto& [name, dock] : docks_) view_menu->addAction(dock->toggleViewAction());
+  lessons_->addPresenterAction(view_menu);
 }
 
-void MainWindow::show_inline_error(const QString& message) {
-  summary_->setError(message);
-}
+// ---- Views --------------------------------------------------------------------------------------------------------
 
 QString MainWindow::inlineError() const {
   return summary_->error();
+}
+
+QStringList MainWindow::viewsInFront() const {
+  QStringList names;
+  for (const auto& [name, dock] : docks_)
+    if (!dock->visibleRegion().isEmpty() && name != QStringLiteral("workload")) names << name;
+  return names;
 }
 
 nlohmann::json MainWindow::viewState() const {
   nlohmann::json state = project().view;
   state["topology"] = topology_->viewState();
   state["docks"] = saveState().toBase64().toStdString();
-  for (const auto& [name, dock] : docks_)
-    if (!dock->visibleRegion().isEmpty() && name != QStringLiteral("workload")) state["front"] = name.toStdString();
+  if (const QStringList shown = viewsInFront(); !shown.isEmpty()) state["front"] = shown.back().toStdString();
   return state;
 }
 
@@ -315,19 +317,34 @@ QWidget* MainWindow::view(const QString& name) const {
   return it == docks_.end() ? nullptr : it->second->widget();
 }
 
+QDockWidget* MainWindow::dock(const QString& name) const {
+  const auto it = docks_.find(name);
+  return it == docks_.end() ? nullptr : it->second;
+}
+
+bool MainWindow::setTradeoffAxes(const QString& axes) {
+  auto* tradeoff = qobject_cast<TradeoffView*>(view(QStringLiteral("tradeoff")));
+  const auto parsed = parse_tradeoff_axes(axes.toStdString());
+  if (tradeoff == nullptr || !parsed) return false;
+  tradeoff->setAxes(parsed->axis, parsed->axis2);
+  return true;
+}
+
 bool MainWindow::pinRanks(int a, int b) {
   ranked_->clearPins();
   if (!ranked_->selectRank(a)) return false;
   ranked_->togglePinCurrent();
   if (!ranked_->selectRank(b)) return false;
   ranked_->togglePinCurrent();
-  return pinned_.size() == 2;
+  return ranked_->pinned().size() == 2;
 }
 
 void MainWindow::waitForEvaluation() {
   while (evaluator_->busy()) QApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 20);
   QApplication::processEvents();
 }
+
+// ---- Window events ------------------------------------------------------------------------------------------------
 
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
@@ -343,16 +360,27 @@ void MainWindow::showEvent(QShowEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (!maybeSave()) {
+  if (!session_->maybeSave()) {
     event->ignore();
     return;
   }
-  recovery_.remove();  // saved, discarded or clean: nothing to recover
+  session_->removeRecoveryFile();  // saved, discarded or clean: nothing to recover
   AppSettings settings;
   settings.set_window_geometry(saveGeometry());
   settings.set_window_state(saveState());
   evaluator_->cancelSearch();
   QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!FileSession::droppedProject(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QString path = FileSession::droppedProject(event->mimeData());
+  if (path.isEmpty()) return;
+  event->acceptProposedAction();
+  session_->openDropped(path);
 }
 
 }  // namespace meshscope::ui

@@ -1,92 +1,96 @@
-#include "ui/window/main_window.hpp"
-
+// The main window following the document and the evaluator: the evaluation's requests, the topology
+// editor's cluster and communication map, the status line, the best-ranked layout applied once, and
+// the pinned comparison.
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QTextBrowser>
 
 #include <utility>
 #include <vector>
 
 #include "ui/document/project_commands.hpp"
-#include "ui/kit/view_text.hpp"
-#include "ui/panels/communication_panel.hpp"
-#include "ui/panels/explain_text.hpp"
-#include "ui/panels/memory_panel.hpp"
-#include "ui/panels/pipeline_panel.hpp"
 #include "ui/panels/serving_panel.hpp"
-#include "ui/panels/workload_panel.hpp"
-#include "ui/profile/profile_view.hpp"
 #include "ui/ranked/layout_compare.hpp"
 #include "ui/ranked/ranked_layouts_model.hpp"
 #include "ui/ranked/ranked_layouts_panel.hpp"
 #include "ui/topology/topology_editor.hpp"
+#include "ui/window/main_window.hpp"
 #include "ui/window/summary_strip.hpp"
 
-// The main window showing an evaluation: the header, every view, the ranked layouts, the serving
-// curves and the pinned comparison.
 namespace meshscope::ui {
 
-using namespace view_text;
+void MainWindow::on_document_changed(ProjectDocument::Change change) {
+  if (change == ProjectDocument::Change::reset) {
+    // A new project: its arrangement, and its evaluation at once.
+    editor_needs_cluster_ = true;
+    applyViewState(project().view);
+    evaluator_->setServingTarget(serving_target_of(project()));
+    evaluator_->setDebounceMs(0);
+    evaluator_->request(project());
+    evaluator_->setDebounceMs(Evaluator::kDefaultDebounceMs);
+    return;
+  }
+  if (change == ProjectDocument::Change::serving_target) {
+    evaluator_->setServingTarget(serving_target_of(project()));
+    return;
+  }
+  // A cluster chosen elsewhere (a generator, an import, their undo or redo) replaces the one in
+  // the editor at once: the topology steps next to this one in the history were made on it.
+  if (change == ProjectDocument::Change::cluster) {
+    if (project().cluster_inline) {
+      load_editor_cluster(*project().cluster_inline, project());
+    } else if (Result<Cluster> cluster = project_cluster(project())) {
+      load_editor_cluster(*cluster, project());
+    } else {
+      editor_needs_cluster_ = true;  // the evaluation says why it does not resolve
+    }
+  }
+  evaluator_->request(project());
+}
 
-void MainWindow::show_evaluation(std::shared_ptr<const Evaluation> evaluation) {
-  evaluation_ = std::move(evaluation);
-  const Evaluation& e = *evaluation_;
-  const Project& p = e.project;
-  // An edit that evaluates cleanly is autosaved at once (the timer catches the others).
-  if (autosave_pending_ && e.problems.empty() && e.cluster_error.empty()) autosaveNow();
-  workload_->setStatus(e.problems, e.budget ? QString::fromStdString(e.budget->convention) : QString(),
-                       QString::fromStdString(e.cluster_error));
-  summary_->showEvaluation(e);
-  memory_->setBudget(e.budget);
-  if (editor_needs_cluster_ && e.cluster) load_editor_cluster(*e.cluster, p);
+void MainWindow::load_editor_cluster(const Cluster& cluster, const Project& project) {
+  editor_needs_cluster_ = false;
+  loading_cluster_ = true;
+  topology_->setCluster(cluster);
+  loading_cluster_ = false;
+  if (const auto state = project.view.find("topology"); state != project.view.end() && state->is_object())
+    topology_->setViewState(*state);
+}
+
+void MainWindow::on_evaluated(const Evaluation& e) {
+  if (editor_needs_cluster_ && e.cluster) load_editor_cluster(*e.cluster, e.project);
   if (e.estimate && e.placement && !editor_needs_cluster_)
-    topology_->setCommPlan(e.estimate->comm, p.layout, *e.placement);
+    topology_->setCommPlan(e.estimate->comm, e.project.layout, *e.placement);
   else if (e.serving_traffic && !editor_needs_cluster_)
     topology_->setLinkLoads(e.serving_traffic->loads, e.serving_traffic->placement);
   else
     topology_->clearCommMap();
-  serving_->showResults(evaluation_.get(), search_.get());
-  pipeline_->showEvaluation(e);
-  communication_->showEvaluation(e);
-  explain_->setHtml(explain_html(e));
-  update_profile_prediction();
   status_->setText(tr("Evaluated in %1 ms").arg(1000 * e.elapsed_s, 0, 'f', 1));
   emit viewsUpdated();
 }
 
-void MainWindow::show_search(std::shared_ptr<const SearchEvaluation> search) {
-  search_ = std::move(search);
+void MainWindow::on_searched(const SearchEvaluation& search) {
   search_progress_->hide();
   cancel_search_->hide();
-  if (!search_->error.empty()) {
-    status_->setText(tr("Search: %1").arg(QString::fromStdString(search_->error)));
+  if (!search.error.empty()) {
+    status_->setText(tr("Search: %1").arg(QString::fromStdString(search.error)));
     return;
   }
-  if (search_->training) {
+  if (search.training) {
     status_->setText(tr("Searched %1 candidates in %2 s: %3 valid")
-                         .arg(static_cast<qlonglong>(search_->training->evaluated))
-                         .arg(search_->elapsed_s, 0, 'f', 2)
-                         .arg(static_cast<qlonglong>(search_->training->valid)));
-    updating_ranked_ = true;
-    ranked_->setResult(search_->training, RankObjective::throughput);
-    updating_ranked_ = false;
-    if (options_.select_best_layout && !search_->training->layouts.empty()) {
-      options_.select_best_layout = false;
-      apply_ranked(search_->training->layouts.front());
-      updating_ranked_ = true;
-      ranked_->selectRank(1);
-      updating_ranked_ = false;
+                         .arg(static_cast<qlonglong>(search.training->evaluated))
+                         .arg(search.elapsed_s, 0, 'f', 2)
+                         .arg(static_cast<qlonglong>(search.training->valid)));
+    if (select_best_layout_ && !search.training->layouts.empty()) {
+      select_best_layout_ = false;
+      apply_ranked(search.training->layouts.front());
+      ranked_->selectRank(1, false);
     }
-  } else if (search_->serving) {
+  } else if (search.serving) {
     status_->setText(tr("Searched %1 serving layouts in %2 s: %3 meet the target")
-                         .arg(static_cast<qlonglong>(search_->serving->evaluated))
-                         .arg(search_->elapsed_s, 0, 'f', 2)
-                         .arg(static_cast<qlonglong>(search_->serving->valid)));
-    updating_ranked_ = true;
-    ranked_->setServingResult(search_->serving, search_->target);
-    updating_ranked_ = false;
-    serving_->showResults(evaluation_.get(), search_.get());
+                         .arg(static_cast<qlonglong>(search.serving->evaluated))
+                         .arg(search.elapsed_s, 0, 'f', 2)
+                         .arg(static_cast<qlonglong>(search.serving->valid)));
   }
   emit viewsUpdated();
 }
@@ -98,28 +102,18 @@ void MainWindow::apply_ranked(const RankedLayout& ranked) {
       ranked_layout_text(ranked)));
 }
 
-void MainWindow::update_profile_prediction() {
-  if (evaluation_ && evaluation_->estimate && evaluation_->cluster)
-    profile_->setPrediction(*evaluation_->estimate, evaluation_->project.layout, *evaluation_->cluster);
-  else
-    profile_->clearPrediction();
-}
-
-ServingTarget MainWindow::serving_target() const {
-  return serving_target_of(project());
-}
-
-void MainWindow::update_compare() {
-  if (pinned_.size() < 2 || !evaluation_ || !evaluation_->cluster) {
+void MainWindow::update_compare(const std::vector<RankedLayout>& pinned) {
+  const std::shared_ptr<const Evaluation>& evaluation = evaluator_->latest();
+  if (pinned.size() < 2 || !evaluation || !evaluation->cluster) {
     compare_->clear();
     return;
   }
   // Both pinned layouts estimated in full (event simulation, per-axis communication) for the
   // current model, workload and cluster: a few milliseconds each.
-  const Router router(*evaluation_->cluster);
+  const Router router(*evaluation->cluster);
   std::vector<CompareSide> sides;
   for (size_t i = 0; i < 2; ++i) {
-    const RankedLayout& ranked = pinned_[i];
+    const RankedLayout& ranked = pinned[i];
     const Project& project = this->project();
     TrainingWorkload workload = project.training;
     workload.recompute = ranked.recompute;
@@ -127,14 +121,14 @@ void MainWindow::update_compare() {
     workload.tp_comm_overlap = ranked.tp_comm_overlap;
     workload.schedule = ranked.schedule;
     auto options = project_estimate_options(project);
-    if (!options) return show_inline_error(QString::fromStdString(options.error().to_string()));
+    if (!options) return summary_->setError(QString::fromStdString(options.error().to_string()));
     options->order = ranked.order;
-    auto estimate = estimate_step(project.model, workload, ranked.layout, *evaluation_->cluster, router, *options);
+    auto estimate = estimate_step(project.model, workload, ranked.layout, *evaluation->cluster, router, *options);
     if (!estimate) {
       compare_->clear();
-      return show_inline_error(QString::fromStdString(estimate.error().to_string()));
+      return summary_->setError(QString::fromStdString(estimate.error().to_string()));
     }
-    const GpuSpec gpu = cluster_gpu(*evaluation_->cluster);
+    const GpuSpec gpu = cluster_gpu(*evaluation->cluster);
     sides.push_back({ranked_layout_text(ranked), std::move(*estimate),
                      training_memory(project.model, workload, ranked.layout, gpu)});
   }

@@ -41,7 +41,9 @@ QString problems_header_html(const Project& project, const std::vector<LayoutPro
   return text + QStringLiteral("</ul>");
 }
 
-SummaryStrip::SummaryStrip(QWidget* parent) : QWidget(parent) {
+SummaryStrip::SummaryStrip(Evaluator* evaluator, QWidget* parent) : QWidget(parent) {
+  connect(evaluator, &Evaluator::evaluated, this,
+          [this](const std::shared_ptr<const Evaluation>& evaluation) { showEvaluation(*evaluation); });
   setObjectName(QStringLiteral("summary_strip"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(8, 4, 8, 4);

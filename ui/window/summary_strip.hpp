@@ -23,7 +23,8 @@ class SummaryStrip final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit SummaryStrip(QWidget* parent = nullptr);
+  // Shows each of `evaluator`'s evaluations.
+  explicit SummaryStrip(Evaluator* evaluator, QWidget* parent = nullptr);
 
   void showEvaluation(const Evaluation& evaluation);
   // Empty: the banner is hidden.

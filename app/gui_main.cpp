@@ -279,6 +279,7 @@ int main(int argc, char** argv) {
     QTimer::singleShot(0, &window, [&window, &screenshot_path, view] {
       window.waitForEvaluation();
       while (window.imports()->importing()) QApplication::processEvents(QEventLoop::AllEvents, 20);
+      window.waitForEvaluation();  // the imported trace compared with the prediction
       // The documented size of the screenshots (docs/screenshots), whatever the views asked for.
       window.resize(1600, 1000);
       QApplication::processEvents();

@@ -21,6 +21,7 @@
 #include "core/importers/nccl_tests.hpp"
 #include "core/model_io.hpp"
 #include "core/project.hpp"
+#include "core/session/compare_layouts.hpp"
 #include "qt_catch.hpp"
 #include "ui/kit/padded_item_delegate.hpp"
 #include "ui/panels/pipeline_chart.hpp"
@@ -370,6 +371,9 @@ TEST_CASE("main window: selecting a ranked layout makes it the current layout ev
   REQUIRE(panel->selectRank(1));
   panel->togglePinCurrent();
   window.waitForEvaluation();
+  // Estimated with the evaluation, on its worker thread (core/session/compare_layouts.hpp).
+  REQUIRE(window.evaluation()->pinned_comparison);
+  CHECK(window.evaluation()->pinned_comparison->sides.size() == 2);
   auto* compare = window.findChild<ui::LayoutCompareWidget*>();
   REQUIRE(compare != nullptr);
   REQUIRE(compare->model() != nullptr);

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "core/session/compare_layouts.hpp"
 #include "ui/document/project_commands.hpp"
 
 namespace meshscope::ui {
@@ -18,6 +19,17 @@ EvaluateRequest request_of(const Project& project) {
   if (compare != project.view.end() && compare->is_string())
     request.compare_schedule = parse_enum_ignoring_case<PipelineSchedule>(compare->get<std::string>());
   return request;
+}
+
+// What the views compare with the evaluation, computed with it on the worker thread: the pinned ranked layouts
+// side by side (on the cluster the evaluation resolved, with its router), and the measurements against the prediction.
+void add_comparisons(Evaluation& evaluation, const ClusterCache& cache, const std::vector<RankedLayout>& pinned,
+                     const MeasuredRuns& measured) {
+  if (pinned.size() >= 2 && evaluation.cluster && cache.router)
+    evaluation.pinned_comparison = std::make_shared<const LayoutComparison>(
+        compare_layouts(evaluation.project, *evaluation.cluster, *cache.router, pinned));
+  if (measured.trace || measured.log)
+    evaluation.measured = std::make_shared<const TracePrediction>(compare_with_prediction(measured, evaluation));
 }
 
 }  // namespace
@@ -59,6 +71,23 @@ void Evaluator::setServingTarget(const ServingTarget& target) {
   }
 }
 
+void Evaluator::setPinned(std::vector<RankedLayout> pinned) {
+  pinned_ = std::move(pinned);
+  reevaluate();
+}
+
+void Evaluator::setMeasured(MeasuredRuns measured) {
+  measured_ = std::move(measured);
+  reevaluate();
+}
+
+void Evaluator::reevaluate() {
+  if (generation_ == 0) return;  // nothing requested yet: the first request takes them
+  has_pending_ = true;
+  ++generation_;
+  debounce_.start();
+}
+
 void Evaluator::start() {
   if (!has_pending_) return;
   if (evaluating_) return;  // on_finished starts the latest request
@@ -66,9 +95,10 @@ void Evaluator::start() {
   evaluating_ = true;
   const uint64_t generation = generation_;
   std::shared_ptr<ClusterCache> cache = cache_;
-  watcher_.setFuture(QtConcurrent::run([project = pending_, generation, cache] {
+  watcher_.setFuture(QtConcurrent::run([project = pending_, generation, cache, pinned = pinned_, measured = measured_] {
     Evaluation evaluation = evaluate_project(project, *cache, request_of(project));
     evaluation.generation = generation;
+    add_comparisons(evaluation, *cache, pinned, measured);
     return evaluation;
   }));
 }

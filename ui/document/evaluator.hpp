@@ -4,6 +4,9 @@
 // the latest request ("latest wins": a result computed for a project that has since changed is
 // dropped). The layout search is a second channel: it runs only when what it depends on — model,
 // workload, cluster, mode — changed, may take longer, reports progress and can be cancelled.
+// What the views compare with the project is computed with each evaluation on the worker: two
+// pinned ranked layouts side by side (setPinned) and imported measurements against the prediction
+// (setMeasured); either change re-evaluates the latest project.
 #include <QFutureWatcher>
 #include <QObject>
 #include <QTimer>
@@ -15,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "core/search/search.hpp"
 #include "core/session/evaluate.hpp"
+#include "core/session/trace_prediction.hpp"
 
 namespace meshscope::ui {
 
@@ -32,6 +37,11 @@ class Evaluator final : public QObject {
   // A new state of the project; its evaluation replaces any pending one.
   void request(const Project& project);
   void setServingTarget(const ServingTarget& target);
+  // The ranked layouts the comparison view shows (two of them: Evaluation::pinned_comparison; fewer: none).
+  void setPinned(std::vector<RankedLayout> pinned);
+  // The profiler trace and training log the profile view shows (Evaluation::measured).
+  void setMeasured(MeasuredRuns measured);
+  [[nodiscard]] const MeasuredRuns& measured() const { return measured_; }
   // Stops the running search; its result is dropped and searchCancelled() is emitted.
   void cancelSearch();
   // Until the finished handlers have run (QFutureWatcher::isRunning turns false on the worker
@@ -51,6 +61,7 @@ class Evaluator final : public QObject {
 
  private:
   void start();
+  void reevaluate();  // the latest project again, with what it is compared with now
   void start_search();
   void on_finished();
   void on_search_finished();
@@ -63,6 +74,8 @@ class Evaluator final : public QObject {
   bool search_running_ = false;
   QFutureWatcher<Evaluation> watcher_;
   std::shared_ptr<ClusterCache> cache_ = std::make_shared<ClusterCache>();
+  std::vector<RankedLayout> pinned_;
+  MeasuredRuns measured_;
   std::shared_ptr<const Evaluation> latest_result_;
   std::shared_ptr<const SearchEvaluation> latest_search_;
 

@@ -13,17 +13,16 @@
 #include "core/calibration/trace_compare.hpp"
 #include "core/report/units.hpp"
 #include "core/session/calibrate.hpp"
+#include "core/session/trace_prediction.hpp"
 #include "ui/document/evaluator.hpp"
 #include "ui/document/project_commands.hpp"
 #include "ui/document/project_document.hpp"
 #include "ui/kit/formatting.hpp"
-#include "ui/profile/profile_view.hpp"
 
 namespace meshscope::ui {
 
-CalibrationController::CalibrationController(QWidget* window, ProjectDocument* document, Evaluator* evaluator,
-                                             ProfileView* profile)
-    : WindowController(window), window_(window), document_(document), evaluator_(evaluator), profile_(profile) {}
+CalibrationController::CalibrationController(QWidget* window, ProjectDocument* document, Evaluator* evaluator)
+    : WindowController(window), window_(window), document_(document), evaluator_(evaluator) {}
 
 QString CalibrationController::calibrateFromNcclTests(const QStringList& logs) {
   const std::shared_ptr<const Evaluation>& evaluation = evaluator_->latest();
@@ -68,7 +67,9 @@ void CalibrationController::showNcclComparison(const QString& summary) {
 QString CalibrationController::calibrateGemmFromTrace() {
   const std::shared_ptr<const Evaluation>& evaluation = evaluator_->latest();
   const Project& project = document_->project();
-  const auto& comparison = profile_->comparison();
+  // The imported trace against this evaluation's prediction (core/session/trace_prediction.hpp).
+  const std::shared_ptr<const TraceComparison> comparison =
+      evaluation && evaluation->measured ? evaluation->measured->trace : nullptr;
   const TraceCompareRow* compute = comparison ? comparison->row("compute") : nullptr;
   if (compute == nullptr || !(compute->measured > 0) || !evaluation || !evaluation->cluster ||
       project.mode != Mode::training) {
@@ -101,7 +102,7 @@ QString CalibrationController::calibrateGemmFromTrace() {
 QString CalibrationController::calibrateGemmFromLog() {
   const std::shared_ptr<const Evaluation>& evaluation = evaluator_->latest();
   const Project& project = document_->project();
-  const auto& log = profile_->trainingLog();
+  const std::shared_ptr<const MeasuredRun>& log = evaluator_->measured().log;
   if (!log || !evaluation || !evaluation->cluster || project.mode != Mode::training) {
     emit inlineError(tr("Import a training log of this training layout first (File → Import training log)."));
     return {};

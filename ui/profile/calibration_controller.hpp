@@ -16,7 +16,6 @@ class QWidget;
 namespace meshscope::ui {
 
 class Evaluator;
-class ProfileView;
 class ProjectDocument;
 
 class CalibrationController final : public WindowController {
@@ -24,7 +23,7 @@ class CalibrationController final : public WindowController {
 
  public:
   // Dialogs open over `window`; the evaluation read is the evaluator's latest (its cluster, its comparisons).
-  CalibrationController(QWidget* window, ProjectDocument* document, Evaluator* evaluator, ProfileView* profile);
+  CalibrationController(QWidget* window, ProjectDocument* document, Evaluator* evaluator);
 
   // Fits the link efficiencies to nccl-tests logs (the first `ranks` GPUs of the cluster ran
   // each), shows the error before and after, and applies the fit to the project (Edit → Undo
@@ -36,7 +35,8 @@ class CalibrationController final : public WindowController {
   // Shows the last calibration's summary and rows in a window (Edit → Calibrate does it).
   void showNcclComparison(const QString& summary);
   // Fits the GEMM efficiency so that the predicted compute matches the imported trace's measured
-  // compute (gemm_efficiency_hint), and applies it. Returns the summary, empty on error (shown inline).
+  // compute (gemm_efficiency_hint; the evaluation's comparison of the trace), and applies it. Returns the summary,
+  // empty on error (shown inline).
   QString calibrateGemmFromTrace();
   // As calibrateGemmFromTrace, on the imported log's median step time (calibrate_gemm_from_log).
   QString calibrateGemmFromLog();
@@ -48,7 +48,6 @@ class CalibrationController final : public WindowController {
   QWidget* window_;
   ProjectDocument* document_;
   Evaluator* evaluator_;
-  ProfileView* profile_;
   std::vector<NcclComparisonRow> nccl_comparison_;
 };
 

@@ -40,14 +40,8 @@ QString file_name(const std::string& path) {
 
 // ---- ProfileView --------------------------------------------------------------------------------------------------
 
-ProfileView::ProfileView(Evaluator* evaluator, QWidget* parent) : QWidget(parent) {
-  if (evaluator != nullptr)
-    connect(evaluator, &Evaluator::evaluated, this, [this](const std::shared_ptr<const Evaluation>& evaluation) {
-      if (evaluation->estimate && evaluation->cluster)
-        setPrediction(*evaluation->estimate, evaluation->project.layout, *evaluation->cluster);
-      else
-        clearPrediction();
-    });
+ProfileView::ProfileView(Evaluator* evaluator, QWidget* parent) : QWidget(parent), evaluator_(evaluator) {
+  if (evaluator_ != nullptr) connect(evaluator_, &Evaluator::evaluated, this, &ProfileView::showEvaluation);
   setAcceptDrops(true);
   auto* layout = new QVBoxLayout(this);
 
@@ -159,48 +153,46 @@ void ProfileView::setTrace(std::shared_ptr<const KinetoRunAnalysis> run) {
   } else {
     title_->setText(tr("No trace. Drop PyTorch profiler traces (.json, .json.gz; one per rank) here."));
   }
-  recompare();
+  measuredChanged();
 }
 
-void ProfileView::setPrediction(const StepEstimate& estimate, const Layout& layout, const Cluster& cluster,
-                                const TraceCompareOptions& options) {
-  estimate_ = estimate;
-  layout_ = layout;
-  cluster_ = cluster;
-  options_ = options;
+void ProfileView::showEvaluation(std::shared_ptr<const Evaluation> evaluation) {
+  evaluation_ = std::move(evaluation);
   recompare();
 }
 
 void ProfileView::setTrainingLog(std::shared_ptr<const MeasuredRun> log) {
   log_ = std::move(log);
-  recompare();
+  measuredChanged();
   if (log_) tabs_->setCurrentIndex(tabs_->count() - 1);
-}
-
-void ProfileView::clearPrediction() {
-  estimate_.reset();
-  cluster_.reset();
-  recompare();
 }
 
 void ProfileView::clear() {
   cancelImport();
-  estimate_.reset();
-  cluster_.reset();
+  evaluation_.reset();
   log_.reset();
   setTrace(nullptr);
   showMessage({}, false);
 }
 
+void ProfileView::measuredChanged() {
+  if (evaluator_ != nullptr) evaluator_->setMeasured({run_, log_});
+  recompare();
+}
+
+const TracePrediction* ProfileView::prediction() const {
+  return evaluation_ && evaluation_->measured && evaluation_->measured->predicted ? evaluation_->measured.get()
+                                                                                  : nullptr;
+}
+
 void ProfileView::recompare() {
   comparison_.reset();
-  if (run_ && estimate_ && cluster_) {
-    auto result = compare_trace(*run_, *estimate_, layout_, *cluster_, options_);
-    if (result) {
-      comparison_ = std::make_shared<const TraceComparison>(std::move(*result));
+  if (const TracePrediction* prediction = this->prediction(); run_ && prediction && prediction->runs.trace == run_) {
+    if (prediction->trace) {
+      comparison_ = prediction->trace;
       if (message_is_error_ && message_->text().startsWith(tr("No comparison"))) showMessage({}, false);
     } else {
-      showMessage(tr("No comparison with the prediction: %1").arg(QString::fromStdString(result.error().to_string())),
+      showMessage(tr("No comparison with the prediction: %1").arg(QString::fromStdString(prediction->trace_error)),
                   true);
     }
   }
@@ -236,18 +228,17 @@ void ProfileView::recompareLog() {
                      .arg(duration_text(log_->step_time_s->median))
                      .arg(100 * log_->step_time_s->relative_spread, 0, 'f', 1);
     notes << summary.toHtmlEscaped();
-    if (estimate_) {
-      auto result = compare_training_log(*log_, *estimate_, layout_);
-      if (result) {
-        log_comparison_ = std::make_shared<const LogComparison>(std::move(*result));
+    if (const TracePrediction* prediction = this->prediction(); prediction && prediction->runs.log == log_) {
+      if (prediction->log) {
+        log_comparison_ = prediction->log;
         for (const std::string& note : log_comparison_->notes) notes << QString::fromStdString(note).toHtmlEscaped();
         notes << tr("Error: predicted / measured − 1, for the project's layout (%1).")
-                     .arg(QString::fromStdString(keys_text(layout_to_keys(layout_))))
+                     .arg(QString::fromStdString(keys_text(layout_to_keys(evaluation_->project.layout))))
                      .toHtmlEscaped();
       } else {
         notes << QStringLiteral("<span style=\"color:#b00020\">%1</span>")
                      .arg(tr("No comparison with the prediction: %1")
-                              .arg(QString::fromStdString(result.error().to_string()))
+                              .arg(QString::fromStdString(prediction->log_error))
                               .toHtmlEscaped());
       }
     } else {
@@ -267,7 +258,7 @@ void ProfileView::recompareLog() {
 }
 
 void ProfileView::rebuildChart() {
-  spec_ = run_ ? profile_chart_spec(*run_, comparison_ && estimate_ ? &*estimate_ : nullptr) : ProfileChartSpec{};
+  spec_ = run_ ? profile_chart_spec(*run_, comparison_ ? evaluation_->estimate.get() : nullptr) : ProfileChartSpec{};
   chart_->setSpec(spec_, run_ != nullptr);
 }
 

@@ -8,13 +8,14 @@
 //   - an importer: startImport() (or dropping .json / .json.gz files on the view) loads and analyses the files on
 //     a worker thread (QtConcurrent), shows a progress bar and a Cancel button, and reports a bad file inline in
 //     red (file, line, column, byte) while the trace already shown stays as it was.
-// Everything shown is the importer's and the cost core's numbers; nothing here recomputes them. The tables are
-// ui/profile/profile_models.hpp, the chart's data ui/profile/profile_chart_spec.hpp, its drawing
-// ui/charts/profile_chart.hpp.
+// Everything shown is the importer's and the cost core's numbers; nothing here recomputes them: the comparisons
+// are the evaluation's (Evaluation::measured, core/session/trace_prediction.hpp), computed on the evaluator's
+// worker with the prediction for the trace and log shown here. The tables are ui/profile/profile_models.hpp, the
+// chart's data ui/profile/profile_chart_spec.hpp, its drawing ui/charts/profile_chart.hpp.
 //
-// Integration (main window): create a ProfileView; call setPrediction() whenever the project's estimate changes
-// (it needs the cluster too: collective bandwidths are predicted on the trace's groups); connect imported() to
-// whatever should follow an import. setTrace() takes an analysis made elsewhere (the CLI's, a test's).
+// Integration (main window): a ProfileView on the evaluator hands it the trace and log it shows and shows each
+// evaluation; connect imported() to whatever should follow an import. setTrace() takes an analysis made elsewhere
+// (the CLI's, a test's); showEvaluation() an evaluation made elsewhere.
 #include <QFutureWatcher>
 #include <QString>
 #include <QStringList>
@@ -50,20 +51,18 @@ class ProfileView final : public QWidget {
   Q_OBJECT
 
  public:
-  // Takes the prediction from each of `evaluator`'s evaluations; null: only what it is given.
+  // Hands `evaluator` the trace and log shown and shows each of its evaluations; null: only what it is given.
   explicit ProfileView(Evaluator* evaluator = nullptr, QWidget* parent = nullptr);
   ~ProfileView() override;
 
-  // Shows an analysed run (nullptr: nothing). Keeps the prediction and recomputes the comparison.
+  // Shows an analysed run (nullptr: nothing); the comparison follows with the next evaluation of it.
   void setTrace(std::shared_ptr<const KinetoRunAnalysis> run);
-  // The prediction for the layout the trace ran with, on `cluster` (copied). The comparison is recomputed whenever
-  // trace or prediction changes; when it fails (say the layout's world size is not the trace's), its message is
-  // shown inline and the measured side stays.
-  void setPrediction(const StepEstimate& estimate, const Layout& layout, const Cluster& cluster,
-                     const TraceCompareOptions& options = {});
-  void clearPrediction();
+  // An evaluation: its prediction, and its comparisons (Evaluation::measured) where they are of the trace and log
+  // shown here. When the trace's fails (say the layout's world size is not the trace's), its message is shown
+  // inline and the measured side stays.
+  void showEvaluation(std::shared_ptr<const Evaluation> evaluation);
   // A training log (core/importers/training_log.hpp; nullptr: none), compared with the prediction in its own tab
-  // (core/calibration/log_compare.hpp) whenever log or prediction changes.
+  // (core/calibration/log_compare.hpp).
   void setTrainingLog(std::shared_ptr<const MeasuredRun> log);
   // Removes trace, prediction and any message; cancels a running import.
   void clear();
@@ -112,19 +111,19 @@ class ProfileView final : public QWidget {
     std::atomic<int64_t> bytes_read{0};
     int64_t bytes_total = 0;
   };
+  // The evaluation's comparisons when it has a prediction (null otherwise).
+  [[nodiscard]] const TracePrediction* prediction() const;
+  void measuredChanged();  // the trace or log shown changed: the evaluator compares them next
   void recompare();
   void recompareLog();
   void rebuildChart();
   void showMessage(const QString& text, bool error);
-  void importFinished(int job);
   void updateProgress();
   void setImportingUi(bool importing);
 
+  Evaluator* evaluator_ = nullptr;
   std::shared_ptr<const KinetoRunAnalysis> run_;
-  std::optional<StepEstimate> estimate_;
-  Layout layout_;
-  std::optional<Cluster> cluster_;
-  TraceCompareOptions options_;
+  std::shared_ptr<const Evaluation> evaluation_;
   std::shared_ptr<const TraceComparison> comparison_;
   std::shared_ptr<const MeasuredRun> log_;
   std::shared_ptr<const LogComparison> log_comparison_;

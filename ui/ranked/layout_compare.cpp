@@ -14,6 +14,7 @@
 #include <set>
 #include <utility>
 
+#include "core/session/compare_layouts.hpp"
 #include "core/topology/placement.hpp"
 #include "ui/kit/formatting.hpp"
 #include "ui/kit/table_style.hpp"
@@ -235,8 +236,11 @@ int LayoutCompareModel::rowOf(const QString& quantity) const {
   return -1;
 }
 
-LayoutCompareWidget::LayoutCompareWidget(QWidget* parent)
+LayoutCompareWidget::LayoutCompareWidget(Evaluator* evaluator, QWidget* parent)
     : QWidget(parent), model_(new LayoutCompareModel(this)), title_(new QLabel(this)), view_(new QTableView(this)) {
+  if (evaluator != nullptr)
+    connect(evaluator, &Evaluator::evaluated, this,
+            [this](const std::shared_ptr<const Evaluation>& evaluation) { showEvaluation(*evaluation); });
   title_->setTextFormat(Qt::RichText);
   title_->setWordWrap(true);
   title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -253,6 +257,30 @@ LayoutCompareWidget::LayoutCompareWidget(QWidget* parent)
   layout->addWidget(title_);
   layout->addWidget(view_, 1);
   clear();
+}
+
+void LayoutCompareWidget::showEvaluation(const Evaluation& evaluation) {
+  const LayoutComparison* comparison = evaluation.pinned_comparison.get();
+  if (comparison == nullptr || comparison->sides.size() < 2) {
+    if (!shown_pair_.isEmpty()) clear();
+    shown_pair_.clear();
+    const QString error = comparison ? QString::fromStdString(comparison->error) : QString();
+    if (!error.isEmpty() && error != shown_error_) emit comparisonFailed(error);
+    shown_error_ = error;
+    return;
+  }
+  shown_error_.clear();
+  const auto side = [](const ComparedLayout& compared) {
+    return CompareSide{ranked_layout_text(compared.ranked), compared.estimate, compared.memory};
+  };
+  CompareSide a = side(comparison->sides[0]);
+  CompareSide b = side(comparison->sides[1]);
+  const QString pair = a.label + QLatin1Char('\n') + b.label;
+  setComparison(std::move(a), std::move(b));
+  if (pair != shown_pair_) {
+    shown_pair_ = pair;
+    emit comparisonShown();
+  }
 }
 
 void LayoutCompareWidget::setComparison(CompareSide a, CompareSide b) {

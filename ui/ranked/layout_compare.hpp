@@ -1,8 +1,8 @@
 #pragma once
 // Two layouts side by side: the step-time breakdown, the worst rank's memory by category, the
 // bubble, and the communication bytes and time per mesh axis, with the difference B − A as a
-// signed amount and a percentage. Fed by the ranked layouts view's pins: the lead estimates each
-// pinned layout (estimate_step, training_memory) and hands both results here.
+// signed amount and a percentage. Fed by the ranked layouts view's pins: the evaluator estimates both
+// pinned layouts with each evaluation (Evaluation::pinned_comparison, core/session/compare_layouts.hpp).
 #include <QString>
 #include <QWidget>
 
@@ -11,6 +11,7 @@
 
 #include "core/estimate/step.hpp"
 #include "core/memory.hpp"
+#include "ui/document/evaluator.hpp"
 #include "ui/kit/snapshot_table_model.hpp"
 
 class QLabel;
@@ -66,16 +67,27 @@ class LayoutCompareWidget final : public QWidget {
   Q_OBJECT
 
  public:
-  explicit LayoutCompareWidget(QWidget* parent = nullptr);
+  // Shows each of `evaluator`'s evaluations (showEvaluation); null: only what it is given.
+  explicit LayoutCompareWidget(Evaluator* evaluator = nullptr, QWidget* parent = nullptr);
 
+  // The evaluation's pinned comparison; without one the table is empty.
+  void showEvaluation(const Evaluation& evaluation);
   void setComparison(CompareSide a, CompareSide b);
   void clear();
   [[nodiscard]] LayoutCompareModel* model() const { return model_; }
+
+ signals:
+  // Another pair of layouts is shown (not the same pair estimated again after an edit).
+  void comparisonShown();
+  // The pinned layouts could not be estimated: why (once per message; the table is empty).
+  void comparisonFailed(const QString& message);
 
  private:
   LayoutCompareModel* model_;
   QLabel* title_;
   QTableView* view_;
+  QString shown_pair_;   // the labels of the pair shown ("" when none)
+  QString shown_error_;  // the last comparisonFailed message
 };
 
 }  // namespace meshscope::ui

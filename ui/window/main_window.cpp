@@ -181,10 +181,13 @@ void MainWindow::create_ranked_docks() {
     }
     document_->push(new SetServingLayout(document_, ranked.layout, {}, {}));
   });
-  connect(ranked_, &RankedLayoutsPanel::pinnedChanged, this, &MainWindow::update_compare);
+  // The evaluator estimates the pinned layouts with each evaluation; the comparison shows them.
+  connect(ranked_, &RankedLayoutsPanel::pinnedChanged, evaluator_, &Evaluator::setPinned);
   QDockWidget* ranked_dock = addView(QStringLiteral("ranked"), tr("Ranked layouts"), ranked_, Qt::BottomDockWidgetArea);
-  compare_ = new LayoutCompareWidget;
+  compare_ = new LayoutCompareWidget(evaluator_);
   compare_->setObjectName(QStringLiteral("layout_compare"));
+  connect(compare_, &LayoutCompareWidget::comparisonShown, this, [this] { showView(QStringLiteral("compare")); });
+  connect(compare_, &LayoutCompareWidget::comparisonFailed, summary_, &SummaryStrip::setError);
   tabifyDockWidget(ranked_dock,
                    addView(QStringLiteral("compare"), tr("Compare pinned"), compare_, Qt::BottomDockWidgetArea));
   ranked_dock->raise();
@@ -217,7 +220,7 @@ void MainWindow::create_analysis_docks() {
 void MainWindow::create_controllers() {
   imports_ = new ImportController(this, document_, session_, profile_);
   exports_ = new ExportController(this, document_, evaluator_);
-  calibration_ = new CalibrationController(this, document_, evaluator_, profile_);
+  calibration_ = new CalibrationController(this, document_, evaluator_);
   lessons_ = new LessonController(this, document_, evaluator_);
   lessons_->createDock();
   for (WindowController* controller :

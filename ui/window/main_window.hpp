@@ -126,7 +126,6 @@ class MainWindow final : public QMainWindow {
   void on_evaluated(const Evaluation& evaluation);
   void on_searched(const SearchEvaluation& search);
   void apply_ranked(const RankedLayout& ranked);
-  void update_compare(const std::vector<RankedLayout>& pinned);
 
   ProjectDocument* document_ = nullptr;
   Evaluator* evaluator_ = nullptr;

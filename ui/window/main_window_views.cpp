@@ -1,6 +1,5 @@
 // The main window following the document and the evaluator: the evaluation's requests, the topology
-// editor's cluster and communication map, the status line, the best-ranked layout applied once, and
-// the pinned comparison.
+// editor's cluster and communication map, the status line, and the best-ranked layout applied once.
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -10,12 +9,10 @@
 
 #include "ui/document/project_commands.hpp"
 #include "ui/panels/serving_panel.hpp"
-#include "ui/ranked/layout_compare.hpp"
 #include "ui/ranked/ranked_layouts_model.hpp"
 #include "ui/ranked/ranked_layouts_panel.hpp"
 #include "ui/topology/topology_editor.hpp"
 #include "ui/window/main_window.hpp"
-#include "ui/window/summary_strip.hpp"
 
 namespace meshscope::ui {
 
@@ -100,40 +97,6 @@ void MainWindow::apply_ranked(const RankedLayout& ranked) {
       document_,
       {ranked.layout, ranked.recompute, ranked.zero_stage, ranked.schedule, ranked.order, ranked.tp_comm_overlap},
       ranked_layout_text(ranked)));
-}
-
-void MainWindow::update_compare(const std::vector<RankedLayout>& pinned) {
-  const std::shared_ptr<const Evaluation>& evaluation = evaluator_->latest();
-  if (pinned.size() < 2 || !evaluation || !evaluation->cluster) {
-    compare_->clear();
-    return;
-  }
-  // Both pinned layouts estimated in full (event simulation, per-axis communication) for the
-  // current model, workload and cluster: a few milliseconds each.
-  const Router router(*evaluation->cluster);
-  std::vector<CompareSide> sides;
-  for (size_t i = 0; i < 2; ++i) {
-    const RankedLayout& ranked = pinned[i];
-    const Project& project = this->project();
-    TrainingWorkload workload = project.training;
-    workload.recompute = ranked.recompute;
-    workload.zero_stage = ranked.zero_stage;
-    workload.tp_comm_overlap = ranked.tp_comm_overlap;
-    workload.schedule = ranked.schedule;
-    auto options = project_estimate_options(project);
-    if (!options) return summary_->setError(QString::fromStdString(options.error().to_string()));
-    options->order = ranked.order;
-    auto estimate = estimate_step(project.model, workload, ranked.layout, *evaluation->cluster, router, *options);
-    if (!estimate) {
-      compare_->clear();
-      return summary_->setError(QString::fromStdString(estimate.error().to_string()));
-    }
-    const GpuSpec gpu = cluster_gpu(*evaluation->cluster);
-    sides.push_back({ranked_layout_text(ranked), std::move(*estimate),
-                     training_memory(project.model, workload, ranked.layout, gpu)});
-  }
-  compare_->setComparison(std::move(sides[0]), std::move(sides[1]));
-  showView(QStringLiteral("compare"));
 }
 
 }  // namespace meshscope::ui

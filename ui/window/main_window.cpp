@@ -30,8 +30,10 @@
 #include "ui/profile/calibration_controller.hpp"
 #include "ui/profile/profile_view.hpp"
 #include "ui/ranked/layout_compare.hpp"
+#include "ui/ranked/ranked_layouts_model.hpp"
 #include "ui/ranked/ranked_layouts_panel.hpp"
 #include "ui/topology/topology_editor.hpp"
+#include "ui/topology/topology_link.hpp"
 #include "ui/window/app_settings.hpp"
 #include "ui/window/export_controller.hpp"
 #include "ui/window/file_session.hpp"
@@ -71,7 +73,7 @@ MainWindow::MainWindow(const Project& project, Options options, QWidget* parent)
   create_analysis_docks();
   create_controllers();
   create_menus();
-  // After the views' own subscriptions: the editor's map and the status line, then viewsUpdated.
+  // After the views' own subscriptions: the status line, then viewsUpdated.
   connect(evaluator_, &Evaluator::evaluated, this,
           [this](const std::shared_ptr<const Evaluation>& evaluation) { on_evaluated(*evaluation); });
   connect(evaluator_, &Evaluator::searched, this,
@@ -144,14 +146,10 @@ void MainWindow::create_editing_docks() {
   addView(QStringLiteral("workload"), tr("Workload"), workload_scroll, Qt::LeftDockWidgetArea);
 
   // Topology (right, the first of the tabbed views): the cluster, editable, and the
-  // communication map of the current layout drawn on it.
-  // Its edits are steps of the project's history; after each, the drawn cluster is the project's.
+  // communication map of the current layout drawn on it; its edits are steps of the project's history.
   topology_ = new TopologyEditor(document_->undoStack());
   topology_->setObjectName(QStringLiteral("topology_editor"));
-  connect(topology_, &TopologyEditor::clusterChanged, this, [this] {
-    if (loading_cluster_) return;  // the editor shows the project's cluster; nothing was edited
-    document_->adoptDrawnCluster(topology_->cluster());
-  });
+  new TopologyLink(topology_, document_, evaluator_, this);
   addView(QStringLiteral("topology"), tr("Topology"), topology_, Qt::RightDockWidgetArea);
   // Memory: the stacked bars beside the exact table.
   addView(QStringLiteral("memory"), tr("Memory budget"), new MemoryPanel(evaluator_), Qt::RightDockWidgetArea);
@@ -265,6 +263,63 @@ void MainWindow::create_menus() {
   QMenu* view_menu = menuBar()->addMenu(tr("&View"));
   for (const auto& [name, dock] : docks_) view_menu->addAction(dock->toggleViewAction());
   lessons_->addPresenterAction(view_menu);
+}
+
+// ---- Following the document and the evaluator ------------------------------------------------------------------
+
+void MainWindow::on_document_changed(ProjectDocument::Change change) {
+  if (change == ProjectDocument::Change::reset) {
+    // A new project: its arrangement, and its evaluation at once.
+    applyViewState(project().view);
+    evaluator_->setServingTarget(serving_target_of(project()));
+    evaluator_->setDebounceMs(0);
+    evaluator_->request(project());
+    evaluator_->setDebounceMs(Evaluator::kDefaultDebounceMs);
+    return;
+  }
+  if (change == ProjectDocument::Change::serving_target) {
+    evaluator_->setServingTarget(serving_target_of(project()));
+    return;
+  }
+  evaluator_->request(project());
+}
+
+void MainWindow::on_evaluated(const Evaluation& e) {
+  status_->setText(tr("Evaluated in %1 ms").arg(1000 * e.elapsed_s, 0, 'f', 1));
+  emit viewsUpdated();
+}
+
+void MainWindow::on_searched(const SearchEvaluation& search) {
+  search_progress_->hide();
+  cancel_search_->hide();
+  if (!search.error.empty()) {
+    status_->setText(tr("Search: %1").arg(QString::fromStdString(search.error)));
+    return;
+  }
+  if (search.training) {
+    status_->setText(tr("Searched %1 candidates in %2 s: %3 valid")
+                         .arg(static_cast<qlonglong>(search.training->evaluated))
+                         .arg(search.elapsed_s, 0, 'f', 2)
+                         .arg(static_cast<qlonglong>(search.training->valid)));
+    if (select_best_layout_ && !search.training->layouts.empty()) {
+      select_best_layout_ = false;
+      apply_ranked(search.training->layouts.front());
+      ranked_->selectRank(1, false);
+    }
+  } else if (search.serving) {
+    status_->setText(tr("Searched %1 serving layouts in %2 s: %3 meet the target")
+                         .arg(static_cast<qlonglong>(search.serving->evaluated))
+                         .arg(search.elapsed_s, 0, 'f', 2)
+                         .arg(static_cast<qlonglong>(search.serving->valid)));
+  }
+  emit viewsUpdated();
+}
+
+void MainWindow::apply_ranked(const RankedLayout& ranked) {
+  document_->push(new ApplyRankedLayout(
+      document_,
+      {ranked.layout, ranked.recompute, ranked.zero_stage, ranked.schedule, ranked.order, ranked.tp_comm_overlap},
+      ranked_layout_text(ranked)));
 }
 
 // ---- Views --------------------------------------------------------------------------------------------------------

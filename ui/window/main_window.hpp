@@ -120,9 +120,8 @@ class MainWindow final : public QMainWindow {
   void create_controllers();
   void report(WindowController* controller);  // its inline errors and status messages are shown here
   void create_menus();
-  // After every command (and its undo, redo) and a new project: the evaluation and the editor follow.
+  // After every command (and its undo, redo) and a new project: the evaluation follows.
   void on_document_changed(ProjectDocument::Change change);
-  void load_editor_cluster(const Cluster& cluster, const Project& project);
   void on_evaluated(const Evaluation& evaluation);
   void on_searched(const SearchEvaluation& search);
   void apply_ranked(const RankedLayout& ranked);
@@ -146,10 +145,8 @@ class MainWindow final : public QMainWindow {
   QProgressBar* search_progress_ = nullptr;
   QPushButton* cancel_search_ = nullptr;
   QLabel* status_ = nullptr;
-  bool editor_needs_cluster_ = true;  // the topology editor shows another cluster than the project's
-  bool loading_cluster_ = false;      // setCluster in progress: its clusterChanged is not an edit
-  bool arranged_ = false;             // the default dock sizes were applied on the first show
-  bool restored_state_ = false;       // a saved arrangement was restored instead
+  bool arranged_ = false;        // the default dock sizes were applied on the first show
+  bool restored_state_ = false;  // a saved arrangement was restored instead
 };
 
 }  // namespace meshscope::ui

@@ -255,6 +255,25 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, Evaluator* evaluator, QW
   });
   auto* outer = new QVBoxLayout(this);
 
+  outer->addWidget(make_model_box());
+  outer->addWidget(make_cluster_box());
+  make_workload_boxes();
+  outer->addWidget(training_box_);
+  outer->addWidget(serving_box_);
+  outer->addWidget(make_layout_box());
+  conventions_ = new QLabel(this);
+  conventions_->setWordWrap(true);
+  conventions_->setTextFormat(Qt::RichText);
+  conventions_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  outer->addWidget(conventions_);
+  outer->addStretch(1);
+
+  connect(document_, &ProjectDocument::changed, this, &WorkloadPanel::refresh);
+  refresh();
+}
+
+// The model: a preset, a Hugging Face config.json, or every field (a key form, folded).
+QGroupBox* WorkloadPanel::make_model_box() {
   auto* model_box = new QGroupBox(tr("Model"), this);
   auto* model_layout = new QVBoxLayout(model_box);
   auto* model_row = new QHBoxLayout;
@@ -290,8 +309,11 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, Evaluator* evaluator, QW
   connect(model_fields_box_, &QGroupBox::toggled, model_form_, &QWidget::setVisible);
   connect(model_form_, &KeyForm::edited, this, &WorkloadPanel::on_model_field);
   model_layout->addWidget(model_fields_box_);
-  outer->addWidget(model_box);
+  return model_box;
+}
 
+// The cluster generator with its node count, and training or serving.
+QGroupBox* WorkloadPanel::make_cluster_box() {
   auto* cluster_box = new QGroupBox(tr("Cluster and mode"), this);
   auto* cluster_form = new QFormLayout(cluster_box);
   auto* cluster_row = new QHBoxLayout;
@@ -320,23 +342,27 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, Evaluator* evaluator, QW
   mode_combo_->addItem(tr("serving"));
   connect(mode_combo_, &QComboBox::activated, this, &WorkloadPanel::on_mode);
   cluster_form->addRow(tr("mode"), mode_combo_);
-  outer->addWidget(cluster_box);
+  return cluster_box;
+}
 
+// The training and the serving keys (one is shown, by mode), from the key table.
+void WorkloadPanel::make_workload_boxes() {
   training_box_ = new QGroupBox(tr("Training"), this);
   training_form_ = new KeyForm(training_box_);
   // Choices, free-text numbers and tooltips from the key table (core/options.hpp), as the CLI and docs/cli.md.
   training_form_->setTable(key_table(KeyScope::train));
   (new QVBoxLayout(training_box_))->addWidget(training_form_);
   connect(training_form_, &KeyForm::edited, this, &WorkloadPanel::on_training);
-  outer->addWidget(training_box_);
 
   serving_box_ = new QGroupBox(tr("Serving"), this);
   serving_form_ = new KeyForm(serving_box_);
   serving_form_->setTable(key_table(KeyScope::serve));
   (new QVBoxLayout(serving_box_))->addWidget(serving_form_);
   connect(serving_form_, &KeyForm::edited, this, &WorkloadPanel::on_serving);
-  outer->addWidget(serving_box_);
+}
 
+// The layout's degrees, the pipeline schedule and rank order, and the layout's validity beneath.
+QGroupBox* WorkloadPanel::make_layout_box() {
   auto* layout_box = new QGroupBox(tr("Layout"), this);
   auto* layout_layout = new QVBoxLayout(layout_box);
   layout_form_ = new KeyForm(layout_box);
@@ -370,17 +396,7 @@ WorkloadPanel::WorkloadPanel(ProjectDocument* document, Evaluator* evaluator, QW
   validity_->setWordWrap(true);
   validity_->setTextFormat(Qt::RichText);
   layout_layout->addWidget(validity_);
-  outer->addWidget(layout_box);
-
-  conventions_ = new QLabel(this);
-  conventions_->setWordWrap(true);
-  conventions_->setTextFormat(Qt::RichText);
-  conventions_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  outer->addWidget(conventions_);
-  outer->addStretch(1);
-
-  connect(document_, &ProjectDocument::changed, this, &WorkloadPanel::refresh);
-  refresh();
+  return layout_box;
 }
 
 const Project& WorkloadPanel::project() const {

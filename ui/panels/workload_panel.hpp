@@ -96,6 +96,10 @@ class WorkloadPanel final : public QWidget {
   bool importHfConfig(const QString& path);
 
  private:
+  QGroupBox* make_model_box();
+  QGroupBox* make_cluster_box();
+  void make_workload_boxes();
+  QGroupBox* make_layout_box();
   void refresh();
   // A value the core refused: shown inline, the project unchanged.
   void refuse(const QString& key, const QString& error);

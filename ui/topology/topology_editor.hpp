@@ -49,6 +49,7 @@ namespace meshscope::ui {
 
 class DeviceItem;
 class GroupLayer;
+class PropertyRows;
 class LinkLayer;
 class NodeItem;
 class TopologyView;
@@ -141,6 +142,9 @@ class TopologyEditor : public QWidget {
   void updateGroups();
   void updateProblemsLine();
   void showProperties();
+  void showDeviceProperties(DeviceId device, PropertyRows& rows);
+  void showLinkProperties(LinkId link, PropertyRows& rows);
+  void showLinkSpecRows(LinkId link, LinkKind kind, PropertyRows& rows);
   void scheduleProperties();
   void computeLoads();
   void onSelectionChanged();

@@ -17,13 +17,16 @@
 
 #include "core/model_io.hpp"
 #include "core/project.hpp"
-#include "ui/app_settings.hpp"
-#include "ui/lesson_player.hpp"
-#include "ui/main_window.hpp"
-#include "ui/pipeline_animation.hpp"
-#include "ui/recovery.hpp"
-#include "ui/scaling_view.hpp"
-#include "ui/tradeoff_view.hpp"
+#include "ui/explore/scaling_view.hpp"
+#include "ui/explore/tradeoff_view.hpp"
+#include "ui/lessons/lesson_controller.hpp"
+#include "ui/lessons/lesson_player.hpp"
+#include "ui/panels/pipeline_animation.hpp"
+#include "ui/window/app_settings.hpp"
+#include "ui/window/file_session.hpp"
+#include "ui/window/import_controller.hpp"
+#include "ui/window/main_window.hpp"
+#include "ui/window/recovery.hpp"
 
 namespace {
 
@@ -39,7 +42,7 @@ constexpr const char* kNoDisplayHelp =
     "  Render a view without any display: QT_QPA_PLATFORM=offscreen meshscope --screenshot out.png [--view ranked]\n"
     "  Every number headless: meshscope-cli --help\n";
 
-// --tradeoff-axis tp or tp,pp: the trade-off explorer's axes (ui/tradeoff_view.hpp).
+// --tradeoff-axis tp or tp,pp: the trade-off explorer's axes (ui/explore/tradeoff_view.hpp).
 bool set_tradeoff_axes(meshscope::ui::MainWindow& window, const QString& text) {
   if (window.setTradeoffAxes(text)) return true;
   std::fprintf(stderr, "meshscope: --tradeoff-axis takes one or two of %s, e.g. tp or tp,pp\n",
@@ -238,9 +241,9 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   window.show();
-  if (screenshot_path.isEmpty()) QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
-  if (parser.isSet(command_line.trace)) window.importTraces({parser.value(command_line.trace)});
-  if (parser.isSet(command_line.log) && !window.importTrainingLog(parser.value(command_line.log))) {
+  if (screenshot_path.isEmpty()) QTimer::singleShot(0, &window, [&window] { window.session()->offerRecovery(); });
+  if (parser.isSet(command_line.trace)) window.imports()->importTraces({parser.value(command_line.trace)});
+  if (parser.isSet(command_line.log) && !window.imports()->importTrainingLog(parser.value(command_line.log))) {
     std::fprintf(stderr, "meshscope: cannot read the training log %s\n", qPrintable(parser.value(command_line.log)));
     return kExitBadInput;
   }
@@ -261,21 +264,22 @@ int main(int argc, char** argv) {
     bool step_ok = true;
     const int step =
         parser.isSet(command_line.lesson_step) ? parser.value(command_line.lesson_step).toInt(&step_ok) : 1;
-    if (!step_ok || step < 1 || !window.openLesson(parser.value(command_line.lesson), step)) {
+    if (!step_ok || step < 1 || !window.lessons()->openLesson(parser.value(command_line.lesson), step)) {
       std::fprintf(stderr, "meshscope: cannot open the lesson %s: %s\n", qPrintable(parser.value(command_line.lesson)),
                    step_ok && step >= 1 ? qPrintable(window.inlineError()) : "--lesson-step takes a step number");
       return kExitBadInput;
     }
-    window.lessonPlayer()->waitForFigures();
+    window.lessons()->lessonPlayer()->waitForFigures();
   }
   if (parser.isSet(command_line.presenter) || (screenshot_path.isEmpty() && ui::AppSettings().presenter_mode()))
-    window.setPresenterMode(true);
+    window.lessons()->setPresenterMode(true);
   if (!screenshot_path.isEmpty()) {
     // Grab once every view shows the evaluation (and the search's best layout, if asked for).
     const QString view = parser.value(command_line.view);
     QTimer::singleShot(0, &window, [&window, &screenshot_path, view] {
       window.waitForEvaluation();
-      while (window.importing()) QApplication::processEvents(QEventLoop::AllEvents, 20);
+      while (window.imports()->importing()) QApplication::processEvents(QEventLoop::AllEvents, 20);
+      window.waitForEvaluation();  // the imported trace compared with the prediction
       // The documented size of the screenshots (docs/screenshots), whatever the views asked for.
       window.resize(1600, 1000);
       QApplication::processEvents();

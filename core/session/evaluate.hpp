@@ -20,6 +20,9 @@
 
 namespace meshscope {
 
+struct LayoutComparison;  // core/session/compare_layouts.hpp
+struct TracePrediction;   // core/session/trace_prediction.hpp
+
 // Everything the views show for one state of the project.
 struct Evaluation {
   uint64_t generation = 0;
@@ -36,6 +39,11 @@ struct Evaluation {
   std::shared_ptr<const ServingEstimate> serving;
   std::shared_ptr<const ServingTrafficMap> serving_traffic;  // the map of one decode iteration
   std::string estimate_error;
+  // What a front end compares with this state, computed with it (the GUI's evaluator does, on its worker
+  // thread): two pinned ranked layouts side by side (compare_layouts), and an imported profiler trace and
+  // training log against this estimate (compare_with_prediction). Null when not asked for.
+  std::shared_ptr<const LayoutComparison> pinned_comparison;
+  std::shared_ptr<const TracePrediction> measured;
   double elapsed_s = 0;
 };
 

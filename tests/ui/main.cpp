@@ -12,8 +12,9 @@
 #include <cstdio>
 
 #include "core/project.hpp"
-#include "ui/main_window.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/window/file_session.hpp"
+#include "ui/window/main_window.hpp"
 
 namespace {
 
@@ -30,7 +31,7 @@ int edit_and_wait() {
   meshscope::ui::KeyForm* form = window.workloadPanel()->layoutForm();
   if (!form->setValue("dp", QStringLiteral("1")) || !form->setValue("pp", QStringLiteral("8"))) return 2;
   window.waitForEvaluation();
-  if (!QFile::exists(window.recoveryFile())) return 3;
+  if (!QFile::exists(window.session()->recoveryFile())) return 3;
   std::puts("autosaved");
   std::fflush(stdout);
   QTimer::singleShot(120000, qApp, &QCoreApplication::quit);

@@ -10,7 +10,7 @@
 #include <QTemporaryDir>
 
 #include "qt_catch.hpp"
-#include "ui/app_settings.hpp"
+#include "ui/window/app_settings.hpp"
 
 using meshscope::ui::AppSettings;
 

@@ -30,10 +30,10 @@
 #include "core/topology/generators.hpp"
 #include "core/topology/routing.hpp"
 #include "qt_catch.hpp"
-#include "ui/chart_style.hpp"
 #include "ui/charts/memory_chart.hpp"
 #include "ui/charts/serving_chart.hpp"
-#include "ui/formatting.hpp"
+#include "ui/kit/chart_style.hpp"
+#include "ui/kit/formatting.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;

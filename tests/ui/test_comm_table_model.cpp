@@ -11,8 +11,8 @@
 #include "core/project.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"
-#include "ui/comm_table_model.hpp"
-#include "ui/formatting.hpp"
+#include "ui/kit/formatting.hpp"
+#include "ui/panels/comm_table_model.hpp"
 
 using namespace meshscope;
 using meshscope::test::QtWarningRecorder;

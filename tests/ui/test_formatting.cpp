@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "qt_catch.hpp"
-#include "ui/formatting.hpp"
+#include "ui/kit/formatting.hpp"
 
 using namespace meshscope;
 

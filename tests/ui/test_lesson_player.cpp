@@ -19,10 +19,11 @@
 #include "core/project.hpp"
 #include "core/session/lesson.hpp"
 #include "qt_catch.hpp"
-#include "ui/chart_style.hpp"
-#include "ui/lesson_player.hpp"
-#include "ui/main_window.hpp"
-#include "ui/tradeoff_view.hpp"
+#include "ui/explore/tradeoff_view.hpp"
+#include "ui/kit/chart_style.hpp"
+#include "ui/lessons/lesson_controller.hpp"
+#include "ui/lessons/lesson_player.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 
@@ -60,9 +61,9 @@ TEST_CASE("lesson player: Page Down / Page Up step through a whole lesson, each 
   window.show();
   window.activateWindow();
   REQUIRE(QTest::qWaitForWindowActive(&window));
-  REQUIRE(window.openLesson(QString::fromLatin1(kLesson)));
+  REQUIRE(window.lessons()->openLesson(QString::fromLatin1(kLesson)));
   const Lesson lesson = lesson_or_fail(kLesson);
-  ui::LessonPlayer* player = window.lessonPlayer();
+  ui::LessonPlayer* player = window.lessons()->lessonPlayer();
   REQUIRE(player->step() == 1);
   REQUIRE(player->stepCount() == static_cast<int>(lesson.steps.size()));
   window.waitForEvaluation();
@@ -107,8 +108,8 @@ TEST_CASE("lesson player: the figures are computed live, and an edit after a ste
   Result<Project> project = default_project();
   REQUIRE(project);
   ui::MainWindow window(*project);
-  REQUIRE(window.openLesson(QStringLiteral("01-two-memory-budgets"), 3));
-  ui::LessonPlayer* player = window.lessonPlayer();
+  REQUIRE(window.lessons()->openLesson(QStringLiteral("01-two-memory-budgets"), 3));
+  ui::LessonPlayer* player = window.lessons()->lessonPlayer();
   player->waitForFigures();
   ClusterCache cache;
   auto rendered = render_lesson_step(*player->lesson(), 3, cache);
@@ -116,7 +117,7 @@ TEST_CASE("lesson player: the figures are computed live, and an edit after a ste
   CHECK(player->renderedText() == QString::fromStdString(rendered->text));
   CHECK(player->headingText() == QStringLiteral("Step 3 of 5"));
   // A lesson that cannot be read: the message inline, the lesson shown before stays.
-  CHECK_FALSE(window.openLesson(QStringLiteral("/no/such/lesson.json")));
+  CHECK_FALSE(window.lessons()->openLesson(QStringLiteral("/no/such/lesson.json")));
   CHECK(window.inlineError().contains(QStringLiteral("lesson")));
   CHECK(player->lesson()->name == "01-two-memory-budgets");
 }
@@ -136,16 +137,16 @@ TEST_CASE("lesson player: a trade-off step raises the Trade-offs view on its axe
               {"text": "TP and PP: {mfu_percent}.", "view": "tradeoff", "axis": "tp,pp"},
               {"text": "Memory: {peak_memory_gib}.", "view": "memory"}]})");
   file.close();
-  REQUIRE(window.openLesson(path));
+  REQUIRE(window.lessons()->openLesson(path));
   auto* tradeoff = window.findChild<ui::TradeoffView*>();
   REQUIRE(tradeoff != nullptr);
   CHECK(window.findChild<QDockWidget*>(QStringLiteral("tradeoff_dock"))->isVisible());
   CHECK(tradeoff->axis() == TradeoffAxis::pp);
   CHECK_FALSE(tradeoff->axis2());
-  window.lessonPlayer()->next();
+  window.lessons()->lessonPlayer()->next();
   CHECK(tradeoff->axis() == TradeoffAxis::tp);
   CHECK(tradeoff->axis2() == TradeoffAxis::pp);
-  window.lessonPlayer()->next();  // no axis: the view keeps what it shows
+  window.lessons()->lessonPlayer()->next();  // no axis: the view keeps what it shows
   CHECK(tradeoff->axis2() == TradeoffAxis::pp);
   CHECK_FALSE(window.setTradeoffAxes(QStringLiteral("tq")));
   CHECK_FALSE(window.setTradeoffAxes(QStringLiteral("tp,pp,cp")));
@@ -156,7 +157,7 @@ TEST_CASE("presenter mode: only the taught view and the player, larger fonts, th
   REQUIRE(project);
   ui::MainWindow window(*project);
   window.show();
-  REQUIRE(window.openLesson(QString::fromLatin1(kLesson), 3));  // step 3 shows the memory view
+  REQUIRE(window.lessons()->openLesson(QString::fromLatin1(kLesson), 3));  // step 3 shows the memory view
   window.waitForEvaluation();
   const QFont font_before = QApplication::font();
   QStringList visible_before;
@@ -164,8 +165,8 @@ TEST_CASE("presenter mode: only the taught view and the player, larger fonts, th
     if (window.findChild<QDockWidget*>(name + QStringLiteral("_dock"))->isVisible()) visible_before << name;
   REQUIRE(visible_before.size() > 2);
 
-  window.setPresenterMode(true);
-  CHECK(window.presenterMode());
+  window.lessons()->setPresenterMode(true);
+  CHECK(window.lessons()->presenterMode());
   CHECK(QApplication::font().pointSizeF() > font_before.pointSizeF() * 1.5);
   CHECK(ui::chart_theme() == ui::presenter_chart_theme());
   CHECK(ui::themed_width(2) > 2);
@@ -175,7 +176,7 @@ TEST_CASE("presenter mode: only the taught view and the player, larger fonts, th
   visible.sort();
   CHECK(visible == QStringList{QStringLiteral("lesson"), QStringLiteral("memory")});
   // A step to another view keeps the room on one view.
-  QTest::keyClick(window.lessonPlayer(), Qt::Key_Right);
+  QTest::keyClick(window.lessons()->lessonPlayer(), Qt::Key_Right);
   window.waitForEvaluation();
   visible.clear();
   for (const QString& name : window.viewNames())
@@ -183,8 +184,8 @@ TEST_CASE("presenter mode: only the taught view and the player, larger fonts, th
   visible.sort();
   CHECK(visible == QStringList{QStringLiteral("lesson"), QStringLiteral("pipeline")});
 
-  window.setPresenterMode(false);
-  CHECK_FALSE(window.presenterMode());
+  window.lessons()->setPresenterMode(false);
+  CHECK_FALSE(window.lessons()->presenterMode());
   CHECK(QApplication::font() == font_before);
   CHECK(ui::chart_theme() == ui::ChartTheme{});
   QStringList visible_after;
@@ -198,7 +199,7 @@ TEST_CASE("lesson export: one PDF page and one SVG file per step, with the step'
   REQUIRE(project);
   ui::MainWindow window(*project);
   window.show();
-  REQUIRE(window.openLesson(QStringLiteral("01-two-memory-budgets"), 2));
+  REQUIRE(window.lessons()->openLesson(QStringLiteral("01-two-memory-budgets"), 2));
   window.waitForEvaluation();
   const Lesson lesson = lesson_or_fail("01-two-memory-budgets");
   const Project before = window.project();
@@ -206,7 +207,7 @@ TEST_CASE("lesson export: one PDF page and one SVG file per step, with the step'
   REQUIRE(dir.isValid());
 
   const QString pdf = dir.filePath(QStringLiteral("lesson.pdf"));
-  REQUIRE(window.exportLessonPdf(pdf));
+  REQUIRE(window.lessons()->exportLessonPdf(pdf));
   QFile file(pdf);
   REQUIRE(file.open(QIODevice::ReadOnly));
   const QByteArray bytes = file.readAll();
@@ -214,11 +215,11 @@ TEST_CASE("lesson export: one PDF page and one SVG file per step, with the step'
   // Page objects: "/Type /Page" not followed by "s" (the page tree is "/Type /Pages").
   CHECK(QString::fromLatin1(bytes).count(QRegularExpression(QStringLiteral("/Type\\s*/Page(?!s)"))) ==
         static_cast<int>(lesson.steps.size()));
-  CHECK(window.lessonPlayer()->step() == 2);
+  CHECK(window.lessons()->lessonPlayer()->step() == 2);
   CHECK(window.project().layout == before.layout);
   CHECK(window.project().mode == before.mode);
 
-  const QStringList svgs = window.exportLessonSvgFolder(dir.filePath(QStringLiteral("svg")));
+  const QStringList svgs = window.lessons()->exportLessonSvgFolder(dir.filePath(QStringLiteral("svg")));
   REQUIRE(svgs.size() == static_cast<int>(lesson.steps.size()));
   ClusterCache cache;
   for (int k = 1; k <= svgs.size(); ++k) {

@@ -21,13 +21,18 @@
 #include "core/importers/nccl_tests.hpp"
 #include "core/model_io.hpp"
 #include "core/project.hpp"
+#include "core/session/compare_layouts.hpp"
 #include "qt_catch.hpp"
-#include "ui/layout_compare.hpp"
-#include "ui/main_window.hpp"
-#include "ui/padded_item_delegate.hpp"
-#include "ui/pipeline_chart.hpp"
-#include "ui/ranked_layouts_panel.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/kit/padded_item_delegate.hpp"
+#include "ui/panels/pipeline_chart.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/profile/calibration_controller.hpp"
+#include "ui/ranked/layout_compare.hpp"
+#include "ui/ranked/ranked_layouts_panel.hpp"
+#include "ui/window/export_controller.hpp"
+#include "ui/window/file_session.hpp"
+#include "ui/window/import_controller.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 
@@ -180,7 +185,7 @@ TEST_CASE("main window: save and open a project; a malformed file keeps the curr
   ui::MainWindow window(project);
   window.waitForEvaluation();
   const QString path = dir.filePath(QStringLiteral("p.json"));
-  REQUIRE(window.saveProject(path));
+  REQUIRE(window.session()->saveProject(path));
   CHECK_FALSE(window.isWindowModified());
 
   // The saved file is a version-2 project that reads back to the same layout.
@@ -193,9 +198,9 @@ TEST_CASE("main window: save and open a project; a malformed file keeps the curr
 
   Project other = project_or_fail();
   other.layout.micro_batch = 1;
-  window.setProject(other);
+  window.session()->setProject(other);
   window.waitForEvaluation();
-  REQUIRE(window.openProject(path));
+  REQUIRE(window.session()->openProject(path));
   window.waitForEvaluation();
   CHECK(window.project().layout.micro_batch == 2);
   CHECK(window.inlineError().isEmpty());
@@ -204,17 +209,17 @@ TEST_CASE("main window: save and open a project; a malformed file keeps the curr
   const QByteArray saved = QByteArray::fromStdString(*text);
   const QString truncated = dir.filePath(QStringLiteral("truncated.json"));
   write(truncated, saved.left(saved.size() / 2));
-  CHECK_FALSE(window.openProject(truncated));
+  CHECK_FALSE(window.session()->openProject(truncated));
   CHECK(window.inlineError().contains(QStringLiteral("truncated.json")));
   CHECK(window.project().layout.micro_batch == 2);
   nlohmann::json wrong = *doc;
   wrong["layout"]["tp"] = "eight";
   const QString wrong_path = dir.filePath(QStringLiteral("wrong.json"));
   write(wrong_path, QByteArray::fromStdString(wrong.dump()));
-  CHECK_FALSE(window.openProject(wrong_path));
+  CHECK_FALSE(window.session()->openProject(wrong_path));
   CHECK(window.inlineError().contains(QStringLiteral("tp")));
   CHECK(window.project().layout.micro_batch == 2);
-  CHECK_FALSE(window.openProject(dir.filePath(QStringLiteral("missing.json"))));
+  CHECK_FALSE(window.session()->openProject(dir.filePath(QStringLiteral("missing.json"))));
 }
 
 TEST_CASE("main window: exports write the estimate, the ranked table and each view") {
@@ -224,7 +229,7 @@ TEST_CASE("main window: exports write the estimate, the ranked table and each vi
   window.waitForEvaluation();
   REQUIRE(window.search());
   const QString json_path = dir.filePath(QStringLiteral("estimate.json"));
-  REQUIRE(window.exportEstimateJson(json_path));
+  REQUIRE(window.exports()->exportEstimateJson(json_path));
   auto text = read_text_file(json_path.toStdString());
   REQUIRE(text);
   auto doc = parse_json_text(*text, "estimate.json");
@@ -232,18 +237,18 @@ TEST_CASE("main window: exports write the estimate, the ranked table and each vi
   CHECK(doc->at("estimate").at("step_time_s").get<double>() == window.evaluation()->estimate->step_time_s);
 
   const QString csv_path = dir.filePath(QStringLiteral("ranked.csv"));
-  REQUIRE(window.exportRankedCsv(csv_path));
+  REQUIRE(window.exports()->exportRankedCsv(csv_path));
   auto csv = read_text_file(csv_path.toStdString());
   REQUIRE(csv);
   const auto lines = std::count(csv->begin(), csv->end(), '\n');
   CHECK(lines == static_cast<long>(window.search()->training->layouts.size()) + 1);
 
   for (const QString& name : window.viewNames()) {
-    CHECK(window.exportViewImage(name, dir.filePath(name + QStringLiteral(".png"))));
-    CHECK(window.exportViewImage(name, dir.filePath(name + QStringLiteral(".svg"))));
+    CHECK(window.exports()->exportViewImage(name, dir.filePath(name + QStringLiteral(".png"))));
+    CHECK(window.exports()->exportViewImage(name, dir.filePath(name + QStringLiteral(".svg"))));
     CHECK(QFileInfo(dir.filePath(name + QStringLiteral(".svg"))).size() > 100);
   }
-  CHECK_FALSE(window.exportViewImage(QStringLiteral("memory"), QStringLiteral("/no/such/dir/x.png")));
+  CHECK_FALSE(window.exports()->exportViewImage(QStringLiteral("memory"), QStringLiteral("/no/such/dir/x.png")));
 }
 
 TEST_CASE("main window: the default project opens on the best-ranked layout when asked") {
@@ -366,6 +371,9 @@ TEST_CASE("main window: selecting a ranked layout makes it the current layout ev
   REQUIRE(panel->selectRank(1));
   panel->togglePinCurrent();
   window.waitForEvaluation();
+  // Estimated with the evaluation, on its worker thread (core/session/compare_layouts.hpp).
+  REQUIRE(window.evaluation()->pinned_comparison);
+  CHECK(window.evaluation()->pinned_comparison->sides.size() == 2);
   auto* compare = window.findChild<ui::LayoutCompareWidget*>();
   REQUIRE(compare != nullptr);
   REQUIRE(compare->model() != nullptr);
@@ -406,8 +414,8 @@ TEST_CASE("main window: an imported node topology becomes the project's editable
   ui::MainWindow window(project_or_fail());
   window.waitForEvaluation();
   // 8 × A100 with NVSwitch (nvidia-smi topo -m from a real DGX-class node), replicated onto 4 nodes.
-  REQUIRE(window.importNodeTopology(QString::fromStdString(dir + "repo_blog_8xA100_NV12_17NIC_bond.txt"), 4,
-                                    QStringLiteral("a100-80gb-sxm")));
+  REQUIRE(window.imports()->importNodeTopology(QString::fromStdString(dir + "repo_blog_8xA100_NV12_17NIC_bond.txt"), 4,
+                                               QStringLiteral("a100-80gb-sxm")));
   window.waitForEvaluation();
   REQUIRE(window.project().cluster_inline);
   CHECK(window.project().gpu_count == 32);
@@ -423,7 +431,7 @@ TEST_CASE("main window: an imported node topology becomes the project's editable
   REQUIRE(text);
   const QString broken = temp.filePath(QStringLiteral("topo.txt"));
   write(broken, QByteArray::fromStdString(text->substr(0, 40)));
-  CHECK_FALSE(window.importNodeTopology(broken, 2, QStringLiteral("a100-80gb-sxm")));
+  CHECK_FALSE(window.imports()->importNodeTopology(broken, 2, QStringLiteral("a100-80gb-sxm")));
   CHECK(window.inlineError().contains(QStringLiteral("topo.txt")));
   CHECK(window.project().gpu_count == 32);
 }
@@ -442,12 +450,12 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
   const double step_before = window.evaluation()->estimate ? window.evaluation()->estimate->step_time_s : 0;
   const std::string log =
       std::string(MESHSCOPE_SHARED_DIR) + "/data/nccl_tests/superbench_8xA100-SXM4-40GB_nccl_allgather.log";
-  const QString summary = window.calibrateFromNcclTests({QString::fromStdString(log)});
+  const QString summary = window.calibration()->calibrateFromNcclTests({QString::fromStdString(log)});
   REQUIRE_FALSE(summary.isEmpty());
   CHECK(summary.contains(QStringLiteral("before")));
   // Every row of the log, measured against predicted before and after the fit; the rows of at
   // least 64 MiB (what the fit minimised) are closer after it on average.
-  const auto& rows = window.lastNcclComparison();
+  const auto& rows = window.calibration()->lastNcclComparison();
   auto parsed = load_nccl_tests(log);
   REQUIRE(parsed);
   size_t measured = 0;
@@ -461,7 +469,7 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
     after += std::abs(r.after_time_s / r.measured_time_s - 1);
   }
   CHECK(after < before);
-  window.showNcclComparison(summary);
+  window.calibration()->showNcclComparison(summary);
   auto* table = window.findChild<QTableView*>(QStringLiteral("nccl_comparison"));
   REQUIRE(table != nullptr);
   REQUIRE(table->model() != nullptr);
@@ -486,7 +494,7 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
   QTemporaryDir dir;
   const QString junk = dir.filePath(QStringLiteral("junk.log"));
   write(junk, "not an nccl-tests log\n");
-  CHECK(window.calibrateFromNcclTests({junk}).isEmpty());
+  CHECK(window.calibration()->calibrateFromNcclTests({junk}).isEmpty());
   CHECK(window.inlineError().contains(QStringLiteral("junk.log")));
   CHECK_FALSE(window.project().comm_keys.empty());
 }
@@ -494,13 +502,13 @@ TEST_CASE("main window: calibrating from nccl-tests logs applies, saves and undo
 TEST_CASE("main window: the GEMM efficiency is fitted to an imported trace, applied and undone") {
   ui::MainWindow window(example_project("gpt2-dgx-a100-dp8.json"));
   window.waitForEvaluation();
-  CHECK(window.calibrateGemmFromTrace().isEmpty());  // nothing imported yet
+  CHECK(window.calibration()->calibrateGemmFromTrace().isEmpty());  // nothing imported yet
   CHECK(window.inlineError().contains(QStringLiteral("trace")));
-  window.importTraces(
+  window.imports()->importTraces(
       {QString::fromStdString(std::string(MESHSCOPE_SHARED_DIR) + "/data/kineto_traces/param_dlrm_8rank")});
-  while (window.importing()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  while (window.imports()->importing()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
   window.waitForEvaluation();
-  const QString summary = window.calibrateGemmFromTrace();
+  const QString summary = window.calibration()->calibrateGemmFromTrace();
   REQUIRE_FALSE(summary.isEmpty());
   CHECK(summary.contains(QStringLiteral("GEMM efficiency")));
   REQUIRE(window.project().efficiency_keys.size() == 1);
@@ -515,7 +523,8 @@ TEST_CASE("main window: a launcher config imports as the project, exports back, 
   ui::MainWindow window(project_or_fail());
   window.waitForEvaluation();
   const std::string configs = std::string(MESHSCOPE_SHARED_DIR) + "/data/launcher_configs/";
-  REQUIRE(window.importLauncherConfig(QString::fromStdString(configs + "megatron_train_llama3_8b_h100_fp8.sh")));
+  REQUIRE(
+      window.imports()->importLauncherConfig(QString::fromStdString(configs + "megatron_train_llama3_8b_h100_fp8.sh")));
   window.waitForEvaluation();
   CHECK(window.project().model.num_layers == 32);
   CHECK(window.project().gpu_count == 8);
@@ -525,14 +534,14 @@ TEST_CASE("main window: a launcher config imports as the project, exports back, 
   CHECK(window.evaluation()->problems.empty());
 
   const QString toml = dir.filePath(QStringLiteral("layout.toml"));
-  REQUIRE(window.exportLauncherConfig(LauncherFormat::torchtitan, toml));
+  REQUIRE(window.exports()->exportLauncherConfig(LauncherFormat::torchtitan, toml));
   auto text = read_text_file(toml.toStdString());
   REQUIRE(text);
   CHECK(text->find("data_parallel_replicate_degree = 8") != std::string::npos);
   const QString script = dir.filePath(QStringLiteral("layout.sh"));
-  REQUIRE(window.exportLauncherConfig(LauncherFormat::megatron, script));
+  REQUIRE(window.exports()->exportLauncherConfig(LauncherFormat::megatron, script));
   const Project before = window.project();
-  REQUIRE(window.importLauncherConfig(script));
+  REQUIRE(window.imports()->importLauncherConfig(script));
   window.waitForEvaluation();
   CHECK(window.project() == before);
 
@@ -541,7 +550,7 @@ TEST_CASE("main window: a launcher config imports as the project, exports back, 
   REQUIRE(file.open(QIODevice::WriteOnly));
   file.write("[parallelism\ntensor_parallel_degree = 2\n");
   file.close();
-  CHECK_FALSE(window.importLauncherConfig(broken));
+  CHECK_FALSE(window.imports()->importLauncherConfig(broken));
   CHECK(window.inlineError().contains(QStringLiteral("broken.toml")));
   CHECK(window.project() == before);
 }

@@ -12,8 +12,8 @@
 #include "core/memory.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
-#include "ui/formatting.hpp"
-#include "ui/memory_table_model.hpp"
+#include "ui/kit/formatting.hpp"
+#include "ui/panels/memory_table_model.hpp"
 
 using namespace meshscope;
 using meshscope::test::QtWarningRecorder;

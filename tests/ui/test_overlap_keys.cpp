@@ -13,9 +13,9 @@
 #include "core/options.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
-#include "ui/main_window.hpp"
-#include "ui/ranked_layouts_model.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/ranked/ranked_layouts_model.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 

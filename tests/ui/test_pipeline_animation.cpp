@@ -1,4 +1,4 @@
-// The animated pipeline schedule (ui/pipeline_animation.hpp): the cursor at a time shows the core's in-flight
+// The animated pipeline schedule (ui/panels/pipeline_animation.hpp): the cursor at a time shows the core's in-flight
 // counts (core/schedule/in_flight.hpp), stepping moves between event boundaries, space and the arrows drive it,
 // and playing advances the cursor until the last event.
 #include <catch2/catch.hpp>
@@ -12,10 +12,10 @@
 #include "core/schedule/in_flight.hpp"
 #include "core/schedule/schedule.hpp"
 #include "qt_catch.hpp"
-#include "ui/main_window.hpp"
-#include "ui/pipeline_animation.hpp"
-#include "ui/pipeline_chart.hpp"
-#include "ui/pipeline_panel.hpp"
+#include "ui/panels/pipeline_animation.hpp"
+#include "ui/panels/pipeline_chart.hpp"
+#include "ui/panels/pipeline_panel.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 

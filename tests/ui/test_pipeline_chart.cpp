@@ -13,7 +13,7 @@
 
 #include "core/schedule/schedule.hpp"
 #include "qt_catch.hpp"
-#include "ui/pipeline_chart.hpp"
+#include "ui/panels/pipeline_chart.hpp"
 
 using namespace meshscope;
 

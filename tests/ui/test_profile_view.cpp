@@ -1,5 +1,5 @@
-// The profile view (ui/profile_view.hpp) on the real traces of ../shared/data/kineto_traces: importing fills the
-// step and collective tables with the importer's own numbers (read here straight from load_kineto_trace and
+// The profile view (ui/profile/profile_view.hpp) on the real traces of ../shared/data/kineto_traces: importing fills
+// the step and collective tables with the importer's own numbers (read here straight from load_kineto_trace and
 // analyze_kineto_run), the comparison table shows compare_trace's rows and errors, a truncated copy of a real trace
 // is reported inline, and an import can be cancelled. Every model runs under QAbstractItemModelTester.
 #include <zlib.h>
@@ -28,9 +28,10 @@
 #include "core/importers/kineto.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/options.hpp"
+#include "core/session/trace_prediction.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"
-#include "ui/profile_view.hpp"
+#include "ui/profile/profile_view.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::WithinAbs;
@@ -93,6 +94,17 @@ Prediction gpt2_prediction(const std::string& cluster_spec, int64_t dp) {
   auto estimate = estimate_step(*model, workload, layout, *cluster, router);
   REQUIRE(estimate);
   return {*estimate, layout, *cluster};
+}
+
+// An evaluation with `p` as its prediction and the comparisons of `runs` against it, as the evaluator's worker
+// makes it (core/session/trace_prediction.hpp).
+std::shared_ptr<const Evaluation> evaluation_of(const Prediction& p, const MeasuredRuns& runs) {
+  Evaluation evaluation;
+  evaluation.project.layout = p.layout;
+  evaluation.estimate = std::make_shared<const StepEstimate>(p.estimate);
+  evaluation.cluster = std::make_shared<const Cluster>(p.cluster);
+  evaluation.measured = std::make_shared<const TracePrediction>(compare_with_prediction(runs, evaluation));
+  return std::make_shared<const Evaluation>(std::move(evaluation));
 }
 
 double value(const QAbstractItemModel& model, int row, int column) {
@@ -183,7 +195,7 @@ TEST_CASE("profile view: with a prediction, the comparison table shows compare_t
   const Prediction p = gpt2_prediction("dgx-a100:gpu=a100-40gb-sxm", 2);
   view.setTrace(run);
   CHECK(view.comparisonModel()->rowCount() == 0);
-  view.setPrediction(p.estimate, p.layout, p.cluster);
+  view.showEvaluation(evaluation_of(p, {run, nullptr}));
   REQUIRE(view.comparison());
 
   auto expected = compare_trace(*run, p.estimate, p.layout, p.cluster);
@@ -212,7 +224,7 @@ TEST_CASE("profile view: with a prediction, the comparison table shows compare_t
 
   SECTION("a prediction for another world size is reported inline; the measured side stays") {
     const Prediction wrong = gpt2_prediction("dgx-a100", 8);
-    view.setPrediction(wrong.estimate, wrong.layout, wrong.cluster);
+    view.showEvaluation(evaluation_of(wrong, {run, nullptr}));
     CHECK(view.messageIsError());
     CHECK(view.messageText().contains(QStringLiteral("ran on 2 ranks")));
     CHECK(view.comparisonModel()->rowCount() == 0);
@@ -222,7 +234,7 @@ TEST_CASE("profile view: with a prediction, the comparison table shows compare_t
       view.resize(1400, 800);
       CHECK(view.grab().save(QDir(dir).filePath(QStringLiteral("profile_view_error.png"))));
     }
-    view.setPrediction(p.estimate, p.layout, p.cluster);
+    view.showEvaluation(evaluation_of(p, {run, nullptr}));
     CHECK_FALSE(view.messageIsError());
   }
   const QString dir = qEnvironmentVariable("MESHSCOPE_SCREENSHOT_DIR");
@@ -231,6 +243,20 @@ TEST_CASE("profile view: with a prediction, the comparison table shows compare_t
     CHECK(view.grab().save(QDir(dir).filePath(QStringLiteral("profile_view_a100.png"))));
   }
   CHECK(recorder.warnings().isEmpty());
+}
+
+TEST_CASE("profile view: an evaluation's comparison of another trace than the one shown is not shown") {
+  ProfileView view;
+  const auto run = analyse({trace_path(kTwoRankA100)});
+  const auto other = analyse({trace_path(kTwoRankA100)});  // the same file imported again: another trace
+  const Prediction p = gpt2_prediction("dgx-a100:gpu=a100-40gb-sxm", 2);
+  view.setTrace(run);
+  view.showEvaluation(evaluation_of(p, {other, nullptr}));
+  CHECK_FALSE(view.comparison());
+  CHECK(view.comparisonModel()->rowCount() == 0);
+  CHECK(view.chartSpec().bar_labels.size() == 1);  // no "predicted" bar
+  view.showEvaluation(evaluation_of(p, {run, nullptr}));
+  CHECK(view.comparison());
 }
 
 TEST_CASE("profile view: a truncated copy of a real trace is reported inline with its file and position") {
@@ -301,9 +327,10 @@ TEST_CASE("profile view: renders the 8-rank DLRM trace with a prediction") {
     paths.push_back(QString::fromStdString(entry.path().string()));
   std::sort(paths.begin(), paths.end());
   ProfileView view;
-  view.setTrace(analyse(paths));
+  const auto run = analyse(paths);
+  view.setTrace(run);
   const Prediction p = gpt2_prediction("dgx-a100:gpu=v100-sxm2-32gb", 8);
-  view.setPrediction(p.estimate, p.layout, p.cluster);
+  view.showEvaluation(evaluation_of(p, {run, nullptr}));
   view.resize(1400, 800);
   view.show();
   QApplication::processEvents();
@@ -338,9 +365,11 @@ TEST_CASE("profile view: a training log is compared with the prediction in its o
   auto estimate = estimate_step(*model, *workload, layout, *cluster, router);
   REQUIRE(estimate);
 
-  view.setTrainingLog(std::make_shared<const MeasuredRun>(*log));
+  const auto measured = std::make_shared<const MeasuredRun>(*log);
+  view.setTrainingLog(measured);
   CHECK(view.logComparisonModel()->rowCount() == 0);  // no prediction yet
-  view.setPrediction(*estimate, layout, *cluster);
+  const Prediction prediction{*estimate, layout, *cluster};
+  view.showEvaluation(evaluation_of(prediction, {nullptr, measured}));
   REQUIRE(view.logComparison());
   auto expected = compare_training_log(*log, *estimate, layout);
   REQUIRE(expected);
@@ -366,12 +395,12 @@ TEST_CASE("profile view: a training log is compared with the prediction in its o
   const Router router2(*two_nodes);
   auto wrong = estimate_step(*model, *workload, other, *two_nodes, router2);
   REQUIRE(wrong);
-  view.setPrediction(*wrong, other, *two_nodes);
+  view.showEvaluation(evaluation_of({*wrong, other, *two_nodes}, {nullptr, measured}));
   CHECK_FALSE(view.logComparison());
   CHECK(view.logComparisonModel()->rowCount() == 0);
   CHECK(view.trainingLog() != nullptr);
   const QString dir = qEnvironmentVariable("MESHSCOPE_SCREENSHOT_DIR");
-  view.setPrediction(*estimate, layout, *cluster);
+  view.showEvaluation(evaluation_of(prediction, {nullptr, measured}));
   if (!dir.isEmpty()) {
     view.resize(1400, 800);
     CHECK(view.grab().save(QDir(dir).filePath(QStringLiteral("profile_view_log.png"))));

@@ -14,7 +14,7 @@
 #include "qt_catch.hpp"
 #include "ui/document/project_commands.hpp"
 #include "ui/document/project_document.hpp"
-#include "ui/topology_document.hpp"
+#include "ui/topology/topology_document.hpp"
 
 using namespace meshscope;
 using ui::ProjectDocument;

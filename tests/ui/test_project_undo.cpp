@@ -9,11 +9,12 @@
 
 #include "core/project.hpp"
 #include "qt_catch.hpp"
-#include "ui/main_window.hpp"
-#include "ui/topology_document.hpp"
-#include "ui/topology_editor.hpp"
-#include "ui/topology_items.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/topology/topology_document.hpp"
+#include "ui/topology/topology_editor.hpp"
+#include "ui/topology/topology_items.hpp"
+#include "ui/window/file_session.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 
@@ -54,7 +55,7 @@ TEST_CASE("project undo: a workload edit then a topology edit are undone newest 
   window.waitForEvaluation();
   CHECK(first_link_latency(window.project()) == edited.latency_s);
   CHECK(window.project().layout.micro_batch == micro_batch + 1);
-  CHECK(window.isModified());
+  CHECK(window.session()->isModified());
 
   QUndoStack* undo = window.undoStack();
   // Each step says what it did ("edit" names nothing).
@@ -71,7 +72,7 @@ TEST_CASE("project undo: a workload edit then a topology edit are undone newest 
   window.waitForEvaluation();
   CHECK(window.project().layout.micro_batch == micro_batch);
   CHECK(editor->cluster().links.front().latency_s == latency);
-  CHECK_FALSE(window.isModified());
+  CHECK_FALSE(window.session()->isModified());
 
   // Redo brings back both, the topology edit included.
   REQUIRE(undo->canRedo());
@@ -84,7 +85,7 @@ TEST_CASE("project undo: a workload edit then a topology edit are undone newest 
   CHECK(window.project().layout.micro_batch == micro_batch + 1);
   CHECK(first_link_latency(window.project()) == edited.latency_s);
   CHECK(editor->cluster().links.front().latency_s == edited.latency_s);
-  CHECK(window.isModified());
+  CHECK(window.session()->isModified());
 }
 
 TEST_CASE("project undo: steps of a spin box on one field merge into one undo step") {
@@ -105,7 +106,7 @@ TEST_CASE("project undo: steps of a spin box on one field merge into one undo st
   undo->undo();
   window.waitForEvaluation();
   CHECK(window.project().layout.micro_batch == micro_batch);
-  CHECK_FALSE(window.isModified());
+  CHECK_FALSE(window.session()->isModified());
 }
 
 TEST_CASE("project undo: a drawn cluster replaced by a generator comes back on undo, with its edits undoable") {
@@ -142,7 +143,7 @@ TEST_CASE("project undo: a drawn cluster replaced by a generator comes back on u
   undo->undo();
   window.waitForEvaluation();
   CHECK(editor->cluster().links.front().latency_s == latency);
-  CHECK_FALSE(window.isModified());
+  CHECK_FALSE(window.session()->isModified());
   // Redo both: the edit, then the generator.
   undo->redo();
   CHECK(editor->cluster().links.front().latency_s == edited.latency_s);

@@ -25,10 +25,10 @@
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"
-#include "ui/formatting.hpp"
-#include "ui/layout_compare.hpp"
-#include "ui/ranked_layouts_model.hpp"
-#include "ui/ranked_layouts_panel.hpp"
+#include "ui/kit/formatting.hpp"
+#include "ui/ranked/layout_compare.hpp"
+#include "ui/ranked/ranked_layouts_model.hpp"
+#include "ui/ranked/ranked_layouts_panel.hpp"
 
 using namespace meshscope;
 using meshscope::test::QtWarningRecorder;

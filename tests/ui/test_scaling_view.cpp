@@ -1,6 +1,6 @@
-// The scaling view (ui/scaling_view.hpp) on a small project (GPT-2 on one to four DGX H100 nodes): the chart spec
-// is the core's scaling result as data (core/session/scaling.hpp), the adapter draws what the spec says, the
-// table is the result's points, and double-clicking a point applies its size and best layout in one undo step.
+// The scaling view (ui/explore/scaling_view.hpp) on a small project (GPT-2 on one to four DGX H100 nodes): the chart
+// spec is the core's scaling result as data (core/session/scaling.hpp), the adapter draws what the spec says, the table
+// is the result's points, and double-clicking a point applies its size and best layout in one undo step.
 #include <catch2/catch.hpp>
 
 #include <QAbstractItemModelTester>
@@ -14,9 +14,9 @@
 #include "qt_catch.hpp"
 #include "ui/charts/scaling_chart.hpp"
 #include "ui/document/project_document.hpp"
-#include "ui/ranked_layouts_model.hpp"
-#include "ui/scaling_chart_spec.hpp"
-#include "ui/scaling_view.hpp"
+#include "ui/explore/scaling_chart_spec.hpp"
+#include "ui/explore/scaling_view.hpp"
+#include "ui/ranked/ranked_layouts_model.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;

@@ -1,7 +1,7 @@
-// The sweep view (ui/sweep_view.hpp) on a real sweep: the tiny spec the CLI tests run (tests/cli/sweep/tiny_spec.json)
-// run here by the core's sweep (core/session/sweep.hpp) into a file, then opened as the app opens one. The chart and
-// the table show the file's points and the Pareto front as core reads them (core/session/sweep_results.hpp);
-// opening a point makes it the project in one undoable step.
+// The sweep view (ui/explore/sweep_view.hpp) on a real sweep: the tiny spec the CLI tests run
+// (tests/cli/sweep/tiny_spec.json) run here by the core's sweep (core/session/sweep.hpp) into a file, then opened as
+// the app opens one. The chart and the table show the file's points and the Pareto front as core reads them
+// (core/session/sweep_results.hpp); opening a point makes it the project in one undoable step.
 #include <catch2/catch.hpp>
 
 #include <QAbstractItemModelTester>
@@ -17,8 +17,9 @@
 #include "core/session/sweep_results.hpp"
 #include "qt_catch.hpp"
 #include "ui/charts/sweep_chart.hpp"
-#include "ui/main_window.hpp"
-#include "ui/sweep_view.hpp"
+#include "ui/explore/sweep_view.hpp"
+#include "ui/window/import_controller.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 
@@ -43,8 +44,8 @@ TEST_CASE("sweep view: a real sweep's points, series and Pareto front; a point o
   REQUIRE(project);
   ui::MainWindow window(*project);
   window.waitForEvaluation();
-  REQUIRE(window.openSweep(QString::fromStdString(path)));
-  ui::SweepView* view = window.sweepView();
+  REQUIRE(window.imports()->openSweep(QString::fromStdString(path)));
+  ui::SweepView* view = window.imports()->sweepView();
   REQUIRE(view != nullptr);
   const QAbstractItemModelTester tester(view->model(), QAbstractItemModelTester::FailureReportingMode::Warning);
   CHECK(view->model()->rowCount() == static_cast<int>(expected->points.size()));
@@ -83,7 +84,7 @@ TEST_CASE("sweep view: a real sweep's points, series and Pareto front; a point o
   CHECK(window.project().cluster == project->cluster);
 
   // A file that is not a sweep leaves everything as it was.
-  CHECK_FALSE(window.openSweep(QString::fromStdString(std::string(MESHSCOPE_SOURCE_DIR) + "/README.md")));
+  CHECK_FALSE(window.imports()->openSweep(QString::fromStdString(std::string(MESHSCOPE_SOURCE_DIR) + "/README.md")));
   const QString shots = qEnvironmentVariable("MESHSCOPE_SCREENSHOT_DIR");
   if (!shots.isEmpty()) {
     view->resize(1400, 860);

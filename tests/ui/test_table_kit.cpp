@@ -10,7 +10,7 @@
 
 #include "qt_catch.hpp"
 #include "ui/kit/snapshot_table_model.hpp"
-#include "ui/nccl_comparison_dialog.hpp"
+#include "ui/profile/nccl_comparison_dialog.hpp"
 
 using meshscope::test::QtWarningRecorder;
 using meshscope::ui::NcclComparisonModel;

@@ -21,9 +21,9 @@
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"
-#include "ui/topology_document.hpp"
-#include "ui/topology_editor.hpp"
-#include "ui/topology_items.hpp"
+#include "ui/topology/topology_document.hpp"
+#include "ui/topology/topology_editor.hpp"
+#include "ui/topology/topology_items.hpp"
 
 using namespace meshscope;
 using meshscope::ui::TopologyDocument;

@@ -1,4 +1,4 @@
-// The trade-off explorer's view (ui/tradeoff_view.hpp): its chart spec as data (the categories, the gaps with
+// The trade-off explorer's view (ui/explore/tradeoff_view.hpp): its chart spec as data (the categories, the gaps with
 // the core's reasons, the capacity line), the adapter against the spec, a click applying a value as one
 // undo step and undo restoring the project, and the heat map's cells. Expected values are the core's own
 // (tradeoff_curve, evaluate_project), never numbers computed here.
@@ -14,9 +14,9 @@
 #include "ui/charts/tradeoff_chart.hpp"
 #include "ui/charts/tradeoff_heatmap.hpp"
 #include "ui/document/project_document.hpp"
-#include "ui/main_window.hpp"
-#include "ui/tradeoff_chart_spec.hpp"
-#include "ui/tradeoff_view.hpp"
+#include "ui/explore/tradeoff_chart_spec.hpp"
+#include "ui/explore/tradeoff_view.hpp"
+#include "ui/window/main_window.hpp"
 
 using namespace meshscope;
 

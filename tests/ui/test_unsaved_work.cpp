@@ -29,9 +29,10 @@
 #include "core/model_io.hpp"
 #include "core/project.hpp"
 #include "qt_catch.hpp"
-#include "ui/main_window.hpp"
-#include "ui/recovery.hpp"
-#include "ui/workload_panel.hpp"
+#include "ui/panels/workload_panel.hpp"
+#include "ui/window/file_session.hpp"
+#include "ui/window/main_window.hpp"
+#include "ui/window/recovery.hpp"
 
 using namespace meshscope;
 
@@ -128,25 +129,25 @@ bool wait_until(Predicate done, int timeout_ms = 20000) {
 TEST_CASE("unsaved work: an edit sets the modified mark and undoing back to the saved state clears it") {
   ui::MainWindow window(default_or_fail());
   window.waitForEvaluation();
-  CHECK_FALSE(window.isModified());
+  CHECK_FALSE(window.session()->isModified());
   CHECK(window.windowTitle().contains(QStringLiteral("[*]")));
   CHECK_FALSE(window.isWindowModified());
 
   edit_layout(window);
-  CHECK(window.isModified());
+  CHECK(window.session()->isModified());
   CHECK(window.isWindowModified());
   window.undoStack()->undo();
   CHECK(window.isWindowModified());  // one of two edits undone
   window.undoStack()->undo();
   window.waitForEvaluation();
-  CHECK_FALSE(window.isModified());
+  CHECK_FALSE(window.session()->isModified());
   CHECK_FALSE(window.isWindowModified());
   window.undoStack()->redo();
   CHECK(window.isWindowModified());
 
   // After a save, the saved state is the clean one: undo past it is a change again.
   QTemporaryDir dir;
-  REQUIRE(window.saveProject(dir.filePath(QStringLiteral("p.json"))));
+  REQUIRE(window.session()->saveProject(dir.filePath(QStringLiteral("p.json"))));
   CHECK_FALSE(window.isWindowModified());
   window.undoStack()->undo();
   CHECK(window.isWindowModified());
@@ -159,8 +160,8 @@ TEST_CASE("unsaved work: New, Open Recent, a dropped project and closing ask to 
   ui::MainWindow window(default_or_fail());
   window.show();
   window.waitForEvaluation();
-  REQUIRE(window.saveProject(path));
-  REQUIRE(window.openProject(path));  // puts it on Open Recent
+  REQUIRE(window.session()->saveProject(path));
+  REQUIRE(window.session()->openProject(path));  // puts it on Open Recent
   window.waitForEvaluation();
   edit_layout(window);
 
@@ -169,12 +170,12 @@ TEST_CASE("unsaved work: New, Open Recent, a dropped project and closing ask to 
     menu_action(window, QStringLiteral("Default project"))->trigger();
     CHECK(*asked);
     CHECK(window.project().layout.pp == 8);
-    CHECK(window.isModified());
+    CHECK(window.session()->isModified());
     asked = answer_next(QStringLiteral("save_changes_prompt"), QMessageBox::Discard);
     menu_action(window, QStringLiteral("Default project"))->trigger();
     CHECK(*asked);
     CHECK(window.project().layout.pp != 8);
-    CHECK_FALSE(window.isModified());
+    CHECK_FALSE(window.session()->isModified());
   }
   SECTION("Open Recent: Save writes the edit to its file first") {
     auto asked = answer_next(QStringLiteral("save_changes_prompt"), QMessageBox::Save);
@@ -183,7 +184,7 @@ TEST_CASE("unsaved work: New, Open Recent, a dropped project and closing ask to 
     CHECK(read_project(path).layout.pp == 8);
     window.waitForEvaluation();
     CHECK(window.project().layout.pp == 8);  // reopened from the saved file
-    CHECK_FALSE(window.isModified());
+    CHECK_FALSE(window.session()->isModified());
   }
   SECTION("a project dropped on the window: Cancel keeps the edit, Discard opens the file") {
     const QString other = dir.filePath(QStringLiteral("other.json"));
@@ -207,7 +208,7 @@ TEST_CASE("unsaved work: New, Open Recent, a dropped project and closing ask to 
     REQUIRE(wait_until([&] { return *asked; }));
     window.waitForEvaluation();
     CHECK(window.project().layout.pp != 8);
-    CHECK_FALSE(window.isModified());
+    CHECK_FALSE(window.session()->isModified());
   }
   SECTION("closing the window (and Quit): Cancel keeps it open") {
     auto asked = answer_next(QStringLiteral("save_changes_prompt"), QMessageBox::Cancel);
@@ -239,7 +240,7 @@ TEST_CASE("unsaved work: a save that fails (file too large, missing folder) leav
   const QString path = dir.filePath(QStringLiteral("p.json"));
   ui::MainWindow window(default_or_fail());
   window.waitForEvaluation();
-  REQUIRE(window.saveProject(path));
+  REQUIRE(window.session()->saveProject(path));
   QFile saved(path);
   REQUIRE(saved.open(QIODevice::ReadOnly));
   const QByteArray before = saved.readAll();
@@ -254,23 +255,23 @@ TEST_CASE("unsaved work: a save that fails (file too large, missing folder) leav
   struct rlimit small = old_limit;
   small.rlim_cur = 1024;
   REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
-  const bool saved_ok = window.saveProject(path);
+  const bool saved_ok = window.session()->saveProject(path);
   REQUIRE(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
   std::signal(SIGXFSZ, old_handler);
 
   CHECK_FALSE(saved_ok);
   CHECK(window.inlineError().contains(path));
   CHECK(window.inlineError().contains(QStringLiteral("unchanged")));
-  CHECK(window.isModified());  // the edit is still unsaved
+  CHECK(window.session()->isModified());  // the edit is still unsaved
   REQUIRE(saved.open(QIODevice::ReadOnly));
   CHECK(saved.readAll() == before);
   saved.close();
   CHECK(QDir(dir.path()).entryList(QDir::Files) == QStringList{QStringLiteral("p.json")});  // no temporary left
 
   const QString nowhere = dir.filePath(QStringLiteral("no/such/folder/p.json"));
-  CHECK_FALSE(window.saveProject(nowhere));
+  CHECK_FALSE(window.session()->saveProject(nowhere));
   CHECK(window.inlineError().contains(nowhere));
-  CHECK(window.isModified());
+  CHECK(window.session()->isModified());
 }
 
 TEST_CASE("unsaved work: an evaluated edit is autosaved to the recovery file; a clean save removes it") {
@@ -280,23 +281,23 @@ TEST_CASE("unsaved work: an evaluated edit is autosaved to the recovery file; a 
   options.recovery_dir = dir.filePath(QStringLiteral("state"));
   ui::MainWindow window(default_or_fail(), options);
   window.waitForEvaluation();
-  CHECK_FALSE(QFile::exists(window.recoveryFile()));  // nothing unsaved yet
+  CHECK_FALSE(QFile::exists(window.session()->recoveryFile()));  // nothing unsaved yet
 
   edit_layout(window);
-  REQUIRE(QFile::exists(window.recoveryFile()));
-  CHECK(read_project(window.recoveryFile()).layout.pp == 8);
+  REQUIRE(QFile::exists(window.session()->recoveryFile()));
+  CHECK(read_project(window.session()->recoveryFile()).layout.pp == 8);
 
   // An edit that does not evaluate (an invalid layout) is written by the timer.
-  window.setAutosaveInterval(1);
+  window.session()->setAutosaveInterval(1);
   REQUIRE(window.workloadPanel()->layoutForm()->setValue("tp", QStringLiteral("3")));
   window.waitForEvaluation();
   REQUIRE(window.evaluation());
   CHECK_FALSE(window.evaluation()->problems.empty());
-  CHECK(read_project(window.recoveryFile()).layout.tp != 3);
-  REQUIRE(wait_until([&] { return read_project(window.recoveryFile()).layout.tp == 3; }));
+  CHECK(read_project(window.session()->recoveryFile()).layout.tp != 3);
+  REQUIRE(wait_until([&] { return read_project(window.session()->recoveryFile()).layout.tp == 3; }));
 
-  REQUIRE(window.saveProject(dir.filePath(QStringLiteral("p.json"))));
-  CHECK_FALSE(QFile::exists(window.recoveryFile()));
+  REQUIRE(window.session()->saveProject(dir.filePath(QStringLiteral("p.json"))));
+  CHECK_FALSE(QFile::exists(window.session()->recoveryFile()));
 }
 
 TEST_CASE("unsaved work: the project of a killed process is offered on the next start; Restore brings it back") {
@@ -338,20 +339,20 @@ TEST_CASE("unsaved work: the project of a killed process is offered on the next 
     ui::MainWindow window(default_or_fail(), options);
     window.waitForEvaluation();
     auto asked = answer_recovery(QStringLiteral("Restore"));
-    CHECK(window.offerRecovery());
+    CHECK(window.session()->offerRecovery());
     CHECK(*asked);
     window.waitForEvaluation();
     CHECK(window.project().layout.pp == 8);
-    CHECK(window.isModified());
+    CHECK(window.session()->isModified());
     CHECK_FALSE(QFile::exists(orphans.front().file));
-    CHECK(read_project(window.recoveryFile()).layout.pp == 8);
+    CHECK(read_project(window.session()->recoveryFile()).layout.pp == 8);
     CHECK(store.orphans().empty());
   }
   SECTION("Discard: the file is deleted and the project is the one opened") {
     ui::MainWindow window(default_or_fail(), options);
     window.waitForEvaluation();
     auto asked = answer_recovery(QStringLiteral("Discard"));
-    CHECK_FALSE(window.offerRecovery());
+    CHECK_FALSE(window.session()->offerRecovery());
     CHECK(*asked);
     CHECK(window.project().layout.pp != 8);
     CHECK_FALSE(QFile::exists(orphans.front().file));
@@ -372,7 +373,7 @@ TEST_CASE("unsaved work: a damaged recovery file is reported and kept, never del
   ui::MainWindow window(default_or_fail(), options);
   window.waitForEvaluation();
   auto asked = answer_recovery(QStringLiteral("Restore"));
-  CHECK_FALSE(window.offerRecovery());
+  CHECK_FALSE(window.session()->offerRecovery());
   CHECK_FALSE(*asked);
   CHECK(window.inlineError().contains(QStringLiteral("recovery-999999999.json")));
   CHECK(QFile::exists(damaged));

@@ -6,7 +6,7 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
 
-#include "ui/chart_style.hpp"
+#include "ui/kit/chart_style.hpp"
 
 namespace meshscope::ui {
 

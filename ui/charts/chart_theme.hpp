@@ -1,5 +1,5 @@
 #pragma once
-// The look every QChart gets (the colours and fonts are ui/chart_style.hpp, which includes no QtCharts).
+// The look every QChart gets (the colours and fonts are ui/kit/chart_style.hpp, which includes no QtCharts).
 #include <QFont>
 
 class QChart;

@@ -1,5 +1,5 @@
 #pragma once
-// The QtCharts adapter of the memory chart: MemoryChart draws a MemoryChartSpec (ui/memory_chart_spec.hpp)
+// The QtCharts adapter of the memory chart: MemoryChart draws a MemoryChartSpec (ui/panels/memory_chart_spec.hpp)
 // as stacked bars, capacity lines and headroom labels. Only ui/charts/ includes QtCharts.
 #include <QWidget>
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "ui/memory_chart_spec.hpp"
+#include "ui/panels/memory_chart_spec.hpp"
 
 class QBarCategoryAxis;
 class QBarSet;

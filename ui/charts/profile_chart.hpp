@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "ui/profile_chart_spec.hpp"
+#include "ui/profile/profile_chart_spec.hpp"
 
 class QBarCategoryAxis;
 class QChartView;

@@ -14,8 +14,8 @@
 
 #include <utility>
 
-#include "ui/chart_style.hpp"
 #include "ui/charts/chart_theme.hpp"
+#include "ui/kit/chart_style.hpp"
 #include "ui/kit/nice_step.hpp"
 
 namespace meshscope::ui {

@@ -1,12 +1,12 @@
 #pragma once
-// The QtCharts adapter of the scaling chart: draws a ScalingChartSpec (ui/scaling_chart_spec.hpp) as two
+// The QtCharts adapter of the scaling chart: draws a ScalingChartSpec (ui/explore/scaling_chart_spec.hpp) as two
 // charts side by side on the same GPU axis — throughput, then efficiency. Only ui/charts/ includes QtCharts.
 #include <QWidget>
 
 #include <cstddef>
 #include <vector>
 
-#include "ui/scaling_chart_spec.hpp"
+#include "ui/explore/scaling_chart_spec.hpp"
 
 class QAbstractAxis;
 class QChart;

@@ -21,9 +21,9 @@
 #include <limits>
 #include <utility>
 
-#include "ui/chart_style.hpp"
 #include "ui/charts/chart_theme.hpp"
-#include "ui/formatting.hpp"
+#include "ui/kit/chart_style.hpp"
+#include "ui/kit/formatting.hpp"
 #include "ui/kit/nice_step.hpp"
 
 namespace meshscope::ui {

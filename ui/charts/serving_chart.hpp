@@ -1,13 +1,13 @@
 #pragma once
 // The QtCharts adapter of the serving curves: ServingCurveChart draws a ServingChartSpec
-// (ui/serving_chart_spec.hpp). Only ui/charts/ includes QtCharts.
+// (ui/panels/serving_chart_spec.hpp). Only ui/charts/ includes QtCharts.
 #include <QWidget>
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-#include "ui/serving_chart_spec.hpp"
+#include "ui/panels/serving_chart_spec.hpp"
 
 class QChartView;
 class QGraphicsSimpleTextItem;

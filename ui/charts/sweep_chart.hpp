@@ -1,12 +1,12 @@
 #pragma once
-// The QtCharts adapter of the sweep chart: draws a SweepChartSpec (ui/sweep_chart_spec.hpp). Only ui/charts/
+// The QtCharts adapter of the sweep chart: draws a SweepChartSpec (ui/explore/sweep_chart_spec.hpp). Only ui/charts/
 // includes QtCharts.
 #include <QWidget>
 
 #include <cstddef>
 #include <vector>
 
-#include "ui/sweep_chart_spec.hpp"
+#include "ui/explore/sweep_chart_spec.hpp"
 
 class QChartView;
 class QScatterSeries;

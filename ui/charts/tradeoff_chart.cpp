@@ -21,9 +21,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/chart_style.hpp"
 #include "ui/charts/chart_theme.hpp"
-#include "ui/formatting.hpp"
+#include "ui/kit/chart_style.hpp"
+#include "ui/kit/formatting.hpp"
 
 namespace meshscope::ui {
 

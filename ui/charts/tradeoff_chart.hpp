@@ -1,14 +1,14 @@
 #pragma once
-// The QtCharts adapter of the trade-off explorer's curve (ui/tradeoff_chart_spec.hpp): three charts side by side
-// over the same values — the busiest rank's memory stacked by category against the capacity line, the step
-// stacked as compute / exposed communication per axis / bubble / optimizer, and MFU with tokens/s per GPU — gaps
-// (invalid values) left empty, marked ✕ on the axis and listed with their reason below. Hovering a bar shows the
-// spec's tooltip; clicking a value asks to apply it. Only ui/charts/ includes QtCharts.
+// The QtCharts adapter of the trade-off explorer's curve (ui/explore/tradeoff_chart_spec.hpp): three charts side by
+// side over the same values — the busiest rank's memory stacked by category against the capacity line, the step stacked
+// as compute / exposed communication per axis / bubble / optimizer, and MFU with tokens/s per GPU — gaps (invalid
+// values) left empty, marked ✕ on the axis and listed with their reason below. Hovering a bar shows the spec's tooltip;
+// clicking a value asks to apply it. Only ui/charts/ includes QtCharts.
 #include <QWidget>
 
 #include <vector>
 
-#include "ui/tradeoff_chart_spec.hpp"
+#include "ui/explore/tradeoff_chart_spec.hpp"
 
 class QAbstractBarSeries;
 class QBarSet;

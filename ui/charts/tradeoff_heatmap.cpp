@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "ui/chart_style.hpp"
+#include "ui/kit/chart_style.hpp"
 
 namespace meshscope::ui {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <utility>
 
-#include "ui/tradeoff_chart_spec.hpp"
+#include "ui/explore/tradeoff_chart_spec.hpp"
 
 namespace meshscope::ui {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The trade-off explorer's click (ui/tradeoff_view.hpp): the value of an axis (or a heat-map cell's two values)
+// The trade-off explorer's click (ui/explore/tradeoff_view.hpp): the value of an axis (or a heat-map cell's two values)
 // applied to the project as one undoable step named for it ("Trade-off: TP 4"). The project after the step is
 // the explorer's varied project (core apply_tradeoff_value), so what was clicked is what the views then show.
 #include <QString>

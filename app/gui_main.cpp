@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "ui/explore/scaling_view.hpp"
 #include "ui/explore/tradeoff_view.hpp"
 #include "ui/lessons/lesson_controller.hpp"

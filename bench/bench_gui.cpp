@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "ui/main_window.hpp"
 #include "ui/workload_panel.hpp"
 

@@ -2,7 +2,7 @@
 // second per core, and the whole Llama-3.1-405B search on 16,384 H100s in under a second).
 #include <benchmark/benchmark.h>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/generators.hpp"
 

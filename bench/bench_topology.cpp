@@ -4,7 +4,7 @@
 //   build/release/bench/meshscope_bench
 #include <benchmark/benchmark.h>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/comm/comm_plan.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/summary.hpp"

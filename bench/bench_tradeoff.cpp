@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/session/tradeoff.hpp"
 
 namespace {

@@ -5,15 +5,15 @@
 #include <string>
 
 #include "core/estimate/step.hpp"
-#include "core/layout.hpp"
-#include "core/model.hpp"
-#include "core/options.hpp"
+#include "core/workload/layout.hpp"
+#include "core/model/model.hpp"
+#include "core/keys/options.hpp"
 #include "core/report/units.hpp"
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 #include "core/session/inputs.hpp"
 #include "core/session/training.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/topology/collective.hpp"
+#include "core/comm/collective.hpp"
 
 namespace meshscope::cli {
 

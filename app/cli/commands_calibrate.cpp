@@ -34,7 +34,7 @@
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/importers/training_log_model.hpp"
-#include "core/options.hpp"
+#include "core/keys/options.hpp"
 #include "core/report/calibration.hpp"
 #include "core/report/log_compare.hpp"
 #include "core/report/units.hpp"

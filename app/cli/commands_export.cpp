@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli.hpp"
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "core/report/launcher.hpp"
 #include "core/report/launcher_export.hpp"
 #include "core/session/evaluate.hpp"

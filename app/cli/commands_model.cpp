@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "app/cli/cli.hpp"
-#include "core/catalogue.hpp"
-#include "core/flops.hpp"
-#include "core/memory.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/workload/flops.hpp"
+#include "core/memory/memory.hpp"
 #include "core/report/keys.hpp"
 #include "core/report/memory.hpp"
 #include "core/report/model.hpp"
@@ -124,7 +124,7 @@ int cmd_presets(const Args& args) {
   return 0;
 }
 
-// meshscope-cli keys: the key table (core/options.hpp) that the parsers, the app's forms and docs/cli.md come from.
+// meshscope-cli keys: the key table (core/keys/options.hpp) that the parsers, the app's forms and docs/cli.md come from.
 int cmd_keys(const Args& args) {
   std::vector<KeyScope> scopes = {KeyScope::train, KeyScope::serve, KeyScope::layout, KeyScope::serving_layout};
   if (args.has("--scope")) {

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli.hpp"
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "core/report/scaling.hpp"
 #include "core/session/scaling.hpp"
 

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli.hpp"
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "core/serving/serving.hpp"
 #include "core/session/tradeoff.hpp"
 #include "core/session/tradeoff_report.hpp"

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "app/cli/cli.hpp"
-#include "core/catalogue.hpp"
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "core/topology/generators.hpp"
 
 namespace meshscope::cli {

@@ -1,5 +1,5 @@
 #pragma once
-// Calibration of the collective model (core/topology/collective.hpp) from measured nccl-tests logs:
+// Calibration of the collective model (core/comm/collective.hpp) from measured nccl-tests logs:
 // the prediction against every measured size, and a fit of the bandwidth efficiency of the link
 // kind that limits the measured groups (docs/conventions.md, Collectives).
 //
@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "core/importers/nccl_tests.hpp"
-#include "core/options.hpp"
-#include "core/result.hpp"
+#include "core/keys/options.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/topology/collective.hpp"
+#include "core/comm/collective.hpp"
 
 namespace meshscope {
 

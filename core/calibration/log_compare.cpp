@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/calibration/trace_compare.hpp"
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/estimate/gemm_rate.hpp"
 

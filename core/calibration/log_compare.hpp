@@ -21,8 +21,8 @@
 
 #include "core/estimate/step.hpp"
 #include "core/importers/training_log.hpp"
-#include "core/layout.hpp"
-#include "core/result.hpp"
+#include "core/workload/layout.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/routing.hpp"
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/gemm_rate.hpp"
 #include "core/topology/routing.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // A profiler (Kineto) trace against the prediction for the layout it ran: step time, compute, exposed
 // communication in total and per mesh axis, idle against the pipeline bubble, and the bus bandwidth of every
-// collective against the α–β model's for the same message size on the same group (core/topology/collective.hpp,
+// collective against the α–β model's for the same message size on the same group (core/comm/collective.hpp,
 // as compare_nccl_tests does for nccl-tests logs); plus a hint for the GEMM efficiency that would make the
 // predicted compute match the measured one.
 //
@@ -39,10 +39,10 @@
 
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
-#include "core/layout.hpp"
-#include "core/result.hpp"
+#include "core/workload/layout.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/topology/collective.hpp"
+#include "core/comm/collective.hpp"
 #include "core/topology/placement.hpp"
 
 namespace meshscope {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/comm/link_load.hpp"
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 
 namespace meshscope {
 namespace {

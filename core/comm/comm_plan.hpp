@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.hpp"
-#include "core/model.hpp"
-#include "core/topology/collective.hpp"
+#include "core/workload/layout.hpp"
+#include "core/model/model.hpp"
+#include "core/comm/collective.hpp"
 #include "core/topology/placement.hpp"
-#include "core/workload.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "core/topology/channels.hpp"
-#include "core/topology/collective.hpp"
+#include "core/comm/channels.hpp"
+#include "core/comm/collective.hpp"
 
 namespace meshscope {
 namespace {

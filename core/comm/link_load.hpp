@@ -5,13 +5,13 @@
 // A group's ring is laid out the way NCCL lays out its channels: a group inside one node is one
 // ring; a group that spans nodes with k GPUs in a node runs k rings (channels), each leaving and
 // entering every node through a different GPU's NIC, on one rail, and each carrying 1/k of the
-// bytes. That is the bandwidth the collective model (core/topology/collective.cpp) times the
+// bytes. That is the bandwidth the collective model (core/comm/collective.cpp) times the
 // collective at, so the bytes on every link stay within what its time allows.
 #include <cstdint>
 #include <vector>
 
 #include "core/comm/comm_plan.hpp"
-#include "core/layout.hpp"
+#include "core/workload/layout.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/placement.hpp"
 #include "core/topology/routing.hpp"
@@ -46,7 +46,7 @@ struct RingChannel {
 
 // The channels of a group's ring (GPUs in rank order). Inside one node: one ring in the given
 // order, or, where the group's GPUs are joined by direct links (an xGMI or NVLink mesh), the
-// channel search's rings (core/topology/channels.hpp), each with its share of the bytes. Across nodes: one channel per
+// channel search's rings (core/comm/channels.hpp), each with its share of the bytes. Across nodes: one channel per
 // GPU of the largest node share k; channel c enters and leaves each node through the NIC of the group's GPU on c's rail
 // (NCCL_CROSS_NIC=0: the same NIC in and out, rail to rail), visiting the node's other GPUs over NVLink in between, the
 // last one handing its data to that GPU over NVLink (PXN); on a mesh node it follows channel c's ring of the search

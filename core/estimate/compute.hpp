@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/hardware.hpp"
-#include "core/layout.hpp"
-#include "core/model.hpp"
-#include "core/options.hpp"
-#include "core/result.hpp"
-#include "core/workload.hpp"
+#include "core/hardware/hardware.hpp"
+#include "core/workload/layout.hpp"
+#include "core/model/model.hpp"
+#include "core/keys/options.hpp"
+#include "core/base/result.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

@@ -5,8 +5,8 @@
 // (../shared/fidelity/gemm_measured_xla*.csv, scripts/fit_gemm_rolloff.py). docs/estimate.md §1
 // ("GEMM rate") explains each term; tests/core/test_gemm_rate.cpp checks the curve against every
 // measured row.
-#include "core/dtype.hpp"
-#include "core/hardware.hpp"
+#include "core/hardware/dtype.hpp"
+#include "core/hardware/hardware.hpp"
 
 namespace meshscope {
 

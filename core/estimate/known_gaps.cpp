@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 
 namespace meshscope {
 

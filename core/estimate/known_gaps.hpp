@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/hardware.hpp"
-#include "core/layout.hpp"
-#include "core/model.hpp"
-#include "core/workload.hpp"
+#include "core/hardware/hardware.hpp"
+#include "core/workload/layout.hpp"
+#include "core/model/model.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

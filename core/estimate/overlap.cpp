@@ -1,6 +1,6 @@
 #include "core/estimate/overlap.hpp"
 
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 
 #include <algorithm>
 #include <string>

@@ -2,13 +2,13 @@
 // The frameworks' communication/computation overlaps, as pure rules shared by estimate_step() and
 // the ranked search's fast model: how much of each collective the compute it is scheduled under
 // hides, and what the overlap itself costs. Each rule names the framework code it follows; the
-// workload keys that switch them are in core/workload.hpp (docs/cli.md, docs/estimate.md §2).
+// workload keys that switch them are in core/workload/workload.hpp (docs/cli.md, docs/estimate.md §2).
 #include <cstdint>
 #include <vector>
 
 #include "core/estimate/compute.hpp"
-#include "core/hardware.hpp"
-#include "core/workload.hpp"
+#include "core/hardware/hardware.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

@@ -48,7 +48,7 @@ struct StepEstimate {
   StepBreakdown breakdown;
   double peak_memory_bytes = 0;  // the budget's busiest rank: every category (NCCL, CUDA context included)
   // What PyTorch would report on the busiest rank (torch.cuda.max_memory_allocated and
-  // max_memory_reserved; the memory budget's framework form, core/memory.hpp): 0 in the generic form.
+  // max_memory_reserved; the memory budget's framework form, core/memory/memory.hpp): 0 in the generic form.
   double peak_allocated_bytes = 0;
   double peak_reserved_bytes = 0;
   bool fits_in_memory = true;

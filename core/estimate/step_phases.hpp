@@ -42,7 +42,7 @@ struct StepSetup {
   bool dualpipe = false;
   // The interleaved schedule's steady-state sends are asynchronous (overlap_p2p_comm).
   bool async_sends = false;
-  // The layers' split (core/layout.hpp): per pipeline rank; per virtual stage (chunk·pp + rank), its
+  // The layers' split (core/workload/layout.hpp): per pipeline rank; per virtual stage (chunk·pp + rank), its
   // transformer layers, their first and its multi-token-prediction layers.
   std::vector<int64_t> stage_layers{};
   std::vector<int64_t> chunk_layers{};

@@ -16,7 +16,7 @@ FrameworkSpec any_framework() {
   f.id = Framework::any;
   f.title = "any framework";
   f.version = "every option meshscope models";
-  f.sources = "core/pipeline_schedule.hpp, core/workload.hpp";
+  f.sources = "core/workload/pipeline_schedule.hpp, core/workload/workload.hpp";
   f.schedules = {PS::gpipe, PS::one_f_one_b, PS::interleaved, PS::zb_h1, PS::zb_h2, PS::dualpipe};
   f.zero_stages = {0, 1, 2, 3};
   f.recompute = {RM::none, RM::selective, RM::full, RM::layers, RM::op};

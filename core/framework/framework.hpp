@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/layout.hpp"
-#include "core/pipeline_schedule.hpp"
-#include "core/workload.hpp"
+#include "core/workload/layout.hpp"
+#include "core/workload/pipeline_schedule.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 
@@ -24,7 +24,7 @@ struct FrameworkSpec {
   std::string_view title;    // "Megatron-LM (Megatron-Core)"
   std::string_view version;  // the version the table was read at
   std::string_view sources;  // the files the rows below come from
-  // The schedules it runs that the simulator models (core/pipeline_schedule.hpp); interleaved is
+  // The schedules it runs that the simulator models (core/workload/pipeline_schedule.hpp); interleaved is
   // 1F1B with virtual stages.
   std::vector<PipelineSchedule> schedules;
   // Schedules it runs that the simulator does not model, named as the framework names them (never

@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/collective_op.hpp"
-#include "core/result.hpp"
+#include "core/comm/collective_op.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope {
 

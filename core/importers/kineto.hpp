@@ -28,10 +28,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/collective_op.hpp"
-#include "core/enum_names.hpp"
+#include "core/comm/collective_op.hpp"
+#include "core/base/enum_names.hpp"
 #include "core/importers/comm_kernel_rules.hpp"
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope {
 

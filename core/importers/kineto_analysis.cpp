@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "core/importers/kineto.hpp"
-#include "core/text.hpp"
+#include "core/base/text.hpp"
 
 namespace meshscope {
 namespace {

@@ -30,7 +30,7 @@
 #endif
 
 #include "core/importers/kineto.hpp"
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope::kineto_json {
 

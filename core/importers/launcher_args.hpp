@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/importers/launcher_bash.hpp"
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope::launcher_detail {
 

@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/enum_names.hpp"
-#include "core/layout.hpp"
-#include "core/model.hpp"
-#include "core/result.hpp"
-#include "core/workload.hpp"
+#include "core/base/enum_names.hpp"
+#include "core/workload/layout.hpp"
+#include "core/model/model.hpp"
+#include "core/base/result.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

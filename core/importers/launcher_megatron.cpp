@@ -13,7 +13,7 @@
 #include "core/importers/launcher_args.hpp"
 #include "core/importers/launcher_bash.hpp"
 #include "core/importers/launcher_config.hpp"
-#include "core/options.hpp"
+#include "core/keys/options.hpp"
 
 namespace meshscope {
 namespace launcher_detail {

@@ -9,9 +9,9 @@
 
 #include <toml++/toml.h>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/importers/launcher_config.hpp"
-#include "core/options.hpp"
+#include "core/keys/options.hpp"
 
 namespace meshscope {
 namespace {

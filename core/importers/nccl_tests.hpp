@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/collective_op.hpp"
-#include "core/result.hpp"
+#include "core/comm/collective_op.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope {
 

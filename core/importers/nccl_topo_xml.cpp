@@ -9,7 +9,7 @@
 #include <pugixml.hpp>
 
 #include "core/importers/xml_input.hpp"
-#include "core/text.hpp"
+#include "core/base/text.hpp"
 
 namespace meshscope {
 namespace {

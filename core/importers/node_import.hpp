@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/enum_names.hpp"
-#include "core/result.hpp"
+#include "core/base/enum_names.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope {
@@ -133,7 +133,6 @@ class NodeBuilder {
   [[nodiscard]] const std::vector<DeviceId>& nics() const { return nics_; }
   [[nodiscard]] const std::vector<DeviceId>& cpus() const { return cpus_; }
   [[nodiscard]] Cluster& cluster() { return c_; }
-  [[nodiscard]] int32_t default_pcie_generation() const { return pcie_generation_; }
   [[nodiscard]] int32_t nvlink_generation(int32_t from_file) const;
 
   void warn(std::string location, std::string message);

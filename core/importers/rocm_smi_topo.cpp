@@ -1,5 +1,5 @@
 #include "core/importers/rocm_smi_topo.hpp"
-#include "core/text.hpp"
+#include "core/base/text.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/text.hpp"
+#include "core/base/text.hpp"
 
 namespace meshscope::training_log_detail {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "core/importers/training_log.hpp"
-#include "core/model.hpp"
-#include "core/result.hpp"
+#include "core/model/model.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope {
 

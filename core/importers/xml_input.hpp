@@ -9,8 +9,8 @@
 
 #include <pugixml.hpp>
 
-#include "core/result.hpp"
-#include "core/text_input.hpp"
+#include "core/base/result.hpp"
+#include "core/base/text_input.hpp"
 
 namespace meshscope::node_import {
 

@@ -10,7 +10,7 @@
 
 #include "core/calibration/calibrate.hpp"
 #include "core/calibration/trace_compare.hpp"
-#include "core/options.hpp"
+#include "core/keys/options.hpp"
 
 namespace meshscope {
 

@@ -1,11 +1,11 @@
 #pragma once
-// `meshscope-cli keys --json`: the key table of a scope (core/options.hpp) as a stable document.
+// `meshscope-cli keys --json`: the key table of a scope (core/keys/options.hpp) as a stable document.
 #include <nlohmann/json_fwd.hpp>
 
 #include <string_view>
 #include <vector>
 
-#include "core/options.hpp"
+#include "core/keys/options.hpp"
 
 namespace meshscope {
 

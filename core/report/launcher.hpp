@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/importers/launcher_config.hpp"
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/report/launcher_export.hpp"
 
 namespace meshscope {

@@ -10,7 +10,7 @@
 #include <toml++/toml.h>
 #include <nlohmann/json.hpp>
 
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 
 namespace meshscope {
 namespace {

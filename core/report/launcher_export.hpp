@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/importers/launcher_config.hpp"
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/search/search.hpp"
 
 namespace meshscope {

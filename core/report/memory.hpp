@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.hpp"
-#include "core/memory.hpp"
+#include "core/workload/layout.hpp"
+#include "core/memory/memory.hpp"
 
 namespace meshscope {
 

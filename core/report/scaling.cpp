@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/enum_names.hpp"
-#include "core/options.hpp"
+#include "core/base/enum_names.hpp"
+#include "core/keys/options.hpp"
 #include "core/report/search.hpp"
 #include "core/report/text.hpp"
 #include "core/report/units.hpp"

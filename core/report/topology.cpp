@@ -168,7 +168,7 @@ std::string collective_text(const Cluster& cluster, const Router& router, const 
                                : std::string(tier_name(cluster, points.front().tier, points.front().bottleneck));
   printf_to(out, "# %s over %zu GPUs on %lld nodes (%s)\n", std::string(collective_op_name(op)).c_str(), gpus.size(),
             static_cast<long long>(group.nodes), tier.c_str());
-  // The rings (channels) the group runs and the links they cross (core/topology/channels.hpp).
+  // The rings (channels) the group runs and the links they cross (core/comm/channels.hpp).
   const std::vector<RingChannel> channels = ring_channels(router, gpus);
   std::vector<int32_t> used;
   for (const RingChannel& channel : channels)

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/comm/comm_plan.hpp"
-#include "core/topology/collective.hpp"
+#include "core/comm/collective.hpp"
 #include "core/topology/summary.hpp"
 
 namespace meshscope {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/pipeline_schedule.hpp"
-#include "core/result.hpp"
+#include "core/workload/pipeline_schedule.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope {
 

@@ -12,7 +12,7 @@
 
 #include "core/comm/comm_plan.hpp"
 #include "core/estimate/overlap.hpp"
-#include "core/flops.hpp"
+#include "core/workload/flops.hpp"
 #include "core/search/fast_model.hpp"
 
 namespace meshscope::search_detail {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/enum_names.hpp"
-#include "core/options.hpp"
+#include "core/base/enum_names.hpp"
+#include "core/keys/options.hpp"
 #include "core/topology/placement.hpp"
 
 namespace meshscope {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/model.hpp"
+#include "core/model/model.hpp"
 #include "core/search/search.hpp"
 
 namespace meshscope {

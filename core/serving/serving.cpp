@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/gemm_rate.hpp"
 
 namespace meshscope {

@@ -16,18 +16,18 @@
 #include <utility>
 #include <vector>
 
-#include "core/enum_names.hpp"
+#include "core/base/enum_names.hpp"
 #include "core/estimate/compute.hpp"
-#include "core/hardware.hpp"
-#include "core/layout.hpp"
-#include "core/memory.hpp"
-#include "core/model.hpp"
-#include "core/options.hpp"
-#include "core/result.hpp"
+#include "core/hardware/hardware.hpp"
+#include "core/workload/layout.hpp"
+#include "core/memory/memory.hpp"
+#include "core/model/model.hpp"
+#include "core/keys/options.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/topology/collective.hpp"
+#include "core/comm/collective.hpp"
 #include "core/topology/placement.hpp"
-#include "core/workload.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <string>
 
-#include "core/options_rows.hpp"
+#include "core/keys/options_rows.hpp"
 #include "core/serving/serving.hpp"
-#include "core/text.hpp"
+#include "core/base/text.hpp"
 
 namespace meshscope {
 namespace {

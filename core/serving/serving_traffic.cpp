@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/dtype.hpp"
-#include "core/layout.hpp"
+#include "core/hardware/dtype.hpp"
+#include "core/workload/layout.hpp"
 
 namespace meshscope {
 

@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "core/comm/link_load.hpp"
-#include "core/model.hpp"
-#include "core/result.hpp"
+#include "core/model/model.hpp"
+#include "core/base/result.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/placement.hpp"
 #include "core/topology/routing.hpp"
-#include "core/workload.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "core/topology/collective.hpp"
+#include "core/comm/collective.hpp"
 #include "core/topology/routing.hpp"
 
 namespace meshscope {

@@ -12,9 +12,9 @@
 #include "core/calibration/log_compare.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/importers/nccl_tests.hpp"
-#include "core/options.hpp"
-#include "core/project.hpp"
-#include "core/result.hpp"
+#include "core/keys/options.hpp"
+#include "core/project/project.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/estimate/step.hpp"
-#include "core/memory.hpp"
-#include "core/project.hpp"
+#include "core/memory/memory.hpp"
+#include "core/project/project.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/routing.hpp"
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/estimate/step.hpp"
-#include "core/memory.hpp"
-#include "core/project.hpp"
+#include "core/memory/memory.hpp"
+#include "core/project/project.hpp"
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"
 #include "core/serving/serving_traffic.hpp"

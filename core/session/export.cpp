@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/report/estimate.hpp"
 #include "core/report/memory.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 
 namespace meshscope {
 namespace {

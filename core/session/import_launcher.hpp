@@ -9,9 +9,9 @@
 #include <string_view>
 
 #include "core/importers/launcher_config.hpp"
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/report/launcher.hpp"
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope {
 

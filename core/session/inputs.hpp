@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.hpp"
-#include "core/model.hpp"
-#include "core/options.hpp"
-#include "core/result.hpp"
+#include "core/workload/layout.hpp"
+#include "core/model/model.hpp"
+#include "core/keys/options.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/workload.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

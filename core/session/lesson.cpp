@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/catalogue.hpp"
-#include "core/model_io.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 #include "core/serving/serving.hpp"
 #include "core/session/tradeoff.hpp"
 #include "core/topology/generators.hpp"
@@ -209,7 +209,7 @@ Result<Lesson> lesson_from_json(const json& doc, const std::string& origin) {
   MS_TRY(summary, string_field(doc, "summary", origin, false));
   lesson.title = std::move(title);
   lesson.summary = std::move(summary);
-  // The base: an inline project document (core/project.cpp), else the embedded default project.
+  // The base: an inline project document (core/project/project.cpp), else the embedded default project.
   if (doc.contains("project")) {
     MS_TRY(project, project_from_json(doc.at("project"), origin + ": project"));
     lesson.base = std::move(project);

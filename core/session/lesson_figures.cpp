@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/dtype.hpp"
+#include "core/hardware/dtype.hpp"
 #include "core/session/lesson.hpp"
 
 namespace meshscope {

@@ -1,6 +1,6 @@
 #include "core/session/lesson_report.hpp"
 
-#include "core/options.hpp"
+#include "core/keys/options.hpp"
 
 namespace meshscope {
 

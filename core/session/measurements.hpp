@@ -11,7 +11,7 @@
 #include "core/calibration/trace_compare.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 #include "core/session/inputs.hpp"
 
 namespace meshscope {

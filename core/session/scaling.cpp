@@ -7,10 +7,10 @@
 #include <optional>
 #include <sstream>
 
-#include "core/enum_names.hpp"
-#include "core/options.hpp"
+#include "core/base/enum_names.hpp"
+#include "core/keys/options.hpp"
 #include "core/report/launcher_export.hpp"
-#include "core/text.hpp"
+#include "core/base/text.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/placement.hpp"
 

@@ -20,12 +20,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/model.hpp"
-#include "core/project.hpp"
-#include "core/result.hpp"
+#include "core/model/model.hpp"
+#include "core/project/project.hpp"
+#include "core/base/result.hpp"
 #include "core/search/scaling_result.hpp"
 #include "core/search/search.hpp"
-#include "core/workload.hpp"
+#include "core/workload/workload.hpp"
 
 namespace meshscope {
 

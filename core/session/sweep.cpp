@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/report/search.hpp"
 #include "core/topology/generators.hpp"
 

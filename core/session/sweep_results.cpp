@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "core/catalogue.hpp"
-#include "core/model_io.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
 

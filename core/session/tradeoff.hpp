@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/enum_names.hpp"
+#include "core/base/enum_names.hpp"
 #include "core/estimate/step.hpp"
-#include "core/memory.hpp"
-#include "core/project.hpp"
-#include "core/result.hpp"
+#include "core/memory/memory.hpp"
+#include "core/project/project.hpp"
+#include "core/base/result.hpp"
 #include "core/session/evaluate.hpp"
 
 namespace meshscope {

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <regex>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/session/tradeoff.hpp"
 #include "core/topology/generators.hpp"
 

@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "core/model.hpp"
-#include "core/options.hpp"
-#include "core/project.hpp"
-#include "core/result.hpp"
+#include "core/model/model.hpp"
+#include "core/keys/options.hpp"
+#include "core/project/project.hpp"
+#include "core/base/result.hpp"
 #include "core/search/search.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/topology/cluster.hpp"

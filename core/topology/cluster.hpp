@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/enum_names.hpp"
-#include "core/result.hpp"
+#include "core/base/enum_names.hpp"
+#include "core/base/result.hpp"
 
 namespace meshscope {
 

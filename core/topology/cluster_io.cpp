@@ -10,8 +10,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "core/catalogue.hpp"
-#include "core/model_io.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 #include "core/topology/link_defaults.hpp"
 
 namespace meshscope {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "core/topology/collective.hpp"
+#include "core/topology/group_paths.hpp"
 
 namespace meshscope {
 

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/enum_names.hpp"
-#include "core/layout.hpp"
-#include "core/result.hpp"
+#include "core/base/enum_names.hpp"
+#include "core/workload/layout.hpp"
+#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/routing.hpp"
 

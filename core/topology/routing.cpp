@@ -204,11 +204,6 @@ bool Router::search(DeviceId from, DeviceId to, Stage stage, std::vector<LinkId>
   return true;
 }
 
-DeviceId Router::switch_of(DeviceId nic) const {
-  const LinkId up = nic_uplink_[nic.index()];
-  return up.valid() ? cluster_.other_end(up, nic) : DeviceId{};
-}
-
 const std::vector<int32_t>& Router::switch_distances(DeviceId source) const {
   SwitchDistances* entry = nullptr;
   {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/enum_names.hpp"
+#include "core/base/enum_names.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope {
@@ -59,7 +59,6 @@ class Router {
   enum class Stage { nvlink, pcie_switch, one_cpu, any_cpu };
   bool search(DeviceId from, DeviceId to, Stage stage, std::vector<LinkId>& path) const;
   bool network_path(DeviceId from_nic, DeviceId to_nic, std::vector<LinkId>& path) const;
-  [[nodiscard]] DeviceId switch_of(DeviceId nic) const;
   // BFS distances over the switch graph from `source` (computed on first use, under the lock: one
   // router serves every thread of a layout search).
   [[nodiscard]] const std::vector<int32_t>& switch_distances(DeviceId source) const;

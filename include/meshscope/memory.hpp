@@ -1,5 +1,5 @@
 #pragma once
 // meshscope's public API: memory budgets per distinct rank and category, for training and serving, and
 // the activation inventory behind them.
-#include "core/activations.hpp"
-#include "core/memory.hpp"
+#include "core/memory/activations.hpp"
+#include "core/memory/memory.hpp"

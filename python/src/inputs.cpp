@@ -3,8 +3,8 @@
 #include <charconv>
 #include <system_error>
 
-#include "core/catalogue.hpp"
-#include "core/model_io.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 #include "core/session/measurements.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // Models in the configuration the papers assume: GPT-style (4h GeLU MLP, LayerNorm with biases,
 // learned positions, tied head, dropout), built from a few published dimensions.
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 
 namespace meshscope::test {
 

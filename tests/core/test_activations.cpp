@@ -2,8 +2,8 @@
 // (../shared/fidelity/korthikanti2022_activation_formulas.csv) exactly, under their assumptions.
 #include <catch2/catch.hpp>
 
-#include "core/activations.hpp"
-#include "core/memory.hpp"
+#include "core/memory/activations.hpp"
+#include "core/memory/memory.hpp"
 #include "gpt_style.hpp"
 
 using namespace meshscope;

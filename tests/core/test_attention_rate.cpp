@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
-#include "core/model_io.hpp"
-#include "core/options.hpp"
+#include "core/model/model_io.hpp"
+#include "core/keys/options.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::WithinRel;

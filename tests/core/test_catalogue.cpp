@@ -1,8 +1,8 @@
 // The built-in presets: every GPU and model loads, with a source.
 #include <catch2/catch.hpp>
 
-#include "core/catalogue.hpp"
-#include "core/model_io.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 
 using namespace meshscope;
 

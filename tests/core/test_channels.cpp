@@ -1,4 +1,4 @@
-// The channel search (core/topology/channels.cpp) on hand-drawn meshes whose max-flow is worked
+// The channel search (core/comm/channels.cpp) on hand-drawn meshes whose max-flow is worked
 // out by hand in each test, on the generators' meshes and on the irregular sample cluster.
 #include <catch2/catch.hpp>
 
@@ -7,9 +7,9 @@
 #include <string>
 
 #include "core/comm/link_load.hpp"
-#include "core/topology/channels.hpp"
+#include "core/comm/channels.hpp"
 #include "core/topology/cluster_io.hpp"
-#include "core/topology/collective.hpp"
+#include "core/comm/collective.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"
 

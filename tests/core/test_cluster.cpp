@@ -8,7 +8,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/link_defaults.hpp"

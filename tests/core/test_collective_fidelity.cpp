@@ -12,7 +12,7 @@
 
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
-#include "core/topology/collective.hpp"
+#include "core/comm/collective.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"
 

@@ -1,11 +1,11 @@
-// EnumNames<E> (core/enum_names.hpp): each enum's one table gives its names and parses them back,
+// EnumNames<E> (core/base/enum_names.hpp): each enum's one table gives its names and parses them back,
 // and the --train parser's messages list the table's choices.
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
 
-#include "core/options.hpp"
-#include "core/workload.hpp"
+#include "core/keys/options.hpp"
+#include "core/workload/workload.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
-#include "core/flops.hpp"
-#include "core/memory.hpp"
+#include "core/workload/flops.hpp"
+#include "core/memory/memory.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"
 #include "support/csv.hpp"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/estimate/step.hpp"
-#include "core/flops.hpp"
+#include "core/workload/flops.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"
 #include "support/csv.hpp"

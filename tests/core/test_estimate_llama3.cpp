@@ -23,7 +23,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
 #include "core/topology/generators.hpp"
 

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "core/catalogue.hpp"
-#include "core/flops.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/workload/flops.hpp"
 #include "support/csv.hpp"
 
 using namespace meshscope;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/gemm_rate.hpp"
 #include "support/csv.hpp"
 

@@ -8,8 +8,8 @@
 
 #include "core/importers/node_topology.hpp"
 #include "core/importers/xml_input.hpp"
-#include "core/model_io.hpp"
-#include "core/text_input.hpp"
+#include "core/model/model_io.hpp"
+#include "core/base/text_input.hpp"
 #include "tests/support/csv.hpp"
 
 using namespace meshscope;

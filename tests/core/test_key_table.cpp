@@ -1,4 +1,4 @@
-// The key table (core/options.hpp): one row per --train/--serve/--layout key, from which the
+// The key table (core/keys/options.hpp): one row per --train/--serve/--layout key, from which the
 // parsers, the writers, the app's forms and docs/cli.md come. These tests hold the four together.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -6,8 +6,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/model_io.hpp"
-#include "core/options.hpp"
+#include "core/model/model_io.hpp"
+#include "core/keys/options.hpp"
 #include "core/report/keys.hpp"
 
 using namespace meshscope;

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/catalogue.hpp"
-#include "core/model_io.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 #include "core/report/launcher.hpp"
 #include "core/report/launcher_export.hpp"
 #include "core/session/import_launcher.hpp"

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <numeric>
 
-#include "core/catalogue.hpp"
-#include "core/layout.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/workload/layout.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;

@@ -8,7 +8,7 @@
 #include <regex>
 #include <string>
 
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/session/lesson.hpp"
 

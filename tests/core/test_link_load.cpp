@@ -1,7 +1,7 @@
 // Link traffic per mesh axis (the communication map of the topology editor).
 #include <catch2/catch.hpp>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/comm/link_load.hpp"
 #include "core/topology/generators.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/calibration/log_compare.hpp"
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/report/log_compare.hpp"
 #include "core/topology/generators.hpp"

@@ -1,5 +1,5 @@
 // Peak memory against what frameworks actually allocate: the budget under a framework's own
-// buffers (core/memory.hpp FrameworkMemory) checked against the memory lines of real training logs
+// buffers (core/memory/memory.hpp FrameworkMemory) checked against the memory lines of real training logs
 // in ../shared/data/training_logs/ (provenance in ../shared/data/MANIFEST.md). Every logged value
 // is a check, never a fit target: no constant of the memory model was set from these logs; each
 // check says whether it compares PyTorch's max_memory_allocated or max_memory_reserved.
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/activations.hpp"
-#include "core/catalogue.hpp"
-#include "core/memory.hpp"
+#include "core/memory/activations.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/memory/memory.hpp"
 #include "support/csv.hpp"
 
 using namespace meshscope;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 #include "gpt_style.hpp"
 #include "support/csv.hpp"
 

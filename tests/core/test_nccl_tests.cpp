@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/importers/nccl_tests.hpp"
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 #include "support/csv.hpp"
 
 using namespace meshscope;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/importers/node_topology.hpp"
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/routing.hpp"
 #include "tests/support/csv.hpp"

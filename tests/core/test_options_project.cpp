@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/catalogue.hpp"
-#include "core/memory.hpp"
-#include "core/model_io.hpp"
-#include "core/options.hpp"
-#include "core/project.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/memory/memory.hpp"
+#include "core/model/model_io.hpp"
+#include "core/keys/options.hpp"
+#include "core/project/project.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;

@@ -1,7 +1,7 @@
 // Parameter counts against the totals the model authors publish.
 #include <catch2/catch.hpp>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::WithinRel;

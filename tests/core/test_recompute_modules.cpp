@@ -6,12 +6,12 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/activations.hpp"
-#include "core/catalogue.hpp"
+#include "core/memory/activations.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/estimate/step.hpp"
-#include "core/flops.hpp"
-#include "core/options.hpp"
+#include "core/workload/flops.hpp"
+#include "core/keys/options.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/routing.hpp"
 

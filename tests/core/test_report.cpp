@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/report/calibration.hpp"
 #include "core/report/importers.hpp"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/report/scaling.hpp"
 #include "core/session/scaling.hpp"
 #include "core/topology/generators.hpp"

@@ -2,7 +2,7 @@
 // instance's TP all-reduces, PP send/recv and EP all-to-alls, routed as NCCL rings.
 #include <catch2/catch.hpp>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/serving/serving_traffic.hpp"
 #include "core/topology/generators.hpp"
 

@@ -6,9 +6,9 @@
 
 #include <atomic>
 
-#include "core/catalogue.hpp"
-#include "core/memory.hpp"
-#include "core/project.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/memory/memory.hpp"
+#include "core/project/project.hpp"
 #include "core/session/evaluate.hpp"
 
 using namespace meshscope;

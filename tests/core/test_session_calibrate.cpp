@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "core/calibration/trace_compare.hpp"
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "core/session/calibrate.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"

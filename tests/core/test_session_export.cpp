@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/session/export.hpp"
 

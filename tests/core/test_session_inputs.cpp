@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/session/inputs.hpp"
 #include "core/session/measurements.hpp"
 #include "core/session/training.hpp"

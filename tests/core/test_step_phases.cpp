@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/step_phases.hpp"
 #include "core/topology/generators.hpp"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/session/sweep_results.hpp"
 
 using namespace meshscope;

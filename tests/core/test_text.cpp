@@ -1,8 +1,8 @@
-// core/text.hpp: the scanning pieces the readers share (nccl-tests and rocm-smi tables, training logs, cluster
+// core/base/text.hpp: the scanning pieces the readers share (nccl-tests and rocm-smi tables, training logs, cluster
 // generator options, scaling ranges).
 #include <catch2/catch.hpp>
 
-#include "core/text.hpp"
+#include "core/base/text.hpp"
 
 using namespace meshscope;
 

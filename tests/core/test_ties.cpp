@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/ties.hpp"
 #include "core/search/validation_bands.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/importers/node_topology.hpp"
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/routing.hpp"
 #include "tests/support/csv.hpp"

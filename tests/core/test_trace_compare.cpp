@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/calibration/trace_compare.hpp"
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
 #include "core/topology/generators.hpp"

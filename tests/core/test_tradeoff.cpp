@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "core/catalogue.hpp"
-#include "core/project.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/project/project.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/session/tradeoff.hpp"
 

@@ -14,7 +14,7 @@
 
 #include "core/importers/training_log.hpp"
 #include "core/importers/training_log_model.hpp"
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 #include "support/csv.hpp"
 
 using namespace meshscope;

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
-#include "core/model.hpp"
+#include "core/model/model.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"
 #include "support/csv.hpp"

@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/catalogue.hpp"
-#include "core/model.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"
 

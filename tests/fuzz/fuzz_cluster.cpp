@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/routing.hpp"
 

@@ -11,7 +11,7 @@
 
 #include <cstdio>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "ui/panels/workload_panel.hpp"
 #include "ui/window/file_session.hpp"
 #include "ui/window/main_window.hpp"

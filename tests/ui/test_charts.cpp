@@ -23,9 +23,9 @@
 #include <memory>
 #include <utility>
 
-#include "core/catalogue.hpp"
-#include "core/memory.hpp"
-#include "core/project.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/memory/memory.hpp"
+#include "core/project/project.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/routing.hpp"

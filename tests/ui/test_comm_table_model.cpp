@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "core/estimate/step.hpp"
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"
 #include "ui/kit/formatting.hpp"

@@ -16,7 +16,7 @@
 
 #include <algorithm>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/session/lesson.hpp"
 #include "qt_catch.hpp"
 #include "ui/explore/tradeoff_view.hpp"

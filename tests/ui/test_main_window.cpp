@@ -19,8 +19,8 @@
 #include <algorithm>
 #include <cmath>
 #include "core/importers/nccl_tests.hpp"
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "core/session/compare_layouts.hpp"
 #include "qt_catch.hpp"
 #include "ui/kit/padded_item_delegate.hpp"

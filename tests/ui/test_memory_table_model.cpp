@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/memory.hpp"
-#include "core/project.hpp"
+#include "core/memory/memory.hpp"
+#include "core/project/project.hpp"
 #include "qt_catch.hpp"
 #include "ui/kit/formatting.hpp"
 #include "ui/panels/memory_table_model.hpp"

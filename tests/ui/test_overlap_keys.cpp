@@ -9,9 +9,9 @@
 #include <QLabel>
 #include <QTextBrowser>
 
-#include "core/catalogue.hpp"
-#include "core/options.hpp"
-#include "core/project.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/keys/options.hpp"
+#include "core/project/project.hpp"
 #include "qt_catch.hpp"
 #include "ui/panels/workload_panel.hpp"
 #include "ui/ranked/ranked_layouts_model.hpp"

@@ -7,8 +7,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "core/schedule/in_flight.hpp"
 #include "core/schedule/schedule.hpp"
 #include "qt_catch.hpp"

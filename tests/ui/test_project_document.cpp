@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"
 #include "ui/document/project_commands.hpp"

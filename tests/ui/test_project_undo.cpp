@@ -7,7 +7,7 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "qt_catch.hpp"
 #include "ui/panels/workload_panel.hpp"
 #include "ui/topology/topology_document.hpp"

@@ -17,10 +17,10 @@
 #include <memory>
 #include <vector>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/framework/framework.hpp"
-#include "core/memory.hpp"
-#include "core/project.hpp"
+#include "core/memory/memory.hpp"
+#include "core/project/project.hpp"
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"

@@ -8,8 +8,8 @@
 #include <QSpinBox>
 #include <QUndoStack>
 
-#include "core/catalogue.hpp"
-#include "core/project.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/project/project.hpp"
 #include "core/session/scaling.hpp"
 #include "qt_catch.hpp"
 #include "ui/charts/scaling_chart.hpp"

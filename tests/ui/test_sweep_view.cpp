@@ -11,8 +11,8 @@
 
 #include <string>
 
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "core/session/sweep.hpp"
 #include "core/session/sweep_results.hpp"
 #include "qt_catch.hpp"

@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/comm/comm_plan.hpp"
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"

@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/session/tradeoff.hpp"
 #include "qt_catch.hpp"
 #include "ui/charts/tradeoff_chart.hpp"

@@ -26,8 +26,8 @@
 #include <csignal>
 #include <memory>
 
-#include "core/model_io.hpp"
-#include "core/project.hpp"
+#include "core/model/model_io.hpp"
+#include "core/project/project.hpp"
 #include "qt_catch.hpp"
 #include "ui/panels/workload_panel.hpp"
 #include "ui/window/file_session.hpp"

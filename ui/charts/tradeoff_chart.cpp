@@ -144,10 +144,6 @@ QString TradeoffChart::stepLegendText() const {
   return step_legend_->text();
 }
 
-QString TradeoffChart::trafficLegendText() const {
-  return traffic_legend_->text();
-}
-
 void TradeoffChart::connectSet(QBarSet* set) {
   connect(set, &QBarSet::hovered, this, [this](bool hovered, int index) {
     if (hovered && index >= 0 && static_cast<size_t>(index) < spec_.tooltips.size())

@@ -33,7 +33,6 @@ class TradeoffChart final : public QWidget {
   // The legends under the memory and step charts (rich text: one coloured square and label per set).
   [[nodiscard]] QString memoryLegendText() const;
   [[nodiscard]] QString stepLegendText() const;
-  [[nodiscard]] QString trafficLegendText() const;
   [[nodiscard]] QSize sizeHint() const override { return {1100, 460}; }
 
  signals:

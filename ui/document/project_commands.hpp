@@ -8,7 +8,7 @@
 #include <optional>
 #include <utility>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "ui/document/project_document.hpp"
 
 namespace meshscope::ui {

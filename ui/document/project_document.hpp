@@ -12,7 +12,7 @@
 
 #include <functional>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 
 namespace meshscope::ui {
 

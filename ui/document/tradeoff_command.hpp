@@ -5,7 +5,7 @@
 #include <QString>
 #include <QUndoCommand>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "ui/document/project_commands.hpp"
 
 namespace meshscope::ui {

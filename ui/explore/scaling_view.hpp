@@ -13,7 +13,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/search/scaling_result.hpp"
 #include "ui/kit/snapshot_table_model.hpp"
 

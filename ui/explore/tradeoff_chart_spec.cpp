@@ -89,7 +89,7 @@ QString point_tooltip(TradeoffAxis axis, const TradeoffPoint& p) {
     lines << QStringLiteral("<span style=\"color:%1\">%2</span>")
                  .arg(overflow_colour().name(), qstring(p.reason).toHtmlEscaped());
   if (p.has_memory)
-    lines << QObject::tr("busiest rank (%1): %2 of %3 (training_memory, core/memory.cpp)")
+    lines << QObject::tr("busiest rank (%1): %2 of %3 (training_memory, core/memory/memory.cpp)")
                  .arg(qstring(p.memory_role), gib_text(p.peak_memory_bytes), gib_text(p.capacity_bytes));
   if (p.has_step) {
     const TradeoffBreakdown& b = p.breakdown;

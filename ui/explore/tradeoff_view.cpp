@@ -102,10 +102,6 @@ void TradeoffView::setValues2(const QString& values) {
   refresh();
 }
 
-QString TradeoffView::statusText() const {
-  return status_->text();
-}
-
 void TradeoffView::on_project_changed() {
   dirty_ = true;
   debounce_->start();

@@ -49,7 +49,6 @@ class TradeoffView final : public QWidget {
   [[nodiscard]] const TradeoffGrid* grid() const { return grid_ ? &*grid_ : nullptr; }
   [[nodiscard]] TradeoffChart* chart() const { return chart_; }
   [[nodiscard]] TradeoffHeatmap* heatmap() const { return heatmap_; }
-  [[nodiscard]] QString statusText() const;
   [[nodiscard]] QSize sizeHint() const override { return {1200, 640}; }
 
  protected:

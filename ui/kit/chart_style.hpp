@@ -7,7 +7,7 @@
 #include <QColor>
 #include <QFont>
 
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 
 namespace meshscope::ui {
 

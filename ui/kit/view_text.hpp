@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/estimate/step.hpp"
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/schedule/schedule.hpp"
 #include "ui/kit/formatting.hpp"
 #include "ui/panels/serving_chart_spec.hpp"

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/collective_op.hpp"
+#include "core/comm/collective_op.hpp"
 #include "core/topology/placement.hpp"
 #include "core/topology/routing.hpp"
 #include "ui/kit/formatting.hpp"

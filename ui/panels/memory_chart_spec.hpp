@@ -5,7 +5,7 @@
 // headroom ("+12.3 GiB free") or overflow ("4.1 GiB over", in red). Hovering a segment shows the
 // category, its bytes (exact and in GiB) and the formula with the inputs that produced it.
 //
-// It draws MemoryBudget as the core computed it (core/memory.hpp); nothing here recomputes bytes.
+// It draws MemoryBudget as the core computed it (core/memory/memory.hpp); nothing here recomputes bytes.
 // memory_chart_spec() turns a budget into plain data (bars, sets, values, lines, labels) that tests
 // check; MemoryChart is the thin QtCharts adapter over it.
 #include <QColor>
@@ -16,7 +16,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 
 namespace meshscope::ui {
 

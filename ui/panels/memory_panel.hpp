@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 #include "ui/document/evaluator.hpp"
 
 class QTableView;

@@ -3,7 +3,7 @@
 // distinct rank. The model holds an immutable snapshot and replaces it whole in a model reset.
 #include <memory>
 
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 #include "ui/kit/snapshot_table_model.hpp"
 
 namespace meshscope::ui {

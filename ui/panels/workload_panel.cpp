@@ -21,9 +21,9 @@
 #include <limits>
 #include <utility>
 
-#include "core/catalogue.hpp"
-#include "core/model.hpp"
-#include "core/model_io.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model.hpp"
+#include "core/model/model_io.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
 #include "ui/document/evaluator.hpp"
@@ -349,7 +349,7 @@ QGroupBox* WorkloadPanel::make_cluster_box() {
 void WorkloadPanel::make_workload_boxes() {
   training_box_ = new QGroupBox(tr("Training"), this);
   training_form_ = new KeyForm(training_box_);
-  // Choices, free-text numbers and tooltips from the key table (core/options.hpp), as the CLI and docs/cli.md.
+  // Choices, free-text numbers and tooltips from the key table (core/keys/options.hpp), as the CLI and docs/cli.md.
   training_form_->setTable(key_table(KeyScope::train));
   (new QVBoxLayout(training_box_))->addWidget(training_form_);
   connect(training_form_, &KeyForm::edited, this, &WorkloadPanel::on_training);

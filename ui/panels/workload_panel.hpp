@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/options.hpp"
-#include "core/project.hpp"
+#include "core/keys/options.hpp"
+#include "core/project/project.hpp"
 
 class QCheckBox;
 class QComboBox;
@@ -42,7 +42,7 @@ class KeyForm final : public QWidget {
   void setChoices(const std::string& key, std::vector<std::string> choices);
   // A key edited as text even when its value looks like an integer (a number that may be fractional).
   void setFreeText(const std::string& key) { free_text_.push_back(key); }
-  // Choices, free-text numbers and tooltips of every key in a key table (core/options.hpp).
+  // Choices, free-text numbers and tooltips of every key in a key table (core/keys/options.hpp).
   void setTable(const std::vector<KeyInfo>& table);
   // Tooltips naming what a key means.
   void setHelp(const std::string& key, const QString& help);
@@ -84,11 +84,6 @@ class WorkloadPanel final : public QWidget {
 
   [[nodiscard]] KeyForm* layoutForm() const { return layout_form_; }
   [[nodiscard]] KeyForm* trainingForm() const { return training_form_; }
-  [[nodiscard]] KeyForm* servingForm() const { return serving_form_; }
-  [[nodiscard]] KeyForm* modelForm() const { return model_form_; }
-  [[nodiscard]] QComboBox* modelCombo() const { return model_combo_; }
-  [[nodiscard]] QComboBox* modeCombo() const { return mode_combo_; }
-  [[nodiscard]] QComboBox* scheduleCombo() const { return schedule_combo_; }
   [[nodiscard]] QComboBox* orderCombo() const { return order_combo_; }
   // The error shown for the last edit that the core refused (empty when none).
   [[nodiscard]] QString inputError() const;

@@ -19,8 +19,9 @@
 #include <algorithm>
 #include <utility>
 
-#include "core/options.hpp"
+#include "core/keys/options.hpp"
 #include "core/report/calibration.hpp"
+#include "core/session/measurements.hpp"
 #include "ui/charts/profile_chart.hpp"
 #include "ui/kit/formatting.hpp"
 #include "ui/kit/table_style.hpp"
@@ -312,27 +313,17 @@ void ProfileView::startImport(const QStringList& paths) {
   });
   watcher->setFuture(QtConcurrent::run([state, files = std::move(files)]() -> ImportOutcome {
     ImportOutcome outcome;
-    std::vector<KinetoTrace> traces;
-    int64_t done_bytes = 0;
-    for (const std::string& file : files) {
-      const auto progress = [&state, done_bytes](const KinetoProgress& p) {
-        state->bytes_read.store(done_bytes + p.input_bytes_read, std::memory_order_relaxed);
-        return !state->cancel.load(std::memory_order_relaxed);
-      };
-      auto trace = load_kineto_trace(file, progress);
-      if (!trace) {
-        outcome.cancelled = state->cancel.load();  // the load then fails with kKinetoCancelled
-        if (!outcome.cancelled) outcome.error = trace.error();
-        return outcome;
-      }
-      done_bytes += QFileInfo(QString::fromStdString(file)).size();
-      traces.push_back(std::move(*trace));
-    }
-    if (state->cancel.load()) {
-      outcome.cancelled = true;
+    // The session's load (core/session/measurements.hpp): every file, then the run analysed as one.
+    auto run = load_trace_run(files, {}, [&state](int64_t bytes_read) {
+      state->bytes_read.store(bytes_read, std::memory_order_relaxed);
+      return !state->cancel.load(std::memory_order_relaxed);
+    });
+    if (!run) {
+      outcome.cancelled = state->cancel.load();  // the load then fails with kKinetoCancelled
+      if (!outcome.cancelled) outcome.error = run.error();
       return outcome;
     }
-    outcome.run = std::make_shared<const KinetoRunAnalysis>(analyze_kineto_run(traces));
+    outcome.run = std::make_shared<const KinetoRunAnalysis>(std::move(*run));
     return outcome;
   }));
   setImportingUi(true);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/estimate/step.hpp"
-#include "core/memory.hpp"
+#include "core/memory/memory.hpp"
 #include "ui/document/evaluator.hpp"
 #include "ui/kit/snapshot_table_model.hpp"
 

@@ -382,10 +382,6 @@ void TopologyView::setZoom(double zoom) {
   emit viewChanged();
 }
 
-void TopologyView::zoomBy(double factor) {
-  setZoom(zoom() * factor);
-}
-
 void TopologyView::wheelEvent(QWheelEvent* event) {
   const double steps = event->angleDelta().y() / 120.0;
   if (steps == 0) return;

@@ -131,7 +131,6 @@ class TopologyView : public QGraphicsView {
   void setLinkToolTip(std::function<QString(int32_t)> tooltip) { link_tooltip_ = std::move(tooltip); }
   [[nodiscard]] double zoom() const;
   void setZoom(double zoom);
-  void zoomBy(double factor);
 
  signals:
   void viewChanged();  // zoom or scroll

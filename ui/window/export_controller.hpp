@@ -4,7 +4,7 @@
 #include <QString>
 
 #include "core/importers/launcher_config.hpp"
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/search/search.hpp"
 #include "ui/window/window_controller.hpp"
 

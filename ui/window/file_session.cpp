@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "core/catalogue.hpp"
-#include "core/model_io.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "ui/document/evaluator.hpp"

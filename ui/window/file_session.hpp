@@ -5,7 +5,7 @@
 // after a crash; a project file dropped on the window.
 #include <QString>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "ui/window/recovery.hpp"
 #include "ui/window/window_controller.hpp"
 

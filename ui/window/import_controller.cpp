@@ -12,7 +12,7 @@
 #include <memory>
 #include <utility>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/session/import_launcher.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/importers/training_log.hpp"

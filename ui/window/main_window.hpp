@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 #include "core/search/search.hpp"
 #include "ui/document/evaluator.hpp"
 #include "ui/document/project_document.hpp"

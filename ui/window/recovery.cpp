@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <csignal>
 
-#include "core/model_io.hpp"
+#include "core/model/model_io.hpp"
 
 namespace meshscope::ui {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/project.hpp"
+#include "core/project/project.hpp"
 
 namespace meshscope::ui {
 

@@ -4,8 +4,8 @@
 //   build/release/bench/meshscope_bench
 #include <benchmark/benchmark.h>
 
-#include "core/model/catalogue.hpp"
 #include "core/comm/comm_plan.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/summary.hpp"
 

@@ -4,16 +4,16 @@
 #include <optional>
 #include <string>
 
-#include "core/estimate/step.hpp"
-#include "core/workload/layout.hpp"
-#include "core/model/model.hpp"
-#include "core/keys/options.hpp"
-#include "core/report/units.hpp"
 #include "core/base/result.hpp"
+#include "core/comm/collective.hpp"
+#include "core/estimate/step.hpp"
+#include "core/keys/options.hpp"
+#include "core/model/model.hpp"
+#include "core/report/units.hpp"
 #include "core/session/inputs.hpp"
 #include "core/session/training.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/comm/collective.hpp"
+#include "core/workload/layout.hpp"
 
 namespace meshscope::cli {
 

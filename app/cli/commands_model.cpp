@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "app/cli/cli.hpp"
-#include "core/model/catalogue.hpp"
-#include "core/workload/flops.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/report/keys.hpp"
 #include "core/report/memory.hpp"
 #include "core/report/model.hpp"
 #include "core/report/units.hpp"
+#include "core/workload/flops.hpp"
 
 namespace meshscope::cli {
 
@@ -124,7 +124,8 @@ int cmd_presets(const Args& args) {
   return 0;
 }
 
-// meshscope-cli keys: the key table (core/keys/options.hpp) that the parsers, the app's forms and docs/cli.md come from.
+// meshscope-cli keys: the key table (core/keys/options.hpp) that the parsers, the app's forms and docs/cli.md come
+// from.
 int cmd_keys(const Args& args) {
   std::vector<KeyScope> scopes = {KeyScope::train, KeyScope::serve, KeyScope::layout, KeyScope::serving_layout};
   if (args.has("--scope")) {

@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/result.hpp"
+#include "core/comm/collective.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/keys/options.hpp"
-#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/comm/collective.hpp"
 
 namespace meshscope {
 

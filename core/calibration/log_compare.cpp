@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "core/calibration/trace_compare.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/estimate/gemm_rate.hpp"
+#include "core/model/catalogue.hpp"
 
 namespace meshscope {
 namespace {

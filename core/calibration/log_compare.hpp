@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "core/base/result.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/training_log.hpp"
-#include "core/workload/layout.hpp"
-#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/routing.hpp"
+#include "core/workload/layout.hpp"
 
 namespace meshscope {
 

@@ -7,8 +7,8 @@
 #include <set>
 #include <utility>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/gemm_rate.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/routing.hpp"
 
 namespace meshscope {

@@ -37,13 +37,13 @@
 #include <string>
 #include <vector>
 
+#include "core/base/result.hpp"
+#include "core/comm/collective.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
-#include "core/workload/layout.hpp"
-#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/comm/collective.hpp"
 #include "core/topology/placement.hpp"
+#include "core/workload/layout.hpp"
 
 namespace meshscope {
 

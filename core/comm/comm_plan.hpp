@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/workload/layout.hpp"
-#include "core/model/model.hpp"
 #include "core/comm/collective.hpp"
+#include "core/model/model.hpp"
 #include "core/topology/placement.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "core/comm/comm_plan.hpp"
-#include "core/workload/layout.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/placement.hpp"
 #include "core/topology/routing.hpp"
+#include "core/workload/layout.hpp"
 
 namespace meshscope {
 

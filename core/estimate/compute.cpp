@@ -1,9 +1,9 @@
 #include "core/estimate/compute.hpp"
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/gemm_rate.hpp"
 #include "core/framework/framework.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 
 #include <algorithm>
 #include <cmath>

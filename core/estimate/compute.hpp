@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/hardware/hardware.hpp"
-#include "core/workload/layout.hpp"
-#include "core/model/model.hpp"
-#include "core/keys/options.hpp"
 #include "core/base/result.hpp"
+#include "core/hardware/hardware.hpp"
+#include "core/keys/options.hpp"
+#include "core/model/model.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

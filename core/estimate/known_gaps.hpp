@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/hardware/hardware.hpp"
-#include "core/workload/layout.hpp"
 #include "core/model/model.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

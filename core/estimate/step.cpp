@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/overlap.hpp"
 #include "core/estimate/step_phases.hpp"
-#include "core/workload/flops.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/workload/flops.hpp"
 
 namespace meshscope {
 namespace step_detail {

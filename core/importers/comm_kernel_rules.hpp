@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/comm/collective_op.hpp"
 #include "core/base/result.hpp"
+#include "core/comm/collective_op.hpp"
 
 namespace meshscope {
 

@@ -28,10 +28,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/comm/collective_op.hpp"
 #include "core/base/enum_names.hpp"
-#include "core/importers/comm_kernel_rules.hpp"
 #include "core/base/result.hpp"
+#include "core/comm/collective_op.hpp"
+#include "core/importers/comm_kernel_rules.hpp"
 
 namespace meshscope {
 

@@ -11,8 +11,8 @@
 #include <set>
 #include <tuple>
 
-#include "core/importers/kineto.hpp"
 #include "core/base/text.hpp"
+#include "core/importers/kineto.hpp"
 
 namespace meshscope {
 namespace {

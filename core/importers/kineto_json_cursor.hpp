@@ -29,8 +29,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/importers/kineto.hpp"
 #include "core/base/result.hpp"
+#include "core/importers/kineto.hpp"
 
 namespace meshscope::kineto_json {
 

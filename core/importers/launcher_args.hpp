@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/importers/launcher_bash.hpp"
 #include "core/base/result.hpp"
+#include "core/importers/launcher_bash.hpp"
 
 namespace meshscope::launcher_detail {
 

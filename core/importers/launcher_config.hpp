@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "core/base/enum_names.hpp"
-#include "core/workload/layout.hpp"
-#include "core/model/model.hpp"
 #include "core/base/result.hpp"
+#include "core/model/model.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/importers/launcher_config.hpp"
-#include "core/model/model_io.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/model_io.hpp"
 
 namespace meshscope {
 namespace {

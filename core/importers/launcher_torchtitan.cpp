@@ -9,9 +9,9 @@
 
 #include <toml++/toml.h>
 
-#include "core/model/catalogue.hpp"
 #include "core/importers/launcher_config.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/catalogue.hpp"
 
 namespace meshscope {
 namespace {

@@ -6,8 +6,8 @@
 #include <set>
 #include <utility>
 
-#include "core/model/model_io.hpp"
 #include "core/base/text.hpp"
+#include "core/model/model_io.hpp"
 
 namespace meshscope {
 namespace {

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/comm/collective_op.hpp"
 #include "core/base/result.hpp"
+#include "core/comm/collective_op.hpp"
 
 namespace meshscope {
 

@@ -8,8 +8,8 @@
 #include <optional>
 #include <pugixml.hpp>
 
-#include "core/importers/xml_input.hpp"
 #include "core/base/text.hpp"
+#include "core/importers/xml_input.hpp"
 
 namespace meshscope {
 namespace {

@@ -7,8 +7,8 @@
 #include <map>
 #include <utility>
 
-#include "core/model/catalogue.hpp"
 #include "core/base/text.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/link_defaults.hpp"
 
 namespace meshscope {

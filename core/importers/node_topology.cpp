@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 
-#include "core/model/model_io.hpp"
 #include "core/base/text_input.hpp"
+#include "core/model/model_io.hpp"
 #include "core/topology/link_defaults.hpp"
 
 namespace meshscope {

@@ -3,9 +3,9 @@
 // says about the architecture, as a ModelSpec, for `compare --log` and `calibrate --log` without --model.
 #include <string>
 
+#include "core/base/result.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/model/model.hpp"
-#include "core/base/result.hpp"
 
 namespace meshscope {
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/workload/layout.hpp"
 #include "core/base/result.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/workload/layout.hpp"
 #include "core/model/model.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <numeric>
 
-#include "core/memory/activations.hpp"
 #include "core/framework/framework.hpp"
+#include "core/memory/activations.hpp"
 
 namespace meshscope {
 

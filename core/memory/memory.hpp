@@ -10,8 +10,8 @@
 
 #include "core/base/enum_names.hpp"
 #include "core/hardware/hardware.hpp"
-#include "core/workload/layout.hpp"
 #include "core/model/model.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/base/result.hpp"
 #include "core/hardware/hardware.hpp"
 #include "core/model/model.hpp"
-#include "core/base/result.hpp"
 
 namespace meshscope {
 

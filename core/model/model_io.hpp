@@ -5,9 +5,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/model/model.hpp"
 #include "core/base/result.hpp"
 #include "core/base/text_input.hpp"
+#include "core/model/model.hpp"
 
 namespace meshscope {
 

@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/keys/options.hpp"
 #include "core/model/catalogue.hpp"
 #include "core/model/model_io.hpp"
-#include "core/keys/options.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 

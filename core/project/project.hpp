@@ -6,16 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/result.hpp"
 #include "core/estimate/step.hpp"
 #include "core/hardware/hardware.hpp"
-#include "core/workload/layout.hpp"
-#include "core/model/model.hpp"
 #include "core/keys/options.hpp"
-#include "core/base/result.hpp"
+#include "core/model/model.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/placement.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/workload/layout.hpp"
 #include "core/memory/memory.hpp"
+#include "core/workload/layout.hpp"
 
 namespace meshscope {
 

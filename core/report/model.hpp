@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/workload/flops.hpp"
 #include "core/hardware/hardware.hpp"
 #include "core/model/model.hpp"
+#include "core/workload/flops.hpp"
 
 namespace meshscope {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/comm/comm_plan.hpp"
 #include "core/comm/collective.hpp"
+#include "core/comm/comm_plan.hpp"
 #include "core/topology/summary.hpp"
 
 namespace meshscope {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/workload/pipeline_schedule.hpp"
 #include "core/base/result.hpp"
+#include "core/workload/pipeline_schedule.hpp"
 
 namespace meshscope {
 

@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/memory/activations.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/estimate/overlap.hpp"
+#include "core/memory/activations.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/routing.hpp"
 

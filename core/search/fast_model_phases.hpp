@@ -12,8 +12,8 @@
 
 #include "core/comm/comm_plan.hpp"
 #include "core/estimate/overlap.hpp"
-#include "core/workload/flops.hpp"
 #include "core/search/fast_model.hpp"
+#include "core/workload/flops.hpp"
 
 namespace meshscope::search_detail {
 

@@ -9,15 +9,15 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "core/memory/activations.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/estimate/known_gaps.hpp"
 #include "core/estimate/overlap.hpp"
-#include "core/workload/flops.hpp"
 #include "core/framework/framework.hpp"
+#include "core/memory/activations.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/fast_model.hpp"
 #include "core/search/ties.hpp"
+#include "core/workload/flops.hpp"
 
 namespace meshscope {
 

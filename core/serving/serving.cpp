@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/gemm_rate.hpp"
+#include "core/model/catalogue.hpp"
 
 namespace meshscope {
 namespace {

@@ -17,16 +17,16 @@
 #include <vector>
 
 #include "core/base/enum_names.hpp"
+#include "core/base/result.hpp"
+#include "core/comm/collective.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/hardware/hardware.hpp"
-#include "core/workload/layout.hpp"
+#include "core/keys/options.hpp"
 #include "core/memory/memory.hpp"
 #include "core/model/model.hpp"
-#include "core/keys/options.hpp"
-#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
-#include "core/comm/collective.hpp"
 #include "core/topology/placement.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

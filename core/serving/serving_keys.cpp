@@ -4,9 +4,9 @@
 #include <cmath>
 #include <string>
 
+#include "core/base/text.hpp"
 #include "core/keys/options_rows.hpp"
 #include "core/serving/serving.hpp"
-#include "core/base/text.hpp"
 
 namespace meshscope {
 namespace {

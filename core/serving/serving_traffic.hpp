@@ -4,9 +4,9 @@
 // dispatch/combine, routed over the cluster as NCCL rings (core/comm/link_load.hpp).
 #include <vector>
 
+#include "core/base/result.hpp"
 #include "core/comm/link_load.hpp"
 #include "core/model/model.hpp"
-#include "core/base/result.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/placement.hpp"
 #include "core/topology/routing.hpp"

@@ -8,13 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/result.hpp"
 #include "core/calibration/calibrate.hpp"
 #include "core/calibration/log_compare.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/keys/options.hpp"
 #include "core/project/project.hpp"
-#include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope {

@@ -2,7 +2,7 @@
 // The use cases the GUI, the CLI and (next) the Python binding share, with no Qt: evaluate a
 // project (its layout's problems, memory budget, step or serving estimate, placement) and search
 // it (the ranked training layouts, or the serving ranking and its curves). The GUI runs them on a
-// worker thread (ui/evaluator.hpp); tests and benchmarks call them directly.
+// worker thread (ui/document/evaluator.hpp); tests and benchmarks call them directly.
 #include <atomic>
 #include <cstdint>
 #include <memory>

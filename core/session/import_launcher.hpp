@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "core/base/result.hpp"
 #include "core/importers/launcher_config.hpp"
 #include "core/project/project.hpp"
 #include "core/report/launcher.hpp"
-#include "core/base/result.hpp"
 
 namespace meshscope {
 

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "core/workload/layout.hpp"
-#include "core/model/model.hpp"
-#include "core/keys/options.hpp"
 #include "core/base/result.hpp"
+#include "core/keys/options.hpp"
+#include "core/model/model.hpp"
 #include "core/topology/cluster.hpp"
+#include "core/workload/layout.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/project/project.hpp"
 #include "core/base/result.hpp"
+#include "core/project/project.hpp"
 #include "core/session/evaluate.hpp"
 
 namespace meshscope {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "core/base/result.hpp"
 #include "core/calibration/trace_compare.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
-#include "core/base/result.hpp"
 #include "core/session/inputs.hpp"
 
 namespace meshscope {

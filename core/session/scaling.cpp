@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "core/base/enum_names.hpp"
+#include "core/base/text.hpp"
 #include "core/keys/options.hpp"
 #include "core/report/launcher_export.hpp"
-#include "core/base/text.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/placement.hpp"
 

@@ -20,9 +20,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/result.hpp"
 #include "core/model/model.hpp"
 #include "core/project/project.hpp"
-#include "core/base/result.hpp"
 #include "core/search/scaling_result.hpp"
 #include "core/search/search.hpp"
 #include "core/workload/workload.hpp"

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/model/model.hpp"
-#include "core/keys/options.hpp"
 #include "core/base/result.hpp"
+#include "core/keys/options.hpp"
+#include "core/model/model.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/cluster.hpp"
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/result.hpp"
 #include "core/keys/options.hpp"
 #include "core/project/project.hpp"
-#include "core/base/result.hpp"
 
 namespace meshscope {
 

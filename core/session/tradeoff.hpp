@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "core/base/enum_names.hpp"
+#include "core/base/result.hpp"
 #include "core/estimate/step.hpp"
 #include "core/memory/memory.hpp"
 #include "core/project/project.hpp"
-#include "core/base/result.hpp"
 #include "core/session/evaluate.hpp"
 
 namespace meshscope {

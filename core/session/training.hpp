@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "core/model/model.hpp"
-#include "core/keys/options.hpp"
-#include "core/project/project.hpp"
 #include "core/base/result.hpp"
+#include "core/keys/options.hpp"
+#include "core/model/model.hpp"
+#include "core/project/project.hpp"
 #include "core/search/search.hpp"
 #include "core/session/evaluate.hpp"
 #include "core/topology/cluster.hpp"

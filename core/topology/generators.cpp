@@ -8,8 +8,8 @@
 #include <system_error>
 #include <utility>
 
-#include "core/model/catalogue.hpp"
 #include "core/base/text.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/link_defaults.hpp"
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/base/enum_names.hpp"
-#include "core/workload/layout.hpp"
 #include "core/base/result.hpp"
 #include "core/topology/cluster.hpp"
 #include "core/topology/routing.hpp"
+#include "core/workload/layout.hpp"
 
 namespace meshscope {
 

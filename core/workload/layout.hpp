@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/model/model.hpp"
 #include "core/base/result.hpp"
+#include "core/model/model.hpp"
 #include "core/workload/workload.hpp"
 
 namespace meshscope {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <utility>
 
-#include "core/hardware/dtype.hpp"
 #include "core/base/enum_names.hpp"
+#include "core/hardware/dtype.hpp"
 #include "core/workload/pipeline_schedule.hpp"
 
 namespace meshscope {

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/model/model.hpp"
-#include "core/keys/options.hpp"
 #include "core/base/result.hpp"
+#include "core/keys/options.hpp"
+#include "core/model/model.hpp"
 #include "core/topology/cluster.hpp"
 
 namespace meshscope::python {

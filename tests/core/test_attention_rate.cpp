@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
-#include "core/model/model_io.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::WithinRel;

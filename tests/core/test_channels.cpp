@@ -6,10 +6,10 @@
 #include <set>
 #include <string>
 
-#include "core/comm/link_load.hpp"
 #include "core/comm/channels.hpp"
-#include "core/topology/cluster_io.hpp"
 #include "core/comm/collective.hpp"
+#include "core/comm/link_load.hpp"
+#include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"
 

@@ -10,9 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "core/comm/collective.hpp"
 #include "core/importers/nccl_tests.hpp"
 #include "core/importers/node_topology.hpp"
-#include "core/comm/collective.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"
 

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
-#include "core/workload/flops.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
+#include "core/workload/flops.hpp"
 #include "gpt_style.hpp"
 #include "support/csv.hpp"
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/estimate/step.hpp"
-#include "core/workload/flops.hpp"
 #include "core/topology/generators.hpp"
+#include "core/workload/flops.hpp"
 #include "gpt_style.hpp"
 #include "support/csv.hpp"
 

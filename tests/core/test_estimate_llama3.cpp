@@ -23,8 +23,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 
 using namespace meshscope;

@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/estimate/step.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"
 

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <tuple>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step_phases.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/fast_model_phases.hpp"
 #include "core/topology/generators.hpp"
 

@@ -7,10 +7,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
-#include "core/memory/memory.hpp"
 #include "core/keys/options.hpp"
+#include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::WithinRel;

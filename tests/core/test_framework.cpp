@@ -2,14 +2,14 @@
 // resolves to, and which frameworks a ranked layout under `any` runs in.
 #include <catch2/catch.hpp>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
-#include "core/workload/flops.hpp"
 #include "core/framework/framework.hpp"
-#include "core/memory/memory.hpp"
 #include "core/keys/options.hpp"
+#include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/generators.hpp"
+#include "core/workload/flops.hpp"
 
 using namespace meshscope;
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/gemm_rate.hpp"
+#include "core/model/catalogue.hpp"
 #include "support/csv.hpp"
 
 using namespace meshscope;

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <string>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/routing.hpp"

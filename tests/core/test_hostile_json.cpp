@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/base/text_input.hpp"
 #include "core/model/catalogue.hpp"
 #include "core/model/model_io.hpp"
 #include "core/project/project.hpp"
-#include "core/base/text_input.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"

@@ -6,10 +6,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "core/base/text_input.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/importers/xml_input.hpp"
 #include "core/model/model_io.hpp"
-#include "core/base/text_input.hpp"
 #include "tests/support/csv.hpp"
 
 using namespace meshscope;

@@ -6,8 +6,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/model/model_io.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/model_io.hpp"
 #include "core/report/keys.hpp"
 
 using namespace meshscope;

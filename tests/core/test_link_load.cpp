@@ -1,8 +1,8 @@
 // Link traffic per mesh axis (the communication map of the topology editor).
 #include <catch2/catch.hpp>
 
-#include "core/model/catalogue.hpp"
 #include "core/comm/link_load.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 
 using namespace meshscope;

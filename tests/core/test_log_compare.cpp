@@ -6,8 +6,8 @@
 #include <string>
 
 #include "core/calibration/log_compare.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/importers/training_log.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/report/log_compare.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"

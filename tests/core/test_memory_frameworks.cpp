@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/memory/activations.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "support/csv.hpp"
 
 using namespace meshscope;

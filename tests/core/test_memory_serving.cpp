@@ -1,8 +1,8 @@
 // Serving memory: KV cache per token against serving_benchmarks.csv, and the concurrency limit.
 #include <catch2/catch.hpp>
 
-#include "core/model/catalogue.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "support/csv.hpp"
 
 using namespace meshscope;

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/model/catalogue.hpp"
-#include "core/memory/memory.hpp"
-#include "core/model/model_io.hpp"
 #include "core/keys/options.hpp"
+#include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/model_io.hpp"
 #include "core/project/project.hpp"
 
 using namespace meshscope;

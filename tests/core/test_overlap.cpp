@@ -6,10 +6,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/overlap.hpp"
 #include "core/estimate/step.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/generators.hpp"
 

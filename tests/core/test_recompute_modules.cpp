@@ -6,14 +6,14 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/memory/activations.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/estimate/compute.hpp"
 #include "core/estimate/step.hpp"
-#include "core/workload/flops.hpp"
 #include "core/keys/options.hpp"
+#include "core/memory/activations.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/routing.hpp"
+#include "core/workload/flops.hpp"
 
 using namespace meshscope;
 using Catch::Matchers::Contains;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model/catalogue.hpp"
 #include "core/importers/nccl_tests.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/report/calibration.hpp"
 #include "core/report/importers.hpp"
 #include "core/report/model.hpp"

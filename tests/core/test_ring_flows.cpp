@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <string>
 
-#include "core/model/catalogue.hpp"
 #include "core/comm/link_load.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 
 using namespace meshscope;

@@ -2,10 +2,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "core/model/catalogue.hpp"
 #include "core/comm/comm_plan.hpp"
 #include "core/comm/link_load.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/summary.hpp"
 

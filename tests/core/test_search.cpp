@@ -7,10 +7,10 @@
 #include <tuple>
 #include <vector>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
-#include "core/memory/memory.hpp"
 #include "core/keys/options.hpp"
+#include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/search/search.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"

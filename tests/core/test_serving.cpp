@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <map>
 
-#include "core/model/catalogue.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"

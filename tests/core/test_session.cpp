@@ -6,8 +6,8 @@
 
 #include <atomic>
 
-#include "core/model/catalogue.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/project/project.hpp"
 #include "core/session/evaluate.hpp"
 

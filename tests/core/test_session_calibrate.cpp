@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/calibration/trace_compare.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/model/model_io.hpp"
 #include "core/project/project.hpp"
 #include "core/session/calibrate.hpp"

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step_phases.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 
 using namespace meshscope;

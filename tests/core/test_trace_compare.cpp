@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/calibration/trace_compare.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/topology/generators.hpp"
 #include "support/csv.hpp"
 

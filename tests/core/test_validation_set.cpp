@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/model/model.hpp"
 #include "core/topology/generators.hpp"
 #include "gpt_style.hpp"

@@ -4,11 +4,11 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 
-#include "core/memory/activations.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/estimate/overlap.hpp"
 #include "core/estimate/step.hpp"
+#include "core/memory/activations.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/topology/generators.hpp"
 #include "core/topology/routing.hpp"

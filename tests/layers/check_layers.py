@@ -3,8 +3,8 @@
 
 The table sits between the markers `<!-- layers -->` and `<!-- /layers -->`: one row per layer, the top layer
 first, each naming its modules in backticks. A module is a folder (`core/estimate/`), a file stem
-(`core/memory`: core/memory.hpp and core/memory.cpp) or a file (`app/gui_main.cpp`). A file belongs to the
-module whose name is the longest prefix of its path. A file may include files of its own module and of the
+(`core/x`: core/x.hpp and core/x.cpp) or a file (`app/gui_main.cpp`). A file belongs to the module whose name is
+the longest prefix of its path. A file may include files of its own module and of the
 modules on lower rows, nothing on its own row or above. Every source file under the folders the table covers
 must belong to a module, so a new folder has to be placed in the table before it builds.
 

@@ -23,8 +23,8 @@
 #include <memory>
 #include <utility>
 
-#include "core/model/catalogue.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/project/project.hpp"
 #include "core/serving/serving.hpp"
 #include "core/topology/generators.hpp"

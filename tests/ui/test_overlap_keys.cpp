@@ -9,8 +9,8 @@
 #include <QLabel>
 #include <QTextBrowser>
 
-#include "core/model/catalogue.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/project/project.hpp"
 #include "qt_catch.hpp"
 #include "ui/panels/workload_panel.hpp"

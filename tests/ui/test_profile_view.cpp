@@ -23,11 +23,11 @@
 #include <string>
 
 #include "core/calibration/trace_compare.hpp"
-#include "core/model/catalogue.hpp"
 #include "core/estimate/step.hpp"
 #include "core/importers/kineto.hpp"
 #include "core/importers/training_log.hpp"
 #include "core/keys/options.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/session/trace_prediction.hpp"
 #include "core/topology/generators.hpp"
 #include "qt_catch.hpp"

@@ -17,9 +17,9 @@
 #include <memory>
 #include <vector>
 
-#include "core/model/catalogue.hpp"
 #include "core/framework/framework.hpp"
 #include "core/memory/memory.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/project/project.hpp"
 #include "core/search/search.hpp"
 #include "core/serving/serving.hpp"

@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model/catalogue.hpp"
 #include "core/comm/comm_plan.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/project/project.hpp"
 #include "core/topology/cluster_io.hpp"
 #include "core/topology/generators.hpp"

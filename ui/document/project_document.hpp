@@ -6,7 +6,7 @@
 // of them (and its undo or redo) the editor's cluster becomes the project's (adoptDrawnCluster).
 //
 // The clean state of the stack is the saved state: undoing back to it clears the window's
-// modified mark (ui/window/main_window_session.cpp).
+// modified mark (ui/window/file_session.cpp).
 #include <QObject>
 #include <QUndoStack>
 

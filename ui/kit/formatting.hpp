@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/estimate/known_gaps.hpp"
-#include "core/workload/layout.hpp"
 #include "core/memory/memory.hpp"
+#include "core/workload/layout.hpp"
 
 namespace meshscope::ui {
 

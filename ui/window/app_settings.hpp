@@ -41,7 +41,7 @@ class AppSettings {
   [[nodiscard]] QByteArray window_state() const;
   void set_window_state(const QByteArray& state);
 
-  // View → Presenter mode, as the user left it (ui/window/main_window_lessons.cpp).
+  // View → Presenter mode, as the user left it (ui/lessons/lesson_controller.cpp).
   [[nodiscard]] bool presenter_mode() const;
   void set_presenter_mode(bool on);
 

@@ -12,10 +12,10 @@
 #include <memory>
 #include <utility>
 
-#include "core/model/catalogue.hpp"
-#include "core/session/import_launcher.hpp"
 #include "core/importers/node_topology.hpp"
 #include "core/importers/training_log.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/session/import_launcher.hpp"
 #include "core/session/sweep_results.hpp"
 #include "ui/document/project_commands.hpp"
 #include "ui/document/project_document.hpp"

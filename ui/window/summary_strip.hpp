@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "core/workload/layout.hpp"
 #include "core/memory/memory.hpp"
 #include "core/project/project.hpp"
+#include "core/workload/layout.hpp"
 #include "ui/document/evaluator.hpp"
 
 class QLabel;

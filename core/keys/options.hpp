@@ -2,7 +2,7 @@
 // The key=value surface of workloads and layouts, shared by the CLI ("--train seq=8192,zero=1"),
 // project files ({"training": {"seq": 8192}}) and the app's forms. One table per scope (key_table)
 // names every key with its type, unit, default, choices, meaning and source; the parsers below,
-// the forms (ui/workload_panel.cpp) and the key tables of docs/cli.md all come from it
+// the forms (ui/panels/workload_panel.cpp) and the key tables of docs/cli.md all come from it
 // (key_table_markdown; tests/core/test_key_table.cpp fails when the docs and the table disagree).
 #include <string>
 #include <string_view>

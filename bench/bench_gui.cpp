@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/project/project.hpp"
-#include "ui/window/main_window.hpp"
 #include "ui/panels/workload_panel.hpp"
+#include "ui/window/main_window.hpp"
 
 namespace {
 

@@ -172,8 +172,9 @@ Result<ProjectArg> training_project_arg(const Args& args) {
     MS_TRY(project, project_file_arg(args));
     return ProjectArg{std::move(project), std::nullopt};
   }
-  MS_TRY(setup, training_setup(args, ClusterUse::any));  // the model, the cluster, the keys' own errors first
-  TrainingArguments arguments{std::move(setup.model), std::move(setup.cluster), args.get("--cluster"), {}, {}, {}, {},
+  MS_TRY(model, model_arg(args));
+  MS_TRY(cluster, cluster_arg(args));
+  TrainingArguments arguments{std::move(model),   std::move(cluster), args.get("--cluster"), {}, {}, {}, {},
                               AxisOrder::megatron};
   MS_TRY(train_keys, key_values_arg(args, "--train"));
   if (args.has("--framework")) train_keys.emplace_back("framework", args.get("--framework"));

@@ -28,14 +28,19 @@ ServingOptions serving_options(const Project& project) {
   return options;
 }
 
-}  // namespace
-
-ClusterCache cluster_cache_of(const Project& project, Cluster cluster) {
+// The cache holding `cluster` under `key` (cluster_key of its project), with its router.
+ClusterCache cluster_cache(std::string key, Cluster cluster) {
   ClusterCache cache;
-  cache.key = cluster_key(project);
+  cache.key = std::move(key);
   cache.cluster = std::make_shared<const Cluster>(std::move(cluster));
   cache.router = std::make_shared<const Router>(*cache.cluster);
   return cache;
+}
+
+}  // namespace
+
+ClusterCache cluster_cache_of(const Project& project, Cluster cluster) {
+  return cluster_cache(cluster_key(project), std::move(cluster));
 }
 
 Project search_inputs(const Project& project) {
@@ -63,9 +68,7 @@ Evaluation evaluate_project(const Project& project, ClusterCache& cache, const E
     cache = {};
     auto cluster = project_cluster(project);
     if (cluster) {
-      cache.key = key;
-      cache.cluster = std::make_shared<const Cluster>(std::move(*cluster));
-      cache.router = std::make_shared<const Router>(*cache.cluster);
+      cache = cluster_cache(key, std::move(*cluster));
     } else {
       out.cluster_error = cluster.error().to_string();
     }

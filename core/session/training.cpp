@@ -34,18 +34,12 @@ Result<Evaluation> evaluate_training(const Project& project, const Cluster* reso
   ClusterCache cache;
   if (resolved) cache = cluster_cache_of(project, *resolved);
   Evaluation evaluation = evaluate_project(project, cache, request);
-  if (!evaluation.cluster) {
-    MS_TRY(cluster, project_cluster(project));  // its error as a value (the evaluation keeps only its text)
-    (void)cluster;
-  }
+  // The evaluation keeps each error as its text (Error::to_string()), which is all a front end prints.
+  if (!evaluation.cluster) return make_error(ErrorCode::invalid_argument, evaluation.cluster_error);
   if (!evaluation.problems.empty())
     return make_error(ErrorCode::invalid_layout,
                       problems_message(project.model.name + " on this cluster", evaluation.problems));
-  if (!evaluation.estimate) {
-    MS_TRY(options, project_estimate_options(project));
-    (void)options;
-    return make_error(ErrorCode::invalid_argument, evaluation.estimate_error);
-  }
+  if (!evaluation.estimate) return make_error(ErrorCode::invalid_argument, evaluation.estimate_error);
   return evaluation;
 }
 
